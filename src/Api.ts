@@ -1,0 +1,44 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { AlbumsApi } from "./Albums/Api.js"
+import { ArtistsApi } from "./Artists/Api.js"
+import { CuratedListsApi } from "./CuratedLists/Api.js"
+import { DiscoveryApi } from "./Discovery/Api.js"
+import { BadRequestError, InternalServerError, NotFoundError, UnavailableError } from "./Domain/Errors.js"
+import { GenresApi } from "./Genres/Api.js"
+import { LabelsApi } from "./Labels/Api.js"
+import { MetaApi } from "./Meta/Api.js"
+import { SearchApi } from "./Search/Api.js"
+import { SongsApi } from "./Songs/Api.js"
+import { StaffApi } from "./Staff/Api.js"
+import { UsersApi } from "./Users/Api.js"
+
+export const API_VERSION = "1.0.0"
+
+/**
+ * The /v1 contract: every endpoint, grouped by the tags of spec part 1. Clients can import
+ * it (HttpApiClient.make(Api)); the OpenAPI document and the service index derive from it.
+ * Every endpoint may answer bad_request (decode), not_found (unknown path) and internal_error.
+ */
+export class Api extends HttpApi.make("catalogue")
+  .add(SongsApi)
+  .add(AlbumsApi)
+  .add(CuratedListsApi)
+  .add(ArtistsApi)
+  .add(GenresApi)
+  .add(LabelsApi)
+  .add(UsersApi)
+  .add(SearchApi)
+  .add(DiscoveryApi)
+  .add(MetaApi)
+  .add(StaffApi)
+  .addError(BadRequestError)
+  .addError(NotFoundError)
+  .addError(InternalServerError)
+  .addError(UnavailableError)
+  .annotate(OpenApi.Title, "Malaysian music catalogue API")
+  .annotate(OpenApi.Version, API_VERSION)
+  .annotate(
+    OpenApi.Description,
+    "Public, read-only REST API over a catalogue of Malaysian music. Errors are always " +
+      "{ error: { code, message } }."
+  ) {}

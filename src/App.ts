@@ -1,0 +1,59 @@
+import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { BunHttpServer } from "@effect/platform-bun"
+import { Effect, Layer } from "effect"
+import { AlbumsLive } from "./Albums/Http.js"
+import { Api } from "./Api.js"
+import { ArtistsLive } from "./Artists/Http.js"
+import { AppConfig } from "./Config.js"
+import { CuratedListsLive } from "./CuratedLists/Http.js"
+import { DatabaseLive, DatabaseMode, runMigrations } from "./Database.js"
+import { DiscoveryLive } from "./Discovery/Http.js"
+import { GenresLive } from "./Genres/Http.js"
+import { EnvelopeErrorsLive, responseHeaders } from "./Http.js"
+import { LabelsLive } from "./Labels/Http.js"
+import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
+import { SearchLive } from "./Search/Http.js"
+import { SongsLive } from "./Songs/Http.js"
+import { StaffLive } from "./Staff/Http.js"
+import { UsersLive } from "./Users/Http.js"
+
+/** The database with its schema up to date: nothing that needs it starts before migrations ran. */
+export const DatabaseReady = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const mode = yield* DatabaseMode
+    const applied = yield* runMigrations
+    yield* Effect.logInfo(`database: ${mode.description}`).pipe(
+      Effect.annotateLogs({ migrations_applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none" })
+    )
+  })
+).pipe(Layer.provideMerge(DatabaseLive))
+
+const GroupsLive = Layer.mergeAll(
+  SongsLive,
+  AlbumsLive,
+  CuratedListsLive,
+  ArtistsLive,
+  GenresLive,
+  LabelsLive,
+  UsersLive,
+  SearchLive,
+  DiscoveryLive,
+  MetaLive,
+  StaffLive
+)
+
+export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(GroupsLive))
+
+/** The whole service on a Bun server: the API, its docs, and the one HTTP pipeline. */
+export const ServerLive = HttpApiBuilder.serve(responseHeaders).pipe(
+  Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
+  Layer.provide(EnvelopeErrorsLive),
+  Layer.provide(ApiLive),
+  HttpServer.withLogAddress,
+  Layer.provide(
+    Layer.unwrapEffect(Effect.map(AppConfig, (config) => BunHttpServer.layer({ port: config.port })))
+  )
+)
+
+export const AppLive = ServerLive.pipe(Layer.provide(DatabaseReady), Layer.provide(AppConfig.layer))

@@ -1,0 +1,5 @@
+import { HttpApiGroup, OpenApi } from "@effect/platform"
+
+export class ArtistsApi extends HttpApiGroup.make("Artists")
+  .prefix("/v1")
+  .annotate(OpenApi.Title, "Artists") {}

@@ -1,0 +1,60 @@
+import { Config, ConfigError, Context, Layer, Redacted } from "effect"
+
+const positiveInt = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "must be a whole number of at least 1", validation: (n) => n >= 1 }),
+    Config.withDefault(fallback)
+  )
+
+const nonNegativeInt = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "must be a whole number of at least 0", validation: (n) => n >= 0 }),
+    Config.withDefault(fallback)
+  )
+
+const postgresUrl = Config.redacted("DATABASE_URL").pipe(
+  Config.validate({
+    message: "must be a postgres:// or postgresql:// URL",
+    validation: (url) => /^postgres(ql)?:\/\/[^\s]+$/.test(Redacted.value(url)) && URL.canParse(Redacted.value(url))
+  }),
+  Config.option
+)
+
+const httpUrl = (name: string, fallback: string) =>
+  Config.string(name).pipe(
+    Config.validate({
+      message: "must be an absolute http(s) URL",
+      validation: (url) => /^https?:\/\//.test(url) && URL.canParse(url)
+    }),
+    Config.map((url) => url.replace(/\/+$/, "")),
+    Config.withDefault(fallback)
+  )
+
+/** Every setting of the service, read once at start (DESIGN D13). The README table mirrors it. */
+export const AppConfigShape = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  databaseUrl: postgresUrl,
+  databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),
+  databaseStatementTimeoutMs: positiveInt("DATABASE_STATEMENT_TIMEOUT_MS", 5000),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+  cdnBaseUrl: httpUrl("CDN_BASE_URL", "https://cdn.example.com"),
+  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault("Info" as const)),
+  logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const))
+})
+
+export type AppConfigValues = Config.Config.Success<typeof AppConfigShape>
+
+export class AppConfig extends Context.Tag("catalogue/AppConfig")<AppConfig, AppConfigValues>() {
+  static readonly layer = Layer.effect(AppConfig, AppConfigShape)
+}
+
+/** One line naming the variable and what is wrong with it. */
+export const describeConfigError = (error: ConfigError.ConfigError): string =>
+  ConfigError.reduceWithContext(error, undefined, {
+    andCase: (_, left, right) => [left, right].filter(Boolean).join("; "),
+    orCase: (_, left, right) => [left, right].filter(Boolean).join("; "),
+    invalidDataCase: (_, path, message) => `${path.join("_")}: ${message}`,
+    missingDataCase: (_, path, message) => `${path.join("_")}: ${message}`,
+    sourceUnavailableCase: (_, path, message) => `${path.join("_")}: ${message}`,
+    unsupportedCase: (_, path, message) => `${path.join("_")}: ${message}`
+  }) ?? String(error)

@@ -1,0 +1,196 @@
+import { PgClient } from "@effect/sql-pg"
+import { SqlClient, SqlError } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { createHash } from "node:crypto"
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import pg from "pg"
+import { AppConfig } from "./Config.js"
+
+export const SQL_DIR = resolve(import.meta.dir, "../sql")
+
+/** Which database the service runs on; start-up and seeding depend on it (D12). */
+export class DatabaseMode extends Context.Tag("catalogue/DatabaseMode")<
+  DatabaseMode,
+  { readonly kind: "postgres" | "embedded"; readonly description: string }
+>() {}
+
+/**
+ * Names every parameterised statement by a hash of its text, so Postgres plans it once per
+ * connection instead of on every request. Query texts come from fixed templates; past
+ * `maxNames` distinct texts (a runaway caller) statements stay unnamed.
+ */
+const prepareStatementsByName = (client: pg.PoolClient, names: Map<string, string>, maxNames = 2000) => {
+  const original = client.query.bind(client) as (...args: Array<unknown>) => unknown
+  const named = (...args: Array<unknown>): unknown => {
+    const [text, values, callback] = args
+    if (typeof text === "string" && Array.isArray(values) && values.length > 0 && typeof callback === "function") {
+      let name = names.get(text)
+      if (name === undefined && names.size < maxNames) {
+        name = "s" + createHash("sha1").update(text).digest("base64url").slice(0, 20)
+        names.set(text, name)
+      }
+      if (name !== undefined) return original({ name, text, values }, callback)
+    }
+    return original(...args)
+  }
+  Object.assign(client, { query: named })
+}
+
+/** Session settings every connection starts with; asset_url() reads the CDN base from them. */
+const sessionSettings = (cdnBaseUrl: string, statementTimeoutMs: number) => ({
+  statement_timeout: String(Math.trunc(statementTimeoutMs)),
+  "catalogue.cdn_base_url": cdnBaseUrl
+})
+
+const startupOptions = (settings: Record<string, string>) =>
+  Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value.replace(/([\\ ])/g, "\\$1")}`)
+    .join(" ")
+
+const poolLayer = (acquirePool: Effect.Effect<pg.Pool, SqlError.SqlError, import("effect").Scope.Scope>) =>
+  PgClient.layerFromPool({
+    acquire: acquirePool,
+    // int8 (counts) as JS numbers: every count here fits in 2^53
+    types: {
+      getTypeParser: (oid: number, format?: "text" | "binary") =>
+        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")
+    }
+  })
+
+const makePool = (options: pg.PoolConfig) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new pg.Pool(options)
+      const names = new Map<string, string>()
+      pool.on("connect", (client) => prepareStatementsByName(client, names))
+      // An idle client losing its connection must not crash the process; the next query reconnects.
+      pool.on("error", () => undefined)
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end().catch(() => undefined))
+  )
+
+/** A lock file in the data directory: PGlite has no lock of its own between processes (D12). */
+const lockDataDir = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        mkdirSync(dataDir, { recursive: true })
+        const lockPath = join(dataDir, "catalogue.lock")
+        let holder: number | undefined
+        try {
+          holder = Number(readFileSync(lockPath, "utf8").trim())
+        } catch {
+          holder = undefined
+        }
+        if (holder !== undefined && Number.isSafeInteger(holder) && holder !== process.pid && isAlive(holder)) {
+          throw new Error(
+            `The embedded database in ${dataDir} is in use by process ${holder}. ` +
+              "Stop it, or point DATA_DIR at another directory."
+          )
+        }
+        writeFileSync(lockPath, String(process.pid))
+        return lockPath
+      },
+      catch: (cause) => new SqlError.SqlError({ cause, message: cause instanceof Error ? cause.message : String(cause) })
+    }),
+    (lockPath) => Effect.sync(() => rmSync(lockPath, { force: true }))
+  )
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const openEmbedded = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const { PGlite } = await import("@electric-sql/pglite")
+        const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm")
+        const { unaccent } = await import("@electric-sql/pglite/contrib/unaccent")
+        return PGlite.create(dataDir, { extensions: { pg_trgm, unaccent } })
+      },
+      catch: (cause) => new SqlError.SqlError({ cause, message: `Could not open the embedded database in ${dataDir}` })
+    }),
+    (db) => Effect.promise(() => db.close().catch(() => undefined))
+  )
+
+const postgresLayer = (url: Redacted.Redacted<string>) =>
+  Layer.unwrapEffect(
+    Effect.map(AppConfig, (config) =>
+      poolLayer(
+        makePool(
+          {
+            connectionString: Redacted.value(url),
+            max: config.databasePoolSize,
+            connectionTimeoutMillis: 5_000,
+            idleTimeoutMillis: 30_000,
+            options: startupOptions(sessionSettings(config.cdnBaseUrl, config.databaseStatementTimeoutMs))
+          }
+        )
+      ).pipe(
+        Layer.merge(
+          Layer.succeed(DatabaseMode, { kind: "postgres", description: `PostgreSQL at ${describeUrl(url)}` })
+        )
+      )
+    )
+  )
+
+const embeddedLayer = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const dataDir = resolve(config.dataDir)
+    yield* lockDataDir(dataDir)
+    const db = yield* openEmbedded(dataDir)
+    // One backend, one session: settings made here hold for every query.
+    yield* Effect.promise(() =>
+      db.query("SELECT set_config(key, value, false) FROM json_each_text($1::json)", [
+        JSON.stringify(sessionSettings(config.cdnBaseUrl, config.databaseStatementTimeoutMs))
+      ])
+    )
+    const { createPgConfig } = yield* Effect.promise(() => import("@electric-sql/pglite/node-postgres"))
+    // Exactly one connection: PGlite is one backend; more breaks the wire protocol.
+    const pgConfig = { ...createPgConfig(db), max: 1, idleTimeoutMillis: 0 } as unknown as pg.PoolConfig
+    return poolLayer(makePool(pgConfig)).pipe(
+      Layer.merge(Layer.succeed(DatabaseMode, { kind: "embedded", description: `embedded PGlite in ${dataDir}` }))
+    )
+  })
+)
+
+const describeUrl = (url: Redacted.Redacted<string>) => {
+  const parsed = new URL(Redacted.value(url))
+  return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`
+}
+
+/** PostgreSQL when DATABASE_URL is set, otherwise the embedded database in DATA_DIR. */
+export const DatabaseLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Option.match(config.databaseUrl, { onNone: () => embeddedLayer, onSome: postgresLayer })
+  )
+)
+
+/** Plain SQL migrations: sql/NNNN_name.sql, applied in order, each in its own transaction. */
+const sqlFileLoader: Migrator.Loader = Effect.sync(() =>
+  readdirSync(SQL_DIR)
+    .flatMap((file) => {
+      const match = /^(\d{4})_([\w-]+)\.sql$/.exec(file)
+      if (match === null) return []
+      const text = readFileSync(join(SQL_DIR, file), "utf8")
+      const migration: Migrator.ResolvedMigration = [
+        Number(match[1]),
+        match[2] ?? file,
+        Effect.succeed(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text).raw))
+      ]
+      return [migration]
+    })
+    .sort(([a], [b]) => a - b)
+)
+
+export const runMigrations = Migrator.make({})({ loader: sqlFileLoader, table: "schema_migrations" })

@@ -1,0 +1,59 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/** The six codes of spec part 7; `code` takes no other value. */
+export const ErrorCode = Schema.Literal(
+  "not_found",
+  "bad_request",
+  "unauthorized",
+  "forbidden",
+  "rate_limited",
+  "internal_error"
+)
+export type ErrorCode = typeof ErrorCode.Type
+
+export const ErrorEnvelope = Schema.Struct({
+  error: Schema.Struct({ code: ErrorCode, message: Schema.String })
+}).annotations({ identifier: "ErrorEnvelope" })
+export type ErrorEnvelope = typeof ErrorEnvelope.Type
+
+/**
+ * The wire form of an error class: the envelope on the wire, the class in the handler.
+ * A bare TaggedError would put `_tag` in the body; this keeps the body exactly the envelope.
+ */
+const wire = <Self extends { readonly message: string }, Encoded, Code extends ErrorCode>(
+  errorClass: Schema.Schema<Self, Encoded> & {
+    new(props: { readonly message: string }): Self
+  },
+  identifier: string,
+  code: Code,
+  status: number
+) =>
+  Schema.transform(
+    Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String }) }),
+    Schema.typeSchema(errorClass),
+    {
+      strict: true,
+      decode: ({ error }) => new errorClass({ message: error.message }),
+      encode: (self) => ({ error: { code, message: self.message } })
+    }
+  ).annotations({ identifier, ...HttpApiSchema.annotations({ status }) })
+
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", { message: Schema.String }) {}
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {}
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }) {}
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", { message: Schema.String }) {}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {}
+/** internal_error with 503: the database cannot be reached or did not answer in time (D2). */
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", { message: Schema.String }) {}
+
+export const NotFoundError = wire(NotFound, "NotFoundError", "not_found", 404)
+export const BadRequestError = wire(BadRequest, "BadRequestError", "bad_request", 400)
+export const UnauthorizedError = wire(Unauthorized, "UnauthorizedError", "unauthorized", 401)
+export const ForbiddenError = wire(Forbidden, "ForbiddenError", "forbidden", 403)
+export const RateLimitedError = wire(RateLimited, "RateLimitedError", "rate_limited", 429)
+export const InternalServerError = wire(InternalError, "InternalServerError", "internal_error", 500)
+export const UnavailableError = wire(Unavailable, "UnavailableError", "internal_error", 503)
+
+export const notFound = (what: string) => new NotFound({ message: `${what} was not found.` })

@@ -1,0 +1,15 @@
+import { HttpServerResponse } from "@effect/platform"
+
+export const JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+
+/**
+ * A detail envelope around JSON that Postgres already built: the bytes go out as they came,
+ * without a decode and re-encode in the service. The endpoint's success Schema still
+ * documents the shape, and contract tests decode every live response with it.
+ */
+export const detailJson = (dataJson: string) =>
+  HttpServerResponse.text(`{"data":${dataJson}}`, { contentType: JSON_CONTENT_TYPE })
+
+/** A list envelope around a JSON array that Postgres built. */
+export const listJson = (itemsJson: string, meta: unknown) =>
+  HttpServerResponse.text(`{"data":${itemsJson},"meta":${JSON.stringify(meta)}}`, { contentType: JSON_CONTENT_TYPE })

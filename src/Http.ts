@@ -1,0 +1,135 @@
+import {
+  HttpApi,
+  HttpBody,
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { SqlError } from "@effect/sql"
+import { Cause, Effect, Option } from "effect"
+import { Api } from "./Api.js"
+import { BadRequest, InternalError, NotFound, Unavailable } from "./Domain/Errors.js"
+import { JSON_CONTENT_TYPE } from "./Domain/Json.js"
+import { DOCS_PATH, OPENAPI_PATH } from "./Meta/Http.js"
+
+const ALLOWED_METHODS = "GET, HEAD, OPTIONS"
+
+/** Every path the service answers, as patterns: for 405 and OPTIONS on known paths. */
+const knownPaths: ReadonlyArray<RegExp> = (() => {
+  const patterns: Array<RegExp> = [DOCS_PATH, OPENAPI_PATH].map((path) => new RegExp(`^${path}$`))
+  HttpApi.reflect(Api, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint }) => {
+      const source = endpoint.path
+        .split("/")
+        .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+        .join("/")
+      patterns.push(new RegExp(`^${source}$`))
+    }
+  })
+  return patterns
+})()
+
+const isKnownPath = (path: string) => knownPaths.some((pattern) => pattern.test(path))
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const issueText = (issue: { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }) => {
+  const name = issue.path.map(String).join(".")
+  if (name === "" || issue.message.startsWith(name)) return issue.message
+  return `${name}: ${issue.message}`
+}
+
+/** Effect's own decode error, re-said in one sentence that names the parameter (D2). */
+const badRequestFrom = (error: HttpApiError.HttpApiDecodeError) =>
+  new BadRequest({
+    message: error.issues.length > 0 ? issueText(error.issues[0]!) : "The request is not valid."
+  })
+
+/** Connection failures and statement timeouts mean "try again later": 503 (D2). */
+const isDatabaseUnavailable = (error: SqlError.SqlError) => {
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined
+  const code = typeof cause?.code === "string" ? cause.code : ""
+  return (
+    ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "57014", "57P01", "57P03", "53300"].includes(code) ||
+    code.startsWith("08") ||
+    /timeout|terminat|connect/i.test(typeof cause?.message === "string" ? cause.message : "")
+  )
+}
+
+const ENVELOPE_TAGS = new Set(["NotFound", "BadRequest", "Unauthorized", "Forbidden", "RateLimited", "InternalError", "Unavailable"])
+
+const methodNotAllowed = (method: string, path: string) =>
+  HttpServerResponse.unsafeJson(
+    { error: { code: "bad_request", message: `Method ${method} is not allowed on ${path}; use GET or HEAD.` } },
+    { status: 405, headers: { allow: ALLOWED_METHODS } }
+  )
+
+/**
+ * Turns every failure into the envelope of spec part 7, once, in one place: decode errors,
+ * unknown routes, wrong methods, defects and database failures. Nothing internal leaks.
+ */
+const envelopeErrors = (app: HttpApp.Default) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const path = pathOf(request.url)
+    if (path.length > 1 && path.endsWith("/")) {
+      return yield* new NotFound({ message: `No endpoint at ${path}; paths have no trailing slash.` })
+    }
+    if (request.method === "OPTIONS" && isKnownPath(path)) {
+      return HttpServerResponse.empty({ status: 204, headers: { allow: ALLOWED_METHODS } })
+    }
+    return yield* app
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const failure = Cause.failureOption(cause)
+        if (Option.isSome(failure)) {
+          const error: unknown = failure.value
+          if (error instanceof HttpApiError.HttpApiDecodeError) return yield* badRequestFrom(error)
+          if (error instanceof HttpServerError.RouteNotFound) {
+            const path = pathOf(request.url)
+            if (!["GET", "HEAD"].includes(request.method) && isKnownPath(path)) {
+              return methodNotAllowed(request.method, path)
+            }
+            return yield* new NotFound({ message: `No endpoint at ${path}.` })
+          }
+          if (typeof error === "object" && error !== null && "_tag" in error && ENVELOPE_TAGS.has(String(error._tag))) {
+            return yield* Effect.failCause(cause)
+          }
+        }
+        if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+        const squashed = Cause.squash(cause)
+        yield* Effect.logError("request failed", cause)
+        if (squashed instanceof SqlError.SqlError && isDatabaseUnavailable(squashed)) {
+          return yield* new Unavailable({ message: "The database is not available; try again shortly." })
+        }
+        return yield* new InternalError({ message: "Something went wrong on our side; it has been logged." })
+      })
+    )
+  )
+
+export const EnvelopeErrorsLive = HttpApiBuilder.middleware(Api, envelopeErrors)
+
+/**
+ * Headers every response carries (D2, D3). Responses are sent before an outer middleware
+ * sees them, so changes go in a pre-response handler, which also sees error responses.
+ */
+const patchHeaders = (_request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+  // The body's content type wins over headers, so the charset goes on the body.
+  if (response.body._tag === "Uint8Array" && response.body.contentType === "application/json") {
+    response = HttpServerResponse.setBody(response, HttpBody.uint8Array(response.body.body, JSON_CONTENT_TYPE))
+  }
+  if (response.status >= 400) response = HttpServerResponse.setHeader(response, "cache-control", "no-store")
+  return Effect.succeed(response)
+}
+
+export const responseHeaders = (app: HttpApp.Default) =>
+  Effect.zipRight(HttpApp.appendPreResponseHandler(patchHeaders), app)

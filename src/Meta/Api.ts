@@ -1,0 +1,53 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { DetailEnvelope } from "../Domain/Envelope.js"
+
+export const ServiceIndex = Schema.Struct({
+  name: Schema.String,
+  version: Schema.String,
+  docs_url: Schema.String,
+  openapi_url: Schema.String,
+  endpoints: Schema.Array(
+    Schema.Struct({ method: Schema.String, path: Schema.String, group: Schema.String, summary: Schema.String })
+  )
+}).annotations({ identifier: "ServiceIndex" })
+
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok"),
+  database: Schema.optional(Schema.Literal("reachable"))
+}).annotations({ identifier: "Health" })
+
+/** Spec 2.13. */
+export const CatalogueStats = Schema.Struct({
+  songs: Schema.Int,
+  artists: Schema.Int,
+  contributors: Schema.Int,
+  credits: Schema.Int,
+  earliest_year: Schema.Int,
+  genres: Schema.Int,
+  labels: Schema.Int,
+  recent_releases: Schema.Struct({ count: Schema.Int, released_from: Schema.String })
+}).annotations({ identifier: "CatalogueStats" })
+
+export class MetaApi extends HttpApiGroup.make("Meta")
+  .add(
+    HttpApiEndpoint.get("index", "/v1")
+      .addSuccess(DetailEnvelope(ServiceIndex, "ServiceIndexResponse"))
+      .annotate(OpenApi.Summary, "The service index: version, documentation links and every endpoint")
+  )
+  .add(
+    HttpApiEndpoint.get("health", "/v1/health")
+      .addSuccess(DetailEnvelope(Health, "HealthResponse"))
+      .annotate(OpenApi.Summary, "Liveness: the process answers (no database call)")
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/v1/health/ready")
+      .addSuccess(DetailEnvelope(Health, "ReadinessResponse"))
+      .annotate(OpenApi.Summary, "Readiness: the database answers within 1 s, else 503")
+  )
+  .add(
+    HttpApiEndpoint.get("stats", "/v1/stats")
+      .addSuccess(DetailEnvelope(CatalogueStats, "CatalogueStatsResponse"))
+      .annotate(OpenApi.Summary, "Catalogue statistics over public rows")
+  )
+  .annotate(OpenApi.Title, "Meta") {}

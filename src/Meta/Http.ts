@@ -1,0 +1,53 @@
+import { HttpApi, HttpApiBuilder, OpenApi } from "@effect/platform"
+import { Context, Effect, Layer } from "effect"
+import { Api, API_VERSION } from "../Api.js"
+import { Unavailable } from "../Domain/Errors.js"
+import { detailJson } from "../Domain/Json.js"
+import { MetaRepo } from "./Repo.js"
+
+export const DOCS_PATH = "/docs"
+export const OPENAPI_PATH = "/v1/openapi.json"
+
+/** Every endpoint of the HttpApi, in declaration order: the index is derived, never hand-kept. */
+export const listEndpoints = () => {
+  const endpoints: Array<{ method: string; path: string; group: string; summary: string }> = []
+  HttpApi.reflect(Api, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint, group, mergedAnnotations }) => {
+      endpoints.push({
+        method: endpoint.method,
+        path: endpoint.path,
+        group: Context.getOrElse(group.annotations, OpenApi.Title, () => group.identifier),
+        summary: Context.getOrElse(mergedAnnotations, OpenApi.Summary, () => endpoint.name)
+      })
+    }
+  })
+  return endpoints
+}
+
+export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* MetaRepo
+    const index = {
+      name: "Malaysian music catalogue API",
+      version: API_VERSION,
+      docs_url: DOCS_PATH,
+      openapi_url: OPENAPI_PATH,
+      endpoints: listEndpoints()
+    }
+    return handlers
+      .handle("index", () => Effect.succeed({ data: index }))
+      .handle("health", () => Effect.succeed({ data: { status: "ok" as const } }))
+      .handle("ready", () =>
+        repo.ping.pipe(
+          Effect.timeoutFail({
+            duration: "1 second",
+            onTimeout: () => new Unavailable({ message: "The database did not answer within 1 second." })
+          }),
+          Effect.catchTag("SqlError", () =>
+            Effect.fail(new Unavailable({ message: "The database is not reachable." }))),
+          Effect.as({ data: { status: "ok" as const, database: "reachable" as const } })
+        ))
+      .handle("stats", () => Effect.map(repo.statsJson, detailJson))
+  })
+).pipe(Layer.provide(MetaRepo.Default))

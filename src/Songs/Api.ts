@@ -1,0 +1,5 @@
+import { HttpApiGroup, OpenApi } from "@effect/platform"
+
+export class SongsApi extends HttpApiGroup.make("Songs")
+  .prefix("/v1")
+  .annotate(OpenApi.Title, "Songs") {}
