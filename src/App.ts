@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { AlbumsLive } from "./Albums/Http.js"
 import { Api } from "./Api.js"
 import { ArtistsLive } from "./Artists/Http.js"
@@ -51,9 +51,16 @@ export const ServerLive = HttpApiBuilder.serve(responseHeaders).pipe(
   Layer.provide(EnvelopeErrorsLive),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress,
-  Layer.provide(
+  Layer.provideMerge(
     Layer.unwrapEffect(Effect.map(AppConfig, (config) => BunHttpServer.layer({ port: config.port })))
   )
 )
 
-export const AppLive = ServerLive.pipe(Layer.provide(DatabaseReady), Layer.provide(AppConfig.layer))
+const LoggingLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => Logger.minimumLogLevel(config.logLevel)))
+
+/** The running service. Its outputs (server, database, config) let tests reach inside. */
+export const AppLive = ServerLive.pipe(
+  Layer.provideMerge(DatabaseReady),
+  Layer.provide(LoggingLive),
+  Layer.provideMerge(AppConfig.layer)
+)

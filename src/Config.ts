@@ -1,4 +1,4 @@
-import { Config, ConfigError, Context, Layer, Redacted } from "effect"
+import { Config, ConfigError, Context, Layer, LogLevel, Redacted } from "effect"
 
 const positiveInt = (name: string, fallback: number) =>
   Config.integer(name).pipe(
@@ -30,15 +30,37 @@ const httpUrl = (name: string, fallback: string) =>
     Config.withDefault(fallback)
   )
 
+const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None
+}
+
 /** Every setting of the service, read once at start (DESIGN D13). The README table mirrors it. */
 export const AppConfigShape = Config.all({
-  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  // 0 asks the system for a free port (tests).
+  port: Config.integer("PORT").pipe(
+    Config.validate({ message: "must be a port number from 0 to 65535", validation: (n) => n >= 0 && n <= 65535 }),
+    Config.withDefault(3000)
+  ),
   databaseUrl: postgresUrl,
   databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),
   databaseStatementTimeoutMs: positiveInt("DATABASE_STATEMENT_TIMEOUT_MS", 5000),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   cdnBaseUrl: httpUrl("CDN_BASE_URL", "https://cdn.example.com"),
-  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault("Info" as const)),
+  logLevel: Config.string("LOG_LEVEL").pipe(
+    Config.map((text) => text.trim().toLowerCase()),
+    Config.validate({
+      message: `must be one of: ${Object.keys(LOG_LEVELS).join(", ")}`,
+      validation: (text) => text in LOG_LEVELS
+    }),
+    Config.map((text) => LOG_LEVELS[text] ?? LogLevel.Info),
+    Config.withDefault(LogLevel.Info)
+  ),
   logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const))
 })
 

@@ -57,6 +57,7 @@ const isDatabaseUnavailable = (error: SqlError.SqlError) => {
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined
   const code = typeof cause?.code === "string" ? cause.code : ""
   return (
+    /acquire connection|Connection error/.test(error.message) ||
     ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "57014", "57P01", "57P03", "53300"].includes(code) ||
     code.startsWith("08") ||
     /timeout|terminat|connect/i.test(typeof cause?.message === "string" ? cause.message : "")

@@ -1,0 +1,29 @@
+export {}
+
+/**
+ * Runs `bun test` and closes with the line CI reads: `tests: N passed, M failed`.
+ * Arguments are passed on to `bun test` (a file filter, -t, ...).
+ */
+const child = Bun.spawn(["bun", "test", ...process.argv.slice(2)], {
+  stdout: "pipe",
+  stderr: "pipe",
+  env: process.env
+})
+
+let output = ""
+const pump = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
+  const decoder = new TextDecoder()
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true })
+    output += text
+    sink.write(text)
+  }
+}
+await Promise.all([pump(child.stdout, process.stdout), pump(child.stderr, process.stderr)])
+const exitCode = await child.exited
+
+const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}\\s*$`, "m").exec(output)?.[1] ?? 0)
+const passed = count("pass")
+const failed = count("fail") + (exitCode !== 0 && count("fail") === 0 ? 1 : 0)
+console.log(`tests: ${passed} passed, ${failed} failed`)
+process.exit(exitCode === 0 && passed > 0 ? 0 : 1)

@@ -1,0 +1,71 @@
+import { HttpServer } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { AppLive } from "../../src/App.js"
+import { databaseEnv, resolveTestDatabase, type TestDatabase } from "./database.js"
+
+const FIXTURE_DIR = resolve(import.meta.dir, "../fixture")
+
+/** Settings every test server starts with; a test passes its own on top. */
+export const TEST_ENV: Readonly<Record<string, string>> = {
+  PORT: "0",
+  LOG_LEVEL: "warn",
+  CDN_BASE_URL: "https://cdn.test.example"
+}
+
+export interface TestServer {
+  readonly baseUrl: string
+  readonly database: TestDatabase
+  /** Runs SQL on the server's own database connection (the embedded database allows no other). */
+  readonly sql: <A extends object = Record<string, unknown>>(text: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<A>>
+  readonly stop: () => Promise<void>
+}
+
+const loadFixture = (sql: SqlClient.SqlClient) =>
+  Effect.forEach(
+    readdirSync(FIXTURE_DIR).filter((file) => file.endsWith(".sql")).sort(),
+    (file) => sql.unsafe(readFileSync(join(FIXTURE_DIR, file), "utf8")).raw,
+    { discard: true }
+  )
+
+/**
+ * Starts the real service on a free port over `database` (a fresh one when not given) and
+ * loads the fixture when the database is empty.
+ */
+export const startServer = async (
+  options: { readonly env?: Record<string, string>; readonly database?: TestDatabase } = {}
+): Promise<TestServer> => {
+  const database = options.database ?? (await resolveTestDatabase())
+  const env = { ...TEST_ENV, ...databaseEnv(database), ...options.env }
+  const runtime = ManagedRuntime.make(
+    AppLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
+  )
+  const { port, sql } = await runtime.runPromise(
+    Effect.gen(function*() {
+      const server = yield* HttpServer.HttpServer
+      const sql = yield* SqlClient.SqlClient
+      const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM roles`) as [{ count: number }]
+      if (count === 0) yield* loadFixture(sql)
+      return { port: server.address._tag === "TcpAddress" ? server.address.port : 0, sql }
+    })
+  )
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    database,
+    sql: (text, params = []) => runtime.runPromise(sql.unsafe(text, params)) as never,
+    stop: () => runtime.dispose()
+  }
+}
+
+let shared: Promise<TestServer> | undefined
+
+/** One server over one fixture database for the whole test run (bun test runs files in one process). */
+export const sharedServer = (): Promise<TestServer> => {
+  shared ??= startServer().then((server) => {
+    process.once("beforeExit", () => void server.stop().then(server.database.drop))
+    return server
+  })
+  return shared
+}
