@@ -1,0 +1,7 @@
+import { BunRuntime } from "@effect/platform-bun"
+import { Effect, Layer } from "effect"
+import { DatabaseReady } from "./App.js"
+import { AppConfig } from "./Config.js"
+
+/** `bun run migrate`: applies sql/NNNN_*.sql to DATABASE_URL (or the embedded database) and exits. */
+Layer.build(DatabaseReady).pipe(Effect.scoped, Effect.provide(AppConfig.layer), BunRuntime.runMain)
