@@ -1,0 +1,108 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { Effect } from "effect"
+import type { ListMeta } from "./Envelope.js"
+import { BadRequest } from "./Errors.js"
+import { type PageParamsInput, pageMeta, resolvePage, type SortKey } from "./Pagination.js"
+
+/** How SQL casts a cursor's key value back; also how a forged cursor value is rejected. */
+export type KeyType = "int" | "bigint" | "text" | "date" | "timestamptz"
+
+/**
+ * One sort of one list, all fixed SQL text (never request text), so statement texts stay a
+ * bounded set (D1, prepared statements). Rows come from `source` (a table, view or subquery
+ * with its alias), are ordered by `key` then the tie-breaker, and are shown as `item`.
+ */
+export interface KeysetSort {
+  /** e.g. `public_songs s` */
+  readonly source: string
+  /** the alias `source` gives its rows; `key`, `keyJson` and `item` read it */
+  readonly alias: string
+  /** the sort expression */
+  readonly key: string
+  /** the sort value as it goes into the cursor (JSON: number or string) */
+  readonly keyJson: string
+  readonly keyType: KeyType
+  /** the JSON of one row */
+  readonly item: string
+  readonly descending: boolean
+  /** the unique last sort column; default `<alias>.id` (int). Users sort by handle: no internal ids in cursors. */
+  readonly tie?: { readonly key: string; readonly keyType: KeyType } | undefined
+}
+
+const fits: Record<KeyType, (value: unknown) => boolean> = {
+  int: (value) => typeof value === "number" && Number.isSafeInteger(value) && Math.abs(value) <= 2_147_483_647,
+  bigint: (value) => typeof value === "number" && Number.isSafeInteger(value),
+  text: (value) => typeof value === "string" && value.length <= 1000,
+  date: (value) => typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)),
+  timestamptz: (value) =>
+    typeof value === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(value) && !Number.isNaN(Date.parse(value))
+}
+
+/** A timestamp as a cursor value: microseconds, so that casting it back gives the exact instant. */
+export const timestampKeyJson = (expression: string) =>
+  `to_char((${expression}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+
+const badCursor = new BadRequest({
+  message: "cursor is not valid for this list; use the meta.next_cursor of the same endpoint, sort and filters."
+})
+
+export interface KeysetResult {
+  readonly itemsJson: string
+  readonly meta: ListMeta
+}
+
+const lit = Statement.unsafeFragment
+
+/**
+ * One page of a list in one statement: total, the page's items as JSON built by Postgres, and
+ * the last row's key for `next_cursor`. With a cursor the page starts after its key (keyset),
+ * so a deep page costs what the first costs; without one, `offset` rows are skipped (D1).
+ * `filters` are fragments ANDed together (their parameters bound, their text fixed).
+ */
+export const keysetPage = (
+  sort: KeysetSort,
+  filters: ReadonlyArray<Statement.Fragment>,
+  params: PageParamsInput,
+  scope: string,
+  /** an SQL expression for the total when a kept count is cheaper than counting the rows */
+  total?: Statement.Fragment
+): Effect.Effect<KeysetResult, BadRequest, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const page = yield* resolvePage(params, scope)
+    const tie = sort.tie ?? { key: `${sort.alias}.id`, keyType: "int" as const }
+    if (page.after !== undefined) {
+      const [value, tieValue] = page.after
+      if (page.after.length !== 2 || !fits[sort.keyType](value) || !fits[tie.keyType](tieValue)) {
+        return yield* Effect.fail(badCursor)
+      }
+    }
+    const direction = sort.descending ? "DESC" : "ASC"
+    const reverse = sort.descending ? "ASC" : "DESC"
+    const orderBy = lit(`${sort.key} ${direction}, ${tie.key} ${direction}`)
+    const lastFirst = lit(`${sort.key} ${reverse}, ${tie.key} ${reverse}`)
+    const where = filters.length === 0 ? lit("TRUE") : Statement.and(filters)
+    const after = page.after === undefined
+      ? lit("TRUE")
+      : sql`(${lit(sort.key)}, ${lit(tie.key)}) ${lit(sort.descending ? "<" : ">")} (CAST(${page.after[0] ?? null} AS ${
+        lit(sort.keyType)
+      }), CAST(${page.after[1] ?? null} AS ${lit(tie.keyType)}))`
+    const source = lit(sort.source)
+    const a = lit(sort.alias)
+    const rows = yield* sql<{ total: number; served: number; json: string; last_key: string | null }>`
+      WITH page AS (
+        SELECT ${a}.* FROM ${source}
+        WHERE ${where} AND ${after}
+        ORDER BY ${orderBy}
+        LIMIT ${page.limit} OFFSET ${page.after === undefined ? page.offset : 0}
+      )
+      SELECT
+        (${total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`})::int AS total,
+        (SELECT count(*) FROM page)::int AS served,
+        (SELECT coalesce(json_agg(${lit(sort.item)} ORDER BY ${orderBy}), '[]'::json) FROM page ${a})::text AS json,
+        (SELECT json_build_array(${lit(sort.keyJson)}, ${lit(tie.key)}) FROM page ${a} ORDER BY ${lastFirst} LIMIT 1)::text
+          AS last_key`.pipe(Effect.orDie)
+    const row = rows[0] ?? { total: 0, served: 0, json: "[]", last_key: null }
+    const lastKey = row.last_key === null ? undefined : (JSON.parse(row.last_key) as SortKey)
+    return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey) }
+  })
