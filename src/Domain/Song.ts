@@ -115,6 +115,14 @@ export const ListAlbumEntry = Schema.Struct({
 }).annotations({ identifier: "ListAlbumEntry" })
 export type ListAlbumEntry = typeof ListAlbumEntry.Type
 
+/** Sampled artwork colours; D14: neutral grey until computed where the spec has no null. */
+export const ArtworkColors = Schema.Struct({ dominant: Schema.String, average: Schema.String }).annotations({
+  identifier: "ArtworkColors"
+})
+export const artworkColorsJsonSql = (row: string) =>
+  `json_build_object('dominant', coalesce(${row}.artwork_dominant, '#808080'),
+    'average', coalesce(${row}.artwork_average, '#808080'))`
+
 /** Which rows a query may show: the public's (D11) or staff's (every state, D5). */
 export type Audience = "public" | "staff"
 
@@ -157,22 +165,34 @@ const extendedPairsSql = (s: string) => `${songSummaryPairsSql(s)},
 /** Spec 2.1 as JSON for songs row `s`. */
 export const songSummaryJsonSql = (s: string) => `json_build_object(${songSummaryPairsSql(s)})`
 
+/** Staff entries end with the song's `status`; public ones have no such field. */
+const statusPairSql = (s: string, audience: Audience) =>
+  audience === "staff" ? `,\n  'status', ${songStatusSql(s)}` : ""
+
 /** Spec 2.2 (curated list variant) as JSON for songs row `s`. */
-export const listSongEntryJsonSql = (s: string) =>
+export const listSongEntryJsonSql = (s: string, audience: Audience = "public") =>
   `json_build_object(${extendedPairsSql(s)},
-  'writers', ${creditedArtistsSql(s, "writer")})`
+  'writers', ${creditedArtistsSql(s, "writer")}${statusPairSql(s, audience)})`
 
 /** Spec 2.2 (album variant) as JSON for songs row `s` at track position `position` (an SQL expression). */
-export const albumSongEntryJsonSql = (s: string, position: string) =>
+export const albumSongEntryJsonSql = (s: string, position: string, audience: Audience = "public") =>
   `json_build_object(${extendedPairsSql(s)},
-  'position', ${position})`
+  'position', ${position}${statusPairSql(s, audience)})`
 
 /** `{id, name, prefix_title, is_group, avatar_url}` for artists row `a`. */
 export const albumArtistJsonSql = (a: string) =>
   `json_build_object('id', ${a}.id, 'name', ${a}.name, 'prefix_title', ${a}.prefix_title,
     'is_group', ${a}.is_group, 'avatar_url', asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}'))`
 
-const songsOf = (audience: Audience) => (audience === "public" ? "public_songs" : "songs")
+/** The songs an audience may see: a view or table name, fixed text. */
+export const songsOf = (audience: Audience) => (audience === "public" ? "public_songs" : "songs")
+
+/** Staff see every state; each row says which (D5). */
+export const SongStatus = Schema.Literal("published", "unpublished", "deleted")
+export const songStatusSql = (s: string) =>
+  `CASE WHEN ${s}.deleted_at IS NOT NULL THEN 'deleted'
+        WHEN ${s}.published_at IS NULL OR ${s}.published_at > now() THEN 'unpublished'
+        ELSE 'published' END`
 
 /**
  * The artists of albums row `al`: its explicit album artists in order, else the performers of
@@ -210,9 +230,10 @@ export const listAlbumEntryJsonSql = (al: string, audience: Audience) => `json_b
 
 /** The same fragments as `sql` template fragments: `sql\`SELECT ${songSummaryJson("s")} ...\``. */
 export const songSummaryJson = (s: string) => Statement.unsafeFragment(songSummaryJsonSql(s))
-export const listSongEntryJson = (s: string) => Statement.unsafeFragment(listSongEntryJsonSql(s))
-export const albumSongEntryJson = (s: string, position: string) =>
-  Statement.unsafeFragment(albumSongEntryJsonSql(s, position))
+export const listSongEntryJson = (s: string, audience: Audience = "public") =>
+  Statement.unsafeFragment(listSongEntryJsonSql(s, audience))
+export const albumSongEntryJson = (s: string, position: string, audience: Audience = "public") =>
+  Statement.unsafeFragment(albumSongEntryJsonSql(s, position, audience))
 export const albumArtistJson = (a: string) => Statement.unsafeFragment(albumArtistJsonSql(a))
 export const albumArtistsJson = (al: string, audience: Audience) =>
   Statement.unsafeFragment(albumArtistsJsonSql(al, audience))

@@ -1,5 +1,157 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
+import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
+import { ChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
+import { ArtworkColors, ArtworkSource, DateType, SongSummary } from "../Domain/Song.js"
+
+const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+
+/** Spec 2.5 `media`; D14: absent text is "", absent durations 0, date_type defaults to FULL. */
+export const SongMedia = Schema.Struct({
+  vidsvc_id: Schema.String,
+  streama_id: Schema.String,
+  streamb_id: Schema.String,
+  streama_url: Schema.String,
+  streamb_url: Schema.String,
+  date_type: DateType,
+  duration_ms: NonNegativeInt
+}).annotations({ identifier: "SongMedia" })
+
+/** Spec 2.5 `vidsvc`: the video's figures as last fetched; 0 and "" when there is no video. */
+export const SongVideoStats = Schema.Struct({
+  duration_seconds: NonNegativeInt,
+  views: NonNegativeInt,
+  views_per_day: NonNegativeInt,
+  likes: NonNegativeInt,
+  last_fetched: Schema.String.annotations({ description: "RFC 3339 UTC, or \"\" when never fetched." })
+}).annotations({ identifier: "SongVideoStats" })
+
+export const RoleTag = Schema.Literal("performer", "writer", "producer", "other")
+
+/** One credit of spec 2.5: every credit of the song, in credit order. */
+export const SongCredit = Schema.Struct({
+  order: Schema.Int,
+  artist: Schema.Struct({
+    id: Schema.Int,
+    name: Schema.String,
+    is_group: Schema.Boolean,
+    avatar_url: Schema.String,
+    username: Schema.NullOr(Schema.String).annotations({ description: "null when the artist has no public member profile." })
+  }),
+  role: Schema.Struct({ id: Schema.Int, title: Schema.String, slug: Schema.String, tag: RoleTag, order: Schema.Int })
+}).annotations({ identifier: "SongCredit" })
+
+/** Spec 2.5 with the fill rules of D14. */
+export const SongDetail = Schema.Struct({
+  id: Schema.Int,
+  title: Schema.String,
+  slug: Schema.String,
+  released_at: Schema.String,
+  published_at: Schema.String,
+  views: NonNegativeInt,
+  claps: NonNegativeInt,
+  love_count: NonNegativeInt,
+  artwork_url: Schema.String,
+  artwork_source: Schema.NullOr(ArtworkSource),
+  notes: Schema.String,
+  lyrics: Schema.String,
+  media: SongMedia,
+  vidsvc: SongVideoStats,
+  credits: Schema.Array(SongCredit),
+  genres: Schema.Array(Schema.Struct({ id: Schema.Int, slug: Schema.String, title: Schema.String })),
+  labels: Schema.Array(Schema.Struct({ id: Schema.Int, name: Schema.String })),
+  artwork_colors: ArtworkColors,
+  streama_popularity: NonNegativeInt,
+  version_of: Schema.Array(SongSummary).annotations({ description: "Public songs this one is a version of." }),
+  versions: Schema.Array(SongSummary).annotations({ description: "Public versions (covers, remixes, live) of this song." })
+}).annotations({ identifier: "SongDetail" })
+export type SongDetail = typeof SongDetail.Type
+
+/** Spec 2.6 with D11: up to 10 each, public only, never the song itself, each song in one array. */
+export const SimilarSongs = Schema.Struct({
+  by_artist: Schema.Array(SongSummary),
+  by_writers: Schema.Array(SongSummary),
+  by_others: Schema.Array(SongSummary)
+}).annotations({ identifier: "SimilarSongs" })
+
+/** A member as history shows them; banned or handle-less members are "Former member" (D14). */
+export const UserRef = Schema.Struct({
+  username: Schema.String,
+  name: Schema.String,
+  avatar_url: Schema.String
+}).annotations({ identifier: "UserRef" })
+
+/** Spec 2.7. */
+export const SongContributors = Schema.Struct({
+  song_id: Schema.Int,
+  added_by: UserRef,
+  edited_by: UserRef,
+  contributions: Schema.Array(
+    Schema.Struct({ action: Schema.Literal("add", "edit"), action_at: Schema.String, user: UserRef })
+  ).annotations({ description: "The song's add and edit history, newest first." })
+}).annotations({ identifier: "SongContributors" })
+
+export const SongPath = Schema.Struct({ songId: IdParam("songId") })
+
+const YearParam = Schema.String.pipe(
+  Schema.pattern(/^[12][0-9]{3}$/, { message: () => "year must be a four-digit year from 1000 to 2999." }),
+  Schema.compose(Schema.NumberFromString),
+  Schema.annotations({
+    message: () => "year must be a four-digit year from 1000 to 2999.",
+    description: "Release year, YYYY."
+  })
+)
+
+const GenreSlugParam = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: () => "genre must be a genre slug such as rock-kapak." }),
+  Schema.maxLength(100, { message: () => "genre must be a genre slug of at most 100 characters." }),
+  Schema.annotations({
+    message: () => "genre must be a genre slug such as rock-kapak.",
+    description: "Genre slug."
+  })
+)
+
+export const SongSort = ChoiceParam("sort", "released", "popular", "title")
+
+/** D7 browse: filters, sort and order (default: released newest first, popular most first, title A-Z). */
+export const SongBrowseParams = Schema.Struct({
+  genre: Schema.optional(GenreSlugParam),
+  label: Schema.optional(IdParam("label")),
+  year: Schema.optional(YearParam),
+  sort: Schema.optional(SongSort),
+  order: Schema.optional(OrderParam),
+  ...PageParams
+})
 
 export class SongsApi extends HttpApiGroup.make("Songs")
+  .add(
+    HttpApiEndpoint.get("list", "/songs")
+      .setUrlParams(SongBrowseParams)
+      .addSuccess(ListEnvelope(SongSummary, "SongList"))
+      .addError(BadRequestError)
+      .annotate(OpenApi.Summary, "Browse public songs by genre, label and year")
+  )
+  .add(
+    HttpApiEndpoint.get("detail", "/songs/:songId")
+      .setPath(SongPath)
+      .addSuccess(DetailEnvelope(SongDetail, "SongDetailResponse"))
+      .addError(NotFoundError)
+      .annotate(OpenApi.Summary, "One published song with its credits, genres, labels and versions")
+  )
+  .add(
+    HttpApiEndpoint.get("similar", "/songs/:songId/similar")
+      .setPath(SongPath)
+      .addSuccess(DetailEnvelope(SimilarSongs, "SimilarSongsResponse"))
+      .addError(NotFoundError)
+      .annotate(OpenApi.Summary, "Songs sharing a performer, a writer or a genre")
+  )
+  .add(
+    HttpApiEndpoint.get("contributors", "/songs/:songId/contributors")
+      .setPath(SongPath)
+      .addSuccess(DetailEnvelope(SongContributors, "SongContributorsResponse"))
+      .addError(NotFoundError)
+      .annotate(OpenApi.Summary, "Who added and edited a song, and its history")
+  )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Songs") {}

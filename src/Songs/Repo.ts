@@ -1,0 +1,254 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import type { PageParamsInput } from "../Domain/Pagination.js"
+import {
+  artworkColorsJsonSql,
+  type Audience,
+  PLACEHOLDER,
+  songStatusSql,
+  songSummaryJsonSql,
+  songsOf
+} from "../Domain/Song.js"
+
+const lit = Statement.unsafeFragment
+
+/** The member who made a contribution, or "Former member" when they are banned or have no handle (D14). */
+const formerMemberJsonSql = `json_build_object('username', '', 'name', 'Former member',
+  'avatar_url', asset_url(NULL, '${PLACEHOLDER.avatar}'))`
+
+export const userRefJsonSql = (m: string) => `CASE WHEN ${m}.username IS NOT NULL AND NOT ${m}.is_banned
+  THEN json_build_object('username', ${m}.username, 'name', ${m}.name,
+                         'avatar_url', asset_url(${m}.avatar_key, '${PLACEHOLDER.avatar}'))
+  ELSE ${formerMemberJsonSql} END`
+
+/** Song summaries of the audience's songs related to song `s` through song_versions. */
+const versionsJsonSql = (audience: Audience, mine: "song_id" | "original_song_id", theirs: "song_id" | "original_song_id") => `(
+  SELECT coalesce(json_agg(${songSummaryJsonSql("vs")} ORDER BY vs.released_at, vs.id), '[]'::json)
+  FROM song_versions v JOIN ${songsOf(audience)} vs ON vs.id = v.${theirs}
+  WHERE v.${mine} = s.id)`
+
+/**
+ * Spec 2.5 for one song, as JSON built in one statement. Staff see every state and get the
+ * song's `status` and `deleted_at` at the end; `published_at` is then null while never published.
+ */
+const songDetailSql = (audience: Audience) => `
+  SELECT json_build_object(
+    'id', s.id,
+    'title', s.title,
+    'slug', s.slug,
+    'released_at', iso_date(s.released_at),
+    'published_at', iso_time(s.published_at),
+    'views', s.views,
+    'claps', s.claps,
+    'love_count', (SELECT count(*) FROM loves l JOIN public_members m ON m.id = l.member_id WHERE l.song_id = s.id),
+    'artwork_url', asset_url(s.artwork_key, '${PLACEHOLDER.songArtwork}'),
+    'artwork_source', s.artwork_source,
+    'notes', coalesce(s.notes, ''),
+    'lyrics', coalesce(s.lyrics, ''),
+    'media', json_build_object(
+      'vidsvc_id', coalesce(s.vidsvc_video_id, ''),
+      'streama_id', coalesce(s.streama_id, ''),
+      'streamb_id', coalesce(s.streamb_id, ''),
+      'streama_url', coalesce(s.streama_url, ''),
+      'streamb_url', coalesce(s.streamb_url, ''),
+      'date_type', coalesce(s.date_type, 'FULL'),
+      'duration_ms', coalesce(s.duration_ms, 0)),
+    'vidsvc', json_build_object(
+      'duration_seconds', coalesce(s.vidsvc_duration_seconds, 0),
+      'views', coalesce(s.vidsvc_views, 0),
+      'views_per_day', coalesce(s.vidsvc_views_per_day, 0),
+      'likes', coalesce(s.vidsvc_likes, 0),
+      'last_fetched', coalesce(iso_time(s.vidsvc_last_fetched), '')),
+    'credits', (
+      SELECT coalesce(json_agg(json_build_object(
+        'order', c.position,
+        'artist', json_build_object('id', a.id, 'name', a.name, 'is_group', a.is_group,
+          'avatar_url', asset_url(a.avatar_key, '${PLACEHOLDER.avatar}'), 'username', m.username),
+        'role', json_build_object('id', r.id, 'title', r.title, 'slug', r.slug, 'tag', r.tag, 'order', r.sort_order)
+      ) ORDER BY c.position), '[]'::json)
+      FROM credits c
+      JOIN artists a ON a.id = c.artist_id
+      JOIN roles r ON r.id = c.role_id
+      LEFT JOIN public_members m ON m.id = a.member_id
+      WHERE c.song_id = s.id),
+    'genres', (
+      SELECT coalesce(json_agg(json_build_object('id', g.id, 'slug', g.slug, 'title', g.title) ORDER BY g.title, g.id), '[]'::json)
+      FROM song_genres sg JOIN genres g ON g.id = sg.genre_id WHERE sg.song_id = s.id),
+    'labels', (
+      SELECT coalesce(json_agg(json_build_object('id', lb.id, 'name', lb.name) ORDER BY lb.name, lb.id), '[]'::json)
+      FROM song_labels sl JOIN labels lb ON lb.id = sl.label_id WHERE sl.song_id = s.id),
+    'artwork_colors', ${artworkColorsJsonSql("s")},
+    'streama_popularity', coalesce(s.streama_popularity, 0),
+    'version_of', ${versionsJsonSql(audience, "song_id", "original_song_id")},
+    'versions', ${versionsJsonSql(audience, "original_song_id", "song_id")}${
+  audience === "staff" ? `,\n    'status', ${songStatusSql("s")},\n    'deleted_at', iso_time(s.deleted_at)` : ""
+}
+  )::text AS json
+  FROM ${songsOf(audience)} s
+  WHERE s.id = `
+
+/**
+ * Spec 2.6 with D11: each candidate song belongs to the first group it matches (a shared
+ * performer, else a shared writer, else a shared genre); each array is its group's 10 most
+ * watched-per-day public songs. Zero rows when the song is not public.
+ */
+const similarSql = `
+  WITH me AS (SELECT id FROM public_songs WHERE id = $1),
+  my_performers AS (
+    SELECT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer' WHERE c.song_id = $1),
+  my_writers AS (
+    SELECT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'writer' WHERE c.song_id = $1),
+  by_performer AS (
+    SELECT DISTINCT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+    WHERE c.artist_id IN (SELECT artist_id FROM my_performers) AND c.song_id <> $1),
+  by_writer AS (
+    SELECT DISTINCT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'writer'
+    WHERE c.artist_id IN (SELECT artist_id FROM my_writers) AND c.song_id <> $1
+      AND c.song_id NOT IN (SELECT song_id FROM by_performer)),
+  artist_songs AS (
+    SELECT s.* FROM public_songs s WHERE s.id IN (SELECT song_id FROM by_performer)
+    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC LIMIT 10),
+  writer_songs AS (
+    SELECT s.* FROM public_songs s WHERE s.id IN (SELECT song_id FROM by_writer)
+    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC LIMIT 10),
+  genre_songs AS (
+    SELECT s.* FROM public_songs s
+    WHERE s.id <> $1
+      AND EXISTS (SELECT 1 FROM song_genres g
+                  WHERE g.song_id = s.id AND g.genre_id IN (SELECT genre_id FROM song_genres WHERE song_id = $1))
+      AND s.id NOT IN (SELECT song_id FROM by_performer)
+      AND s.id NOT IN (SELECT song_id FROM by_writer)
+    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC LIMIT 10)
+  SELECT json_build_object(
+    'by_artist', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")}
+                    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC), '[]'::json) FROM artist_songs s),
+    'by_writers', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")}
+                    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC), '[]'::json) FROM writer_songs s),
+    'by_others', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")}
+                    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC), '[]'::json) FROM genre_songs s)
+  )::text AS json
+  FROM me`
+
+/**
+ * Spec 2.7 with D14: the adder is the first `add` (else the first contributor), the editor the
+ * latest `edit` (else the adder); the history is newest first. Zero rows when the song is not public.
+ */
+const contributorsSql = (audience: Audience) => `
+  SELECT json_build_object(
+    'song_id', s.id,
+    'added_by', coalesce(
+      (SELECT ${userRefJsonSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
+       WHERE c.song_id = s.id ORDER BY c.action = 'add' DESC, c.action_at, c.id LIMIT 1),
+      ${formerMemberJsonSql}),
+    'edited_by', coalesce(
+      (SELECT ${userRefJsonSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
+       WHERE c.song_id = s.id AND c.action = 'edit' ORDER BY c.action_at DESC, c.id DESC LIMIT 1),
+      (SELECT ${userRefJsonSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
+       WHERE c.song_id = s.id ORDER BY c.action = 'add' DESC, c.action_at, c.id LIMIT 1),
+      ${formerMemberJsonSql}),
+    'contributions', (
+      SELECT coalesce(json_agg(json_build_object(
+        'action', c.action, 'action_at', iso_time(c.action_at), 'user', ${userRefJsonSql("m")}
+      ) ORDER BY c.action_at DESC, c.id DESC), '[]'::json)
+      FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id = s.id)
+  )::text AS json
+  FROM ${songsOf(audience)} s
+  WHERE s.id = `
+
+export type SongSortName = "released" | "popular" | "title"
+
+/** The sorts of /v1/songs (D7): keys match the partial indexes of 0001 and 0002. */
+const songSorts: Record<SongSortName, Omit<KeysetSort, "descending">> = {
+  released: {
+    source: "public_songs s",
+    alias: "s",
+    key: "s.released_at",
+    keyJson: "iso_date(s.released_at)",
+    keyType: "date",
+    item: songSummaryJsonSql("s")
+  },
+  popular: {
+    source: "public_songs s",
+    alias: "s",
+    key: "coalesce(s.vidsvc_views, -1)",
+    keyJson: "coalesce(s.vidsvc_views, -1)",
+    keyType: "bigint",
+    item: songSummaryJsonSql("s")
+  },
+  title: {
+    source: "public_songs s",
+    alias: "s",
+    key: "lower(s.title)",
+    keyJson: "lower(s.title)",
+    keyType: "text",
+    item: songSummaryJsonSql("s")
+  }
+}
+
+export interface SongBrowse {
+  readonly genre?: string | undefined
+  readonly label?: number | undefined
+  readonly year?: number | undefined
+  readonly sort?: SongSortName | undefined
+  readonly order?: "asc" | "desc" | undefined
+}
+
+const firstJson = (rows: ReadonlyArray<{ json: string }>) => Option.fromNullable(rows[0]?.json)
+
+export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const detailText = { public: songDetailSql("public"), staff: songDetailSql("staff") } as const
+    const contributorsText = { public: contributorsSql("public"), staff: contributorsSql("staff") } as const
+
+    /** Spec 2.5 as JSON text; None when the audience may not see the song. Staff: any state, plus status. */
+    const songDetailJson = (songId: number, audience: Audience) =>
+      sql<{ json: string }>`${lit(detailText[audience])}${songId}`.pipe(
+        Effect.map(firstJson),
+        Effect.orDie,
+        Effect.withSpan("SongsRepo.songDetailJson")
+      )
+
+    /** Spec 2.6 as JSON text; None when the song is not public. */
+    const similarSongsJson = (songId: number) =>
+      sql.unsafe<{ json: string }>(similarSql, [songId]).pipe(
+        Effect.map(firstJson),
+        Effect.orDie,
+        Effect.withSpan("SongsRepo.similarSongsJson")
+      )
+
+    /** Spec 2.7 as JSON text; None when the audience may not see the song. */
+    const songContributorsJson = (songId: number, audience: Audience) =>
+      sql<{ json: string }>`${lit(contributorsText[audience])}${songId}`.pipe(
+        Effect.map(firstJson),
+        Effect.orDie,
+        Effect.withSpan("SongsRepo.songContributorsJson")
+      )
+
+    /** D7 browse of public songs. */
+    const browseSongs = (browse: SongBrowse, page: PageParamsInput) => {
+      const sortName = browse.sort ?? "released"
+      const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
+      const filters: Array<Statement.Fragment> = []
+      if (browse.genre !== undefined) {
+        filters.push(sql`s.id IN (SELECT sg.song_id FROM song_genres sg JOIN genres g ON g.id = sg.genre_id
+                                  WHERE g.slug = ${browse.genre})`)
+      }
+      if (browse.label !== undefined) {
+        filters.push(sql`s.id IN (SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${browse.label})`)
+      }
+      if (browse.year !== undefined) {
+        filters.push(sql`s.released_at >= CAST(${`${browse.year}-01-01`} AS date)
+                         AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`)
+      }
+      const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
+      return keysetPage({ ...songSorts[sortName], descending: order === "desc" }, filters, page, scope).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.withSpan("SongsRepo.browseSongs")
+      )
+    }
+
+    return { songDetailJson, similarSongsJson, songContributorsJson, browseSongs } as const
+  })
+}) {}
