@@ -46,9 +46,18 @@ const badCursor = new BadRequest({
   message: "cursor is not valid for this list; use the meta.next_cursor of the same endpoint, sort and filters."
 })
 
+export interface KeysetOptions {
+  /** an SQL expression for the total, when a kept count is cheaper than counting the rows */
+  readonly total?: Statement.Fragment | undefined
+  /** an SQL boolean: does the list's owner exist (a public member, a genre...)? Checked in the same statement. */
+  readonly guard?: Statement.Fragment | undefined
+}
+
 export interface KeysetResult {
   readonly itemsJson: string
   readonly meta: ListMeta
+  /** false when `guard` said the owner does not exist */
+  readonly found: boolean
 }
 
 const lit = Statement.unsafeFragment
@@ -64,8 +73,7 @@ export const keysetPage = (
   filters: ReadonlyArray<Statement.Fragment>,
   params: PageParamsInput,
   scope: string,
-  /** an SQL expression for the total when a kept count is cheaper than counting the rows */
-  total?: Statement.Fragment
+  options: KeysetOptions = {}
 ): Effect.Effect<KeysetResult, BadRequest, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -89,7 +97,7 @@ export const keysetPage = (
       }), CAST(${page.after[1] ?? null} AS ${lit(tie.keyType)}))`
     const source = lit(sort.source)
     const a = lit(sort.alias)
-    const rows = yield* sql<{ total: number; served: number; json: string; last_key: string | null }>`
+    const rows = yield* sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
       WITH page AS (
         SELECT ${a}.* FROM ${source}
         WHERE ${where} AND ${after}
@@ -97,12 +105,13 @@ export const keysetPage = (
         LIMIT ${page.limit} OFFSET ${page.after === undefined ? page.offset : 0}
       )
       SELECT
-        (${total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`})::int AS total,
+        (${options.guard ?? lit("TRUE")}) AS found,
+        (${options.total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`})::int AS total,
         (SELECT count(*) FROM page)::int AS served,
         (SELECT coalesce(json_agg(${lit(sort.item)} ORDER BY ${orderBy}), '[]'::json) FROM page ${a})::text AS json,
         (SELECT json_build_array(${lit(sort.keyJson)}, ${lit(tie.key)}) FROM page ${a} ORDER BY ${lastFirst} LIMIT 1)::text
           AS last_key`.pipe(Effect.orDie)
-    const row = rows[0] ?? { total: 0, served: 0, json: "[]", last_key: null }
+    const row = rows[0] ?? { found: false, total: 0, served: 0, json: "[]", last_key: null }
     const lastKey = row.last_key === null ? undefined : (JSON.parse(row.last_key) as SortKey)
-    return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey) }
+    return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey), found: row.found }
   })
