@@ -1,5 +1,119 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { artistIdentityFields, ArtistSummary, SongCount } from "../Domain/Artist.js"
+import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
+import { NotFoundError } from "../Domain/Errors.js"
+import { ChoiceParam, IdParam, MAX_INT4, PageParams } from "../Domain/Params.js"
+import { SearchTextParam } from "../Domain/SearchText.js"
+import { AlbumArtist, ListAlbumEntry, SongSummary } from "../Domain/Song.js"
+
+export const MAX_HINT_IDS = 100
+
+/** D6 artist detail: the summary plus namesake, profile, role and group facts. */
+export const ArtistDetail = Schema.Struct({
+  ...artistIdentityFields,
+  disambiguator: Schema.NullOr(Schema.String).annotations({
+    description: "The editor-supplied note that tells namesakes apart, or null."
+  }),
+  username: Schema.NullOr(Schema.String).annotations({
+    description: "The artist's public member profile handle; null without a public profile."
+  }),
+  song_count: SongCount,
+  album_count: Schema.Int.annotations({ description: "Public albums listed under /v1/artists/{artistId}/albums." }),
+  roles: Schema.Array(
+    Schema.Struct({ slug: Schema.String, title: Schema.String, count: Schema.Int })
+  ).annotations({ description: "Roles credited on public songs, most public songs first." }),
+  members: Schema.Array(AlbumArtist).annotations({ description: "A group's visible members, A-Z." }),
+  member_of: Schema.Array(AlbumArtist).annotations({ description: "Visible groups the artist belongs to, A-Z." })
+}).annotations({ identifier: "ArtistDetail" })
+export type ArtistDetail = typeof ArtistDetail.Type
+
+/** Spec 2.12. */
+export const NamesakeHint = Schema.Struct({
+  id: Schema.Int,
+  disambiguator: Schema.String.annotations({
+    description: "The editor-supplied disambiguator, else one made of the role and best-known song."
+  }),
+  role: Schema.String.annotations({ description: "The artist's most-credited role on public songs." }),
+  song: Schema.String.annotations({ description: "The artist's best-known public song (most vidsvc views)." }),
+  song_year: Schema.Int.annotations({ description: "The release year of that song." })
+}).annotations({ identifier: "NamesakeHint" })
+export type NamesakeHint = typeof NamesakeHint.Type
+
+const idsMessage = () =>
+  `ids must be 1 to ${MAX_HINT_IDS} comma-separated artist ids, each a whole number from 1 to ${MAX_INT4}.`
+
+/** `ids=1,2,3`: 1 to 100 ids, each as strict as an id in a path (D2); duplicates count once. */
+export const ArtistIdsParam = Schema.String.pipe(
+  Schema.pattern(/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/, { message: idsMessage }),
+  Schema.transform(Schema.Array(Schema.Number), {
+    strict: true,
+    decode: (text) => [...new Set(text.split(",").map(Number))],
+    encode: (ids) => ids.join(",")
+  }),
+  Schema.filter((ids) => ids.length >= 1 && ids.length <= MAX_HINT_IDS && ids.every((id) => id <= MAX_INT4), {
+    message: idsMessage
+  }),
+  Schema.annotations({ message: idsMessage, description: "Comma-separated artist ids, 1 to 100." })
+)
+
+export const ArtistSort = ChoiceParam("sort", "name", "songs")
+export type ArtistSort = typeof ArtistSort.Type
+export const ArtistSongRole = ChoiceParam("role", "performer", "writer", "any")
+export type ArtistSongRole = typeof ArtistSongRole.Type
+
+const artistPath = Schema.Struct({ artistId: IdParam("artistId") })
 
 export class ArtistsApi extends HttpApiGroup.make("Artists")
+  .add(
+    HttpApiEndpoint.get("list", "/artists")
+      .setUrlParams(Schema.Struct({ q: Schema.optional(SearchTextParam), sort: Schema.optional(ArtistSort), ...PageParams }))
+      .addSuccess(ListEnvelope(ArtistSummary, "ArtistList"))
+      .annotate(OpenApi.Summary, "Visible artists, A-Z (sort=name, default) or most public songs first (sort=songs)")
+      .annotate(
+        OpenApi.Description,
+        "`q` keeps artists whose name, with or without its honorific, contains the text (case, " +
+          "diacritics, apostrophes and hyphens do not matter)."
+      )
+  )
+  // Declared before /artists/{artistId} so that the static path wins.
+  .add(
+    HttpApiEndpoint.get("namesakeHints", "/artists/namesake-hints")
+      .setUrlParams(Schema.Struct({ ids: ArtistIdsParam }))
+      .addSuccess(ListEnvelope(NamesakeHint, "NamesakeHintList"))
+      .annotate(OpenApi.Summary, "Hints that tell apart artists whose names collide (spec 2.12)")
+      .annotate(
+        OpenApi.Description,
+        "A row for each asked id whose name equals another visible artist's name after folding case, " +
+          "diacritics, spaces and punctuation; in the order asked. Not paginated."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("detail", "/artists/:artistId")
+      .setPath(artistPath)
+      .addSuccess(DetailEnvelope(ArtistDetail, "ArtistDetailResponse"))
+      .addError(NotFoundError)
+      .annotate(OpenApi.Summary, "One visible artist with roles, group members and memberships")
+  )
+  .add(
+    HttpApiEndpoint.get("songs", "/artists/:artistId/songs")
+      .setPath(artistPath)
+      .setUrlParams(Schema.Struct({ role: Schema.optional(ArtistSongRole), ...PageParams }))
+      .addSuccess(ListEnvelope(SongSummary, "ArtistSongList"))
+      .addError(NotFoundError)
+      .annotate(OpenApi.Summary, "An artist's public songs, newest first; role=performer|writer|any (default any)")
+  )
+  .add(
+    HttpApiEndpoint.get("albums", "/artists/:artistId/albums")
+      .setPath(artistPath)
+      .setUrlParams(Schema.Struct(PageParams))
+      .addSuccess(ListEnvelope(ListAlbumEntry, "ArtistAlbumList"))
+      .addError(NotFoundError)
+      .annotate(OpenApi.Summary, "An artist's public albums, newest first")
+      .annotate(
+        OpenApi.Description,
+        "Albums naming the artist, and albums without named artists on which the artist performs a public song."
+      )
+  )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Artists") {}

@@ -1,0 +1,48 @@
+/**
+ * The artist summary (DESIGN D6) and the SQL that builds it: shown by /v1/artists and by search.
+ * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
+ */
+import { Statement } from "@effect/sql"
+import { Schema } from "effect"
+import { PLACEHOLDER } from "./Song.js"
+
+/** The summary's fields before `song_count`: the detail starts the same way. */
+export const artistIdentityFields = {
+  id: Schema.Int,
+  name: Schema.String,
+  slug: Schema.String,
+  prefix_title: Schema.NullOr(Schema.String).annotations({ description: "Honorific, e.g. Dato' Sri; or null." }),
+  is_group: Schema.Boolean,
+  avatar_url: Schema.String.annotations({ description: "Absolute URL; a placeholder when there is no avatar." })
+}
+
+export const SongCount = Schema.Int.annotations({ description: "Public songs with any credit of this artist." })
+
+export const artistSummaryFields = {
+  ...artistIdentityFields,
+  song_count: SongCount
+}
+
+/** `{id, name, slug, prefix_title, is_group, avatar_url, song_count}`. */
+export const ArtistSummary = Schema.Struct(artistSummaryFields).annotations({ identifier: "ArtistSummary" })
+export type ArtistSummary = typeof ArtistSummary.Type
+
+/** Public songs credited to artists row `a` in any role (D11: public rows only). */
+export const artistSongCountSql = (a: string) =>
+  `(SELECT count(DISTINCT c.song_id) FROM credits c JOIN public_songs cs ON cs.id = c.song_id WHERE c.artist_id = ${a}.id)`
+
+/** The summary's pairs before `song_count`, for artists row `a`: the detail starts the same way. */
+export const artistIdentityPairsSql = (a: string) => `
+  'id', ${a}.id,
+  'name', ${a}.name,
+  'slug', ${a}.slug,
+  'prefix_title', ${a}.prefix_title,
+  'is_group', ${a}.is_group,
+  'avatar_url', asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}')`
+
+/** The key/value pairs of the artist summary for artists row `a`, with `songCount` an SQL expression. */
+export const artistSummaryPairsSql = (a: string, songCount: string) => `${artistIdentityPairsSql(a)},
+  'song_count', ${songCount}`
+
+export const artistSummaryJson = (a: string, songCount: string = artistSongCountSql(a)) =>
+  Statement.unsafeFragment(`json_build_object(${artistSummaryPairsSql(a, songCount)})`)

@@ -1,0 +1,28 @@
+/**
+ * Free-text matching over names (DESIGN D8), shared by /v1/search and the `q` filter of lists.
+ * Names are compared in their folded form (fold_name(): lower case, no diacritics, apostrophes
+ * dropped, hyphens and punctuation as spaces), stored beside each name by sql/0004_search.sql
+ * with a GIN trigram index.
+ */
+import { Schema } from "effect"
+
+export const MAX_QUERY_LENGTH = 100
+
+/** `q`: 1 to 100 characters after trimming. Any text is allowed; it is only ever a parameter. */
+export const SearchTextParam = Schema.Trim.pipe(
+  Schema.filter((text) => text.length >= 1 && text.length <= MAX_QUERY_LENGTH, {
+    message: () => `q must be 1 to ${MAX_QUERY_LENGTH} characters long after trimming spaces.`
+  }),
+  Schema.annotations({
+    message: () => `q must be 1 to ${MAX_QUERY_LENGTH} characters long after trimming spaces.`,
+    description: "Search text, 1 to 100 characters; case, diacritics, apostrophes and hyphens do not matter."
+  })
+)
+
+/**
+ * A typo is tolerated (trigram word similarity >= 0.6) only for queries of this many letters or
+ * more: enough for one wrong, missing or extra letter in a name of 8+ letters, while short
+ * queries do not drag in names that merely share a syllable.
+ */
+export const FUZZY_MIN_LETTERS = 7
+
