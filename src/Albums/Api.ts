@@ -1,5 +1,51 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
+import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
+import { ChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
+import { AlbumArtist, AlbumSongEntry, AlbumType, ArtworkColors, ListAlbumEntry } from "../Domain/Song.js"
+
+/** Spec 2.4 with D14: artwork_url and artwork_colors are never null. */
+export const AlbumDetail = Schema.Struct({
+  id: Schema.Int,
+  title: Schema.String,
+  album_type: AlbumType,
+  artwork_url: Schema.String,
+  released_at: Schema.String.annotations({
+    description: "YYYY-MM-DD; the earliest visible song's date when the album has none, else \"\"."
+  }),
+  artists: Schema.Array(AlbumArtist),
+  songs: Schema.Array(AlbumSongEntry).annotations({ description: "Published, non-deleted songs in track order." }),
+  artwork_colors: ArtworkColors
+}).annotations({ identifier: "AlbumDetail" })
+export type AlbumDetail = typeof AlbumDetail.Type
+
+export const AlbumPath = Schema.Struct({ albumId: IdParam("albumId") })
+
+export const AlbumSort = ChoiceParam("sort", "released", "title")
+
+/** D7 browse: `type` subset; sort released (newest first) or title (A-Z); `order` flips. */
+export const AlbumBrowseParams = Schema.Struct({
+  type: Schema.optional(ChoiceParam("type", "album", "ep", "single")),
+  sort: Schema.optional(AlbumSort),
+  order: Schema.optional(OrderParam),
+  ...PageParams
+})
 
 export class AlbumsApi extends HttpApiGroup.make("Albums")
+  .add(
+    HttpApiEndpoint.get("list", "/albums")
+      .setUrlParams(AlbumBrowseParams)
+      .addSuccess(ListEnvelope(ListAlbumEntry, "AlbumList"))
+      .addError(BadRequestError)
+      .annotate(OpenApi.Summary, "Browse published albums, EPs and singles")
+  )
+  .add(
+    HttpApiEndpoint.get("detail", "/albums/:albumId")
+      .setPath(AlbumPath)
+      .addSuccess(DetailEnvelope(AlbumDetail, "AlbumDetailResponse"))
+      .addError(NotFoundError)
+      .annotate(OpenApi.Summary, "One published album with its artists and songs in track order")
+  )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Albums") {}

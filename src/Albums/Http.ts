@@ -1,4 +1,17 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
+import { detailOrNotFound } from "../Domain/Detail.js"
+import { listJson } from "../Domain/Json.js"
+import { AlbumsRepo } from "./Repo.js"
 
-export const AlbumsLive = HttpApiBuilder.group(Api, "Albums", (handlers) => handlers)
+export const AlbumsLive = HttpApiBuilder.group(Api, "Albums", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* AlbumsRepo
+    return handlers
+      .handle("list", ({ urlParams: { cursor, limit, offset, ...browse } }) =>
+        Effect.map(repo.browseAlbums(browse, { cursor, limit, offset }), (page) => listJson(page.itemsJson, page.meta)))
+      .handle("detail", ({ path }) =>
+        repo.albumDetailJson(path.albumId, "public").pipe(detailOrNotFound(`Album ${path.albumId}`)))
+  })
+).pipe(Layer.provide(AlbumsRepo.Default))

@@ -1,4 +1,17 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
+import { detailOrNotFound } from "../Domain/Detail.js"
+import { listJson } from "../Domain/Json.js"
+import { CuratedListsRepo } from "./Repo.js"
 
-export const CuratedListsLive = HttpApiBuilder.group(Api, "CuratedLists", (handlers) => handlers)
+export const CuratedListsLive = HttpApiBuilder.group(Api, "CuratedLists", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* CuratedListsRepo
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.map(repo.browseCuratedLists(urlParams), (page) => listJson(page.itemsJson, page.meta)))
+      .handle("detail", ({ path }) =>
+        repo.curatedListJson(path.listId, "public").pipe(detailOrNotFound(`Curated list ${path.listId}`)))
+  })
+).pipe(Layer.provide(CuratedListsRepo.Default))

@@ -213,7 +213,15 @@ export const albumArtistsJsonSql = (al: string, audience: Audience) => `coalesce
    ) ta JOIN artists xa ON xa.id = ta.artist_id),
   '[]'::json)`
 
-/** Spec 2.3 list album entry as JSON for albums row `al`, counting the audience's songs. */
+/** Staff see albums and curated lists in every state; each says which (D5). */
+export const PublicationStatus = Schema.Literal("published", "unpublished")
+export const publicationStatusSql = (row: string) =>
+  `CASE WHEN ${row}.published_at IS NULL OR ${row}.published_at > now() THEN 'unpublished' ELSE 'published' END`
+
+/**
+ * Spec 2.3 list album entry as JSON for albums row `al`, counting the audience's songs.
+ * Staff entries end with the album's `status`.
+ */
 export const listAlbumEntryJsonSql = (al: string, audience: Audience) => `json_build_object(
   'id', ${al}.id,
   'title', ${al}.title,
@@ -226,7 +234,9 @@ export const listAlbumEntryJsonSql = (al: string, audience: Audience) => `json_b
     (SELECT max(ts.released_at) FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
      WHERE t.album_id = ${al}.id),
     ${al}.released_at)),
-  'artists', ${albumArtistsJsonSql(al, audience)})`
+  'artists', ${albumArtistsJsonSql(al, audience)}${
+  audience === "staff" ? `,\n  'status', ${publicationStatusSql(al)}` : ""
+})`
 
 /** The same fragments as `sql` template fragments: `sql\`SELECT ${songSummaryJson("s")} ...\``. */
 export const songSummaryJson = (s: string) => Statement.unsafeFragment(songSummaryJsonSql(s))

@@ -1,0 +1,101 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import type { PageParamsInput } from "../Domain/Pagination.js"
+import {
+  albumArtistsJsonSql,
+  albumSongEntryJsonSql,
+  artworkColorsJsonSql,
+  type Audience,
+  listAlbumEntryJsonSql,
+  PLACEHOLDER,
+  publicationStatusSql,
+  songsOf
+} from "../Domain/Song.js"
+
+const lit = Statement.unsafeFragment
+
+/** The albums an audience may see: a view or table name, fixed text. */
+export const albumsOf = (audience: Audience) => (audience === "public" ? "public_albums" : "albums")
+
+/**
+ * Spec 2.4 for one album in one statement. Staff see every album and every track, each song
+ * with its `status`, and the album's `status` at the end.
+ */
+const albumDetailSql = (audience: Audience) => `
+  SELECT json_build_object(
+    'id', al.id,
+    'title', al.title,
+    'album_type', al.album_type,
+    'artwork_url', asset_url(al.artwork_key, '${PLACEHOLDER.albumArtwork}'),
+    'released_at', coalesce(iso_date(al.released_at),
+      (SELECT iso_date(min(ts.released_at)) FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
+       WHERE t.album_id = al.id), ''),
+    'artists', ${albumArtistsJsonSql("al", audience)},
+    'songs', (
+      SELECT coalesce(json_agg(${albumSongEntryJsonSql("ts", "t.position", audience)} ORDER BY t.position), '[]'::json)
+      FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
+      WHERE t.album_id = al.id),
+    'artwork_colors', ${artworkColorsJsonSql("al")}${
+  audience === "staff" ? `,\n    'status', ${publicationStatusSql("al")}` : ""
+}
+  )::text AS json
+  FROM ${albumsOf(audience)} al
+  WHERE al.id = `
+
+export type AlbumSortName = "released" | "title"
+
+/** The sorts of /v1/albums (D7); albums without a date sort as the oldest. */
+const albumSorts: Record<AlbumSortName, Omit<KeysetSort, "descending">> = {
+  released: {
+    source: "public_albums al",
+    alias: "al",
+    key: "coalesce(al.released_at, DATE '0001-01-01')",
+    keyJson: "iso_date(coalesce(al.released_at, DATE '0001-01-01'))",
+    keyType: "date",
+    item: listAlbumEntryJsonSql("al", "public")
+  },
+  title: {
+    source: "public_albums al",
+    alias: "al",
+    key: "lower(al.title)",
+    keyJson: "lower(al.title)",
+    keyType: "text",
+    item: listAlbumEntryJsonSql("al", "public")
+  }
+}
+
+export interface AlbumBrowse {
+  readonly type?: "album" | "ep" | "single" | undefined
+  readonly sort?: AlbumSortName | undefined
+  readonly order?: "asc" | "desc" | undefined
+}
+
+export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const detailText = { public: albumDetailSql("public"), staff: albumDetailSql("staff") } as const
+
+    /** Spec 2.4 as JSON text; None when the audience may not see the album. */
+    const albumDetailJson = (albumId: number, audience: Audience) =>
+      sql<{ json: string }>`${lit(detailText[audience])}${albumId}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
+        Effect.orDie,
+        Effect.withSpan("AlbumsRepo.albumDetailJson")
+      )
+
+    /** D7 browse of public albums as list album entries. */
+    const browseAlbums = (browse: AlbumBrowse, page: PageParamsInput) => {
+      const sortName = browse.sort ?? "released"
+      const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
+      const filters = browse.type === undefined ? [] : [sql`al.album_type = ${browse.type}`]
+      const scope = `albums|${sortName}|${order}|t=${browse.type ?? ""}`
+      return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.withSpan("AlbumsRepo.browseAlbums")
+      )
+    }
+
+    return { albumDetailJson, browseAlbums } as const
+  })
+}) {}

@@ -1,0 +1,94 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { albumsOf } from "../Albums/Repo.js"
+import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
+import type { PageParamsInput } from "../Domain/Pagination.js"
+import {
+  type Audience,
+  listAlbumEntryJsonSql,
+  listSongEntryJsonSql,
+  PLACEHOLDER,
+  publicationStatusSql,
+  songsOf
+} from "../Domain/Song.js"
+
+const lit = Statement.unsafeFragment
+
+/** The lists an audience may see: a view or table name, fixed text. */
+const listsOf = (audience: Audience) => (audience === "public" ? "public_curated_lists" : "curated_lists")
+
+/** id .. updated_at of a list row `l` (shared by the detail and the browse list). */
+const listHeaderPairsSql = (l: string) => `
+  'id', ${l}.id,
+  'title', ${l}.title,
+  'description', ${l}.description,
+  'artwork_url', CASE WHEN ${l}.artwork_key IS NULL OR ${l}.artwork_key = '' THEN NULL
+                      ELSE asset_url(${l}.artwork_key, '${PLACEHOLDER.listArtwork}') END,
+  'artwork_colors', CASE WHEN ${l}.artwork_dominant IS NULL AND ${l}.artwork_average IS NULL THEN NULL
+                         ELSE json_build_object('dominant', coalesce(${l}.artwork_dominant, ${l}.artwork_average),
+                                                'average', coalesce(${l}.artwork_average, ${l}.artwork_dominant)) END,
+  'updated_at', iso_time(${l}.updated_at)`
+
+/**
+ * Spec 2.3 for one list in one statement: the songs array holds rows only for `songs` lists,
+ * the albums array only for `albums` lists. Staff see hidden lists and hidden entries, each
+ * marked with its `status`, and the list's own `status` at the end.
+ */
+const listDetailSql = (audience: Audience) => `
+  SELECT json_build_object(${listHeaderPairsSql("l")},
+    'show_artists', l.show_artists,
+    'show_writers', l.show_writers,
+    'content_type', l.content_type,
+    'songs', CASE WHEN l.content_type = 'songs' THEN (
+      SELECT coalesce(json_agg(${listSongEntryJsonSql("ts", audience)} ORDER BY e.position), '[]'::json)
+      FROM curated_list_songs e JOIN ${songsOf(audience)} ts ON ts.id = e.song_id
+      WHERE e.list_id = l.id) ELSE '[]'::json END,
+    'albums', CASE WHEN l.content_type = 'albums' THEN (
+      SELECT coalesce(json_agg(${listAlbumEntryJsonSql("xal", audience)} ORDER BY e.position), '[]'::json)
+      FROM curated_list_albums e JOIN ${albumsOf(audience)} xal ON xal.id = e.album_id
+      WHERE e.list_id = l.id) ELSE '[]'::json END${
+  audience === "staff" ? `,\n    'status', ${publicationStatusSql("l")}` : ""
+}
+  )::text AS json
+  FROM ${listsOf(audience)} l
+  WHERE l.id = `
+
+/** D7: public lists without their tracks, most recently updated first. */
+const listSummarySort: KeysetSort = {
+  source: "public_curated_lists l",
+  alias: "l",
+  key: "l.updated_at",
+  keyJson: timestampKeyJson("l.updated_at"),
+  keyType: "timestamptz",
+  descending: true,
+  item: `json_build_object(${listHeaderPairsSql("l")},
+    'content_type', l.content_type,
+    'item_count', CASE WHEN l.content_type = 'songs'
+      THEN (SELECT count(*) FROM curated_list_songs e JOIN public_songs ts ON ts.id = e.song_id WHERE e.list_id = l.id)
+      ELSE (SELECT count(*) FROM curated_list_albums e JOIN public_albums xal ON xal.id = e.album_id WHERE e.list_id = l.id)
+    END)`
+}
+
+export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalogue/CuratedListsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const detailText = { public: listDetailSql("public"), staff: listDetailSql("staff") } as const
+
+    /** Spec 2.3 as JSON text; None when the audience may not see the list. */
+    const curatedListJson = (listId: number, audience: Audience) =>
+      sql<{ json: string }>`${lit(detailText[audience])}${listId}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
+        Effect.orDie,
+        Effect.withSpan("CuratedListsRepo.curatedListJson")
+      )
+
+    /** D7 browse of public lists. */
+    const browseCuratedLists = (page: PageParamsInput) =>
+      keysetPage(listSummarySort, [], page, "curated-lists|updated|desc").pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.withSpan("CuratedListsRepo.browseCuratedLists")
+      )
+
+    return { curatedListJson, browseCuratedLists } as const
+  })
+}) {}
