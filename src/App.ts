@@ -15,6 +15,9 @@ import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
 import { SearchLive } from "./Search/Http.js"
 import { SongsLive } from "./Songs/Http.js"
 import { StaffLive } from "./Staff/Http.js"
+import { RateLimiter } from "./RateLimit/RateLimiter.js"
+import { ResponseCache } from "./Cache/ResponseCache.js"
+import { TokenVerifier } from "./Auth/TokenVerifier.js"
 import { UsersLive } from "./Users/Http.js"
 
 /** The database with its schema up to date: nothing that needs it starts before migrations ran. */
@@ -44,11 +47,14 @@ const GroupsLive = Layer.mergeAll(
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(GroupsLive))
 
+/** The edge's services (D3, D4, D5); the token verifier is one instance for the edge and the Staff group. */
+const EdgeServicesLive = Layer.mergeAll(RateLimiter.layer, ResponseCache.layer, TokenVerifier.layer)
+
 /** The whole service on a Bun server: the API, its docs, and the one HTTP pipeline. */
 export const ServerLive = HttpApiBuilder.serve(responseHeaders).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
-  Layer.provide(EnvelopeErrorsLive),
+  Layer.provide(EnvelopeErrorsLive.pipe(Layer.provide(EdgeServicesLive))),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress,
   Layer.provideMerge(

@@ -1,4 +1,4 @@
-import { Config, ConfigError, Context, Layer, LogLevel, Redacted } from "effect"
+import { Config, ConfigError, Context, Layer, LogLevel, Option, Redacted } from "effect"
 
 const positiveInt = (name: string, fallback: number) =>
   Config.integer(name).pipe(
@@ -40,6 +40,54 @@ const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
   none: LogLevel.None
 }
 
+/** The edge (DESIGN D3, D4, D5): proxies, rate limit, response cache, CORS, staff tokens. */
+const optionalText = (name: string) =>
+  Config.string(name).pipe(
+    Config.map((text) => text.trim()),
+    Config.option,
+    Config.map(Option.filter((text) => text !== ""))
+  )
+
+const rateLimitConfig = Config.all({
+  capacity: positiveInt("RATE_LIMIT_CAPACITY", 360),
+  windowSeconds: positiveInt("RATE_LIMIT_WINDOW_SECONDS", 60),
+  maxClients: positiveInt("RATE_LIMIT_MAX_CLIENTS", 100_000),
+  redisUrl: Config.redacted("RATE_LIMIT_REDIS_URL").pipe(
+    Config.validate({
+      message: "must be a redis:// or rediss:// URL",
+      validation: (url) => /^rediss?:\/\/\S+$/.test(Redacted.value(url)) && URL.canParse(Redacted.value(url))
+    }),
+    Config.option
+  )
+})
+
+const cacheConfig = Config.all({
+  ttlSeconds: nonNegativeInt("CACHE_TTL_SECONDS", 30),
+  maxEntries: positiveInt("CACHE_MAX_ENTRIES", 2_000),
+  maxBytes: positiveInt("CACHE_MAX_BYTES", 64 * 1024 * 1024)
+})
+
+const adminJwtConfig = Config.all({
+  secret: Config.redacted("ADMIN_JWT_SECRET").pipe(
+    Config.validate({
+      message: "must be at least 32 characters (an HS256 key shorter than its hash is guessable)",
+      validation: (secret) => Redacted.value(secret).length >= 32
+    }),
+    Config.option
+  ),
+  publicKey: optionalText("ADMIN_JWT_PUBLIC_KEY").pipe(
+    Config.validate({
+      message: "must be an Ed25519 public key in SPKI PEM form (-----BEGIN PUBLIC KEY-----)",
+      validation: (pem) => Option.isNone(pem) || pem.value.replace(/\\n/g, "\n").startsWith("-----BEGIN PUBLIC KEY-----")
+    }),
+    Config.map(Option.map((text) => text.replace(/\\n/g, "\n")))
+  ),
+  jwksFile: optionalText("ADMIN_JWT_JWKS_FILE"),
+  issuer: optionalText("ADMIN_JWT_ISSUER"),
+  audience: Config.string("ADMIN_JWT_AUDIENCE").pipe(Config.withDefault("catalogue-api")),
+  maxLifetimeSeconds: positiveInt("ADMIN_JWT_MAX_LIFETIME_SECONDS", 900)
+})
+
 /** Every setting of the service, read once at start (DESIGN D13). The README table mirrors it. */
 export const AppConfigShape = Config.all({
   // 0 asks the system for a free port (tests).
@@ -61,7 +109,19 @@ export const AppConfigShape = Config.all({
     Config.map((text) => LOG_LEVELS[text] ?? LogLevel.Info),
     Config.withDefault(LogLevel.Info)
   ),
-  logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const))
+  logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const)),
+  trustProxy: nonNegativeInt("TRUST_PROXY", 0),
+  rateLimit: rateLimitConfig,
+  cache: cacheConfig,
+  corsStaffOrigins: Config.string("CORS_STAFF_ORIGINS").pipe(
+    Config.map((text) => text.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
+    Config.validate({
+      message: "must be a comma-separated list of origins like https://staff.example.com",
+      validation: (origins) => origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin))
+    }),
+    Config.withDefault([] as ReadonlyArray<string>)
+  ),
+  adminJwt: adminJwtConfig
 })
 
 export type AppConfigValues = Config.Config.Success<typeof AppConfigShape>

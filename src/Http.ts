@@ -11,6 +11,7 @@ import {
 import { SqlError } from "@effect/sql"
 import { Cause, Effect, Option } from "effect"
 import { Api } from "./Api.js"
+import { makeEdge } from "./Cache/Edge.js"
 import { BadRequest, InternalError, NotFound, Unavailable } from "./Domain/Errors.js"
 import { JSON_CONTENT_TYPE } from "./Domain/Json.js"
 import { DOCS_PATH, OPENAPI_PATH } from "./Meta/Http.js"
@@ -117,7 +118,14 @@ const envelopeErrors = (app: HttpApp.Default) =>
     )
   )
 
-export const EnvelopeErrorsLive = HttpApiBuilder.middleware(Api, envelopeErrors)
+/**
+ * The edge (src/Cache/Edge.ts: rate limit, response cache, validators, compression, CORS) goes
+ * outside the envelope, so its 429s and cache hits answer before routing.
+ */
+export const EnvelopeErrorsLive = HttpApiBuilder.middleware(
+  Api,
+  Effect.map(makeEdge, (edge) => (app: HttpApp.Default) => edge(envelopeErrors(app)))
+)
 
 /**
  * Headers every response carries (D2, D3). Responses are sent before an outer middleware

@@ -12,7 +12,13 @@ const FIXTURE_DIR = resolve(import.meta.dir, "../fixture")
 export const TEST_ENV: Readonly<Record<string, string>> = {
   PORT: "0",
   LOG_LEVEL: "warn",
-  CDN_BASE_URL: "https://cdn.test.example"
+  CDN_BASE_URL: "https://cdn.test.example",
+  // Every group's tests share one server from 127.0.0.1: no rate limit to speak of, no response
+  // cache (tests change rows under it). The edge's own tests start servers with the real settings.
+  RATE_LIMIT_CAPACITY: "100000000",
+  CACHE_TTL_SECONDS: "0",
+  // Staff tokens in tests are minted with this secret (test/support/tokens.ts).
+  ADMIN_JWT_SECRET: "test-secret-for-staff-tokens-0123456789abcdef"
 }
 
 export interface TestServer {

@@ -1,0 +1,27 @@
+import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
+import { Context, Effect, Layer, Schema } from "effect"
+import { ForbiddenError, UnauthorizedError } from "../Domain/Errors.js"
+import { type StaffIdentity, TokenVerifier } from "./TokenVerifier.js"
+
+/** The staff member a request was verified for; handlers of the Staff group may read it. */
+export class CurrentStaff extends Context.Tag("catalogue/CurrentStaff")<CurrentStaff, StaffIdentity>() {}
+
+/**
+ * Bearer-token security for the Staff group (D5): 401 for a missing or bad token, 403 for a
+ * valid token without the staff role. WWW-Authenticate is added by the pipeline (src/Http.ts).
+ */
+export class StaffAuth extends HttpApiMiddleware.Tag<StaffAuth>()("catalogue/StaffAuth", {
+  failure: Schema.Union(UnauthorizedError, ForbiddenError),
+  provides: CurrentStaff,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+/** The header is read here, not the decoded token: the platform strips 7 characters unchecked. */
+export const StaffAuthLive = Layer.effect(
+  StaffAuth,
+  Effect.map(TokenVerifier, (verifier) =>
+    StaffAuth.of({
+      bearer: () =>
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => verifier.verify(request.headers.authorization))
+    }))
+)

@@ -1,0 +1,98 @@
+import { Clock, Context, Effect, Layer, Metric } from "effect"
+import { AppConfig } from "../Config.js"
+import type { Representation } from "./Representation.js"
+
+/** Hits and misses of the response cache, for the hit rate (also in the X-Cache header). */
+export const cacheHits = Metric.counter("http_response_cache_hits_total", {
+  description: "Public GET/HEAD requests answered from the in-process response cache"
+})
+export const cacheMisses = Metric.counter("http_response_cache_misses_total", {
+  description: "Public GET/HEAD requests that had to run their handler"
+})
+
+export interface ResponseCacheSettings {
+  readonly ttlSeconds: number
+  readonly maxEntries: number
+  readonly maxBytes: number
+}
+
+interface Entry {
+  readonly representation: Representation
+  readonly expiresAtMs: number
+  bytes: number
+}
+
+const sizeOf = (representation: Representation) =>
+  representation.body.length + (representation.coded.br?.length ?? 0) + (representation.coded.gzip?.length ?? 0)
+
+/**
+ * The in-process cache of final public response bytes (D3), keyed by path and query.
+ * Bounded by entries and by bytes (least recently used dropped first); entries live
+ * `ttlSeconds`; 0 turns it off. Staff requests never reach it (the pipeline decides).
+ */
+export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
+  ResponseCache,
+  {
+    readonly enabled: boolean
+    readonly lookup: (key: string) => Effect.Effect<Representation | undefined>
+    readonly store: (key: string, representation: Representation) => Effect.Effect<void>
+    /** A cached representation gained a compressed form: count its bytes. */
+    readonly grew: (key: string, representation: Representation, addedBytes: number) => Effect.Effect<void>
+    readonly stats: Effect.Effect<{ readonly entries: number; readonly bytes: number }>
+  }
+>() {
+  static readonly make = (settings: ResponseCacheSettings) => {
+    const entries = new Map<string, Entry>()
+    let totalBytes = 0
+    const remove = (key: string, entry: Entry) => {
+      entries.delete(key)
+      totalBytes -= entry.bytes
+    }
+    const shrinkTo = (maxEntries: number, maxBytes: number) => {
+      for (const [key, entry] of entries) {
+        if (entries.size <= maxEntries && totalBytes <= maxBytes) break
+        remove(key, entry)
+      }
+    }
+    return ResponseCache.of({
+      enabled: settings.ttlSeconds > 0,
+      lookup: (key) =>
+        Effect.map(Clock.currentTimeMillis, (nowMs) => {
+          const entry = entries.get(key)
+          if (entry === undefined) return undefined
+          entries.delete(key)
+          if (entry.expiresAtMs <= nowMs) {
+            totalBytes -= entry.bytes
+            return undefined
+          }
+          entries.set(key, entry) // most recently used last
+          return entry.representation
+        }),
+      store: (key, representation) =>
+        Effect.map(Clock.currentTimeMillis, (nowMs) => {
+          const bytes = sizeOf(representation)
+          // One body may take at most an eighth of the budget, so a few big pages cannot flush the rest.
+          if (settings.ttlSeconds <= 0 || bytes > settings.maxBytes / 8) return
+          const previous = entries.get(key)
+          if (previous !== undefined) remove(key, previous)
+          shrinkTo(settings.maxEntries - 1, settings.maxBytes - bytes)
+          entries.set(key, { representation, expiresAtMs: nowMs + settings.ttlSeconds * 1000, bytes })
+          totalBytes += bytes
+        }),
+      grew: (key, representation, addedBytes) =>
+        Effect.sync(() => {
+          const entry = entries.get(key)
+          if (entry === undefined || entry.representation !== representation || addedBytes === 0) return
+          entry.bytes += addedBytes
+          totalBytes += addedBytes
+          if (totalBytes > settings.maxBytes) shrinkTo(settings.maxEntries, settings.maxBytes)
+        }),
+      stats: Effect.sync(() => ({ entries: entries.size, bytes: totalBytes }))
+    })
+  }
+
+  static readonly layer = Layer.effect(
+    ResponseCache,
+    Effect.map(AppConfig, (config) => ResponseCache.make(config.cache))
+  )
+}

@@ -1,0 +1,141 @@
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { AppConfig } from "../Config.js"
+import { makeRedisStore } from "./RedisStore.js"
+
+/** A token bucket: `capacity` tokens, refilled evenly over `windowSeconds` (D4: 360 per 60 s). */
+export interface RateLimitPolicy {
+  readonly capacity: number
+  readonly windowSeconds: number
+}
+
+/** A bucket just after a request tried to take one token. */
+export interface BucketState {
+  readonly allowed: boolean
+  /** Tokens left after the take; fractional while refilling. */
+  readonly tokens: number
+  readonly nowMs: number
+}
+
+/** Where buckets live: process memory, or Redis shared by replicas. */
+export interface BucketStore {
+  readonly take: (key: string) => Effect.Effect<BucketState>
+  /** How many clients have a bucket now (memory is bounded: D4). */
+  readonly trackedClients: Effect.Effect<number>
+}
+
+/** What one request got, in the terms of the response headers (D4). */
+export interface RateLimitDecision {
+  readonly allowed: boolean
+  readonly limit: number
+  readonly windowSeconds: number
+  readonly remaining: number
+  /** Whole seconds until one more token is back: 0 when the bucket is full, at least 1 otherwise. */
+  readonly secondsUntilToken: number
+  /** Epoch seconds when the bucket is full again. */
+  readonly resetEpochSeconds: number
+}
+
+export const tokensPerMs = (policy: RateLimitPolicy) => policy.capacity / (policy.windowSeconds * 1000)
+
+export const decide = (policy: RateLimitPolicy, state: BucketState): RateLimitDecision => {
+  const rate = tokensPerMs(policy)
+  const remaining = Math.max(0, Math.floor(state.tokens + 1e-9))
+  const full = state.tokens >= policy.capacity - 1e-9
+  const msUntilToken = (remaining + 1 - state.tokens) / rate
+  const msUntilFull = Math.max(0, (policy.capacity - state.tokens) / rate)
+  return {
+    allowed: state.allowed,
+    limit: policy.capacity,
+    windowSeconds: policy.windowSeconds,
+    remaining,
+    secondsUntilToken: full ? 0 : Math.max(1, Math.ceil(msUntilToken / 1000 - 1e-9)),
+    resetEpochSeconds: Math.ceil((state.nowMs + msUntilFull) / 1000)
+  }
+}
+
+/**
+ * Buckets in process memory, bounded (D4): a bucket is dropped once it has refilled (a fresh
+ * bucket is the same thing), and past `maxClients` the longest idle bucket is dropped first.
+ * The Map's insertion order is the idle order: a touched bucket moves to the end.
+ */
+export const makeMemoryStore = (policy: RateLimitPolicy, maxClients: number): BucketStore => {
+  const rate = tokensPerMs(policy)
+  const buckets = new Map<string, { tokens: number; atMs: number }>()
+  const refilled = (bucket: { tokens: number; atMs: number }, nowMs: number) =>
+    Math.min(policy.capacity, bucket.tokens + Math.max(0, nowMs - bucket.atMs) * rate)
+
+  /** Drops refilled buckets from the idle end (a few per call), and the oldest while over the cap. */
+  const sweep = (nowMs: number, room: number) => {
+    let inspected = 0
+    for (const [key, bucket] of buckets) {
+      const overCap = buckets.size > maxClients - room
+      if (refilled(bucket, nowMs) >= policy.capacity || overCap) buckets.delete(key)
+      else if (++inspected >= 2) break
+    }
+  }
+
+  return {
+    take: (key) =>
+      Effect.map(Clock.currentTimeMillis, (nowMs) => {
+        const bucket = buckets.get(key)
+        let tokens = policy.capacity
+        if (bucket !== undefined) {
+          tokens = refilled(bucket, nowMs)
+          buckets.delete(key)
+        }
+        sweep(nowMs, 1)
+        const allowed = tokens >= 1
+        if (allowed) tokens -= 1
+        buckets.set(key, { tokens, atMs: nowMs })
+        return { allowed, tokens, nowMs }
+      }),
+    trackedClients: Effect.sync(() => buckets.size)
+  }
+}
+
+/** The rate limiter of D4: one bucket per client key. */
+export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
+  RateLimiter,
+  {
+    readonly policy: RateLimitPolicy
+    readonly take: (clientKey: string) => Effect.Effect<RateLimitDecision>
+    readonly trackedClients: Effect.Effect<number>
+  }
+>() {
+  static readonly fromStore = (policy: RateLimitPolicy, store: BucketStore) =>
+    RateLimiter.of({
+      policy,
+      take: (key) => Effect.map(store.take(key), (state) => decide(policy, state)),
+      trackedClients: store.trackedClients
+    })
+
+  static readonly memory = (policy: RateLimitPolicy, maxClients: number) =>
+    Layer.sync(RateLimiter, () => RateLimiter.fromStore(policy, makeMemoryStore(policy, maxClients)))
+
+  /** Memory by default; Redis when RATE_LIMIT_REDIS_URL is set (falling back to memory while Redis fails). */
+  static readonly layer = Layer.scoped(
+    RateLimiter,
+    Effect.gen(function*() {
+      const { rateLimit } = yield* AppConfig
+      const policy = { capacity: rateLimit.capacity, windowSeconds: rateLimit.windowSeconds }
+      const memory = makeMemoryStore(policy, rateLimit.maxClients)
+      if (Option.isNone(rateLimit.redisUrl)) return RateLimiter.fromStore(policy, memory)
+      const redis = yield* makeRedisStore(rateLimit.redisUrl.value, policy, memory)
+      yield* Effect.logInfo("rate limit: buckets shared through Redis")
+      return RateLimiter.fromStore(policy, redis)
+    })
+  )
+}
+
+/** The header fields of D4 for one decision. */
+export const rateLimitHeaders = (decision: RateLimitDecision): Record<string, string> => {
+  const headers: Record<string, string> = {
+    "ratelimit-policy": `"ip";q=${decision.limit};w=${decision.windowSeconds}`,
+    ratelimit: `"ip";r=${decision.remaining};t=${decision.secondsUntilToken}`,
+    "x-ratelimit-limit": String(decision.limit),
+    "x-ratelimit-remaining": String(decision.remaining),
+    "x-ratelimit-reset": String(decision.resetEpochSeconds)
+  }
+  if (!decision.allowed) headers["retry-after"] = String(Math.max(1, decision.secondsUntilToken))
+  return headers
+}

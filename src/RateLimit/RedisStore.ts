@@ -1,0 +1,94 @@
+import { Effect, Redacted } from "effect"
+import { Redis } from "ioredis"
+import type { BucketState, BucketStore, RateLimitPolicy } from "./RateLimiter.js"
+
+const KEY_PREFIX = "catalogue:ratelimit:"
+
+/**
+ * One atomic token-bucket step on the Redis server, timed by the server's clock so replicas
+ * agree. The hash expires when the bucket would be full again: full buckets cost no memory.
+ * Returns {allowed, tokens (as text: Lua numbers would be truncated), now in ms}.
+ */
+const TAKE_SCRIPT = `
+local capacity = tonumber(ARGV[1])
+local per_ms = tonumber(ARGV[2])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or at == nil then
+  tokens = capacity
+else
+  tokens = math.min(capacity, tokens + math.max(0, now - at) * per_ms)
+end
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((capacity - tokens) / per_ms)))
+return {allowed, tostring(tokens), tostring(now)}
+`
+
+type TakeReply = [number, string, string]
+
+/**
+ * Buckets in Redis, shared by every replica (D4). While Redis does not answer, requests are
+ * limited by `fallback` (this process's memory) rather than refused or let through unlimited.
+ */
+export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimitPolicy, fallback: BucketStore) =>
+  Effect.gen(function*() {
+    const client = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const redis = new Redis(Redacted.value(url), {
+          lazyConnect: false,
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          commandTimeout: 250,
+          connectTimeout: 2_000
+        })
+        // Connection errors are reported per command; an unhandled 'error' event would crash.
+        redis.on("error", () => undefined)
+        redis.defineCommand("takeToken", { numberOfKeys: 1, lua: TAKE_SCRIPT })
+        return redis
+      }),
+      (redis) => Effect.promise(() => redis.quit().catch(() => redis.disconnect()))
+    )
+    const run = client as unknown as {
+      takeToken: (key: string, capacity: number, perMs: number) => Promise<TakeReply>
+    }
+    let lastWarningMs = 0
+    const warn = (cause: unknown) =>
+      Effect.suspend(() => {
+        const now = Date.now()
+        if (now - lastWarningMs < 10_000) return Effect.void
+        lastWarningMs = now
+        return Effect.logWarning("rate limit: Redis did not answer; limiting in memory meanwhile", String(cause))
+      })
+    const perMs = policy.capacity / (policy.windowSeconds * 1000)
+
+    const take = (key: string): Effect.Effect<BucketState> =>
+      Effect.tryPromise(() => run.takeToken(KEY_PREFIX + key, policy.capacity, perMs)).pipe(
+        Effect.map(([allowed, tokens, now]): BucketState => ({
+          allowed: allowed === 1,
+          tokens: Number(tokens),
+          nowMs: Number(now)
+        })),
+        Effect.catchAll((error) => Effect.zipRight(warn(error.error), fallback.take(key)))
+      )
+
+    const trackedClients = Effect.tryPromise(async () => {
+      let cursor = "0"
+      let count = 0
+      do {
+        const [next, keys] = await client.scan(cursor, "MATCH", `${KEY_PREFIX}*`, "COUNT", 1000)
+        cursor = next
+        count += keys.length
+      } while (cursor !== "0")
+      return count
+    }).pipe(Effect.orElse(() => fallback.trackedClients))
+
+    return { take, trackedClients } satisfies BucketStore
+  })

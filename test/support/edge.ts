@@ -1,0 +1,22 @@
+import { resolveTestDatabase } from "./database.js"
+import { sharedServer, startServer, type TestServer } from "./server.js"
+
+/**
+ * A server of its own with the edge's real settings on top of TEST_ENV. On PostgreSQL it reuses
+ * the shared fixture database; the embedded database allows one server per data directory, so
+ * there it gets a fresh one (with the fixture loaded), dropped on stop.
+ */
+export const startEdgeServer = async (env: Record<string, string>): Promise<TestServer> => {
+  const shared = await sharedServer()
+  if (shared.database.kind === "postgres") return startServer({ env, database: shared.database })
+  const database = await resolveTestDatabase()
+  const server = await startServer({ env, database })
+  return { ...server, stop: () => server.stop().then(database.drop) }
+}
+
+/** The real limits of D4 and the response cache of D3, as production has them. */
+export const REAL_EDGE_ENV: Readonly<Record<string, string>> = {
+  RATE_LIMIT_CAPACITY: "360",
+  RATE_LIMIT_WINDOW_SECONDS: "60",
+  CACHE_TTL_SECONDS: "30"
+}
