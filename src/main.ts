@@ -1,5 +1,12 @@
 import { BunRuntime } from "@effect/platform-bun"
-import { Layer } from "effect"
+import { Cause, Console, Effect, Layer } from "effect"
 import { AppLive } from "./App.js"
+import { describeStartupFailure } from "./Logging.js"
 
-Layer.launch(AppLive).pipe(BunRuntime.runMain)
+/** The service until SIGTERM or SIGINT; a start that fails says why in one line and exits 1. */
+Layer.launch(AppLive).pipe(
+  Effect.tapErrorCause((cause) =>
+    Cause.isInterruptedOnly(cause) ? Effect.void : Console.error(describeStartupFailure(cause))
+  ),
+  BunRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+)

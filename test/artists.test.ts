@@ -26,10 +26,12 @@ const expectError = (reply: Reply, status: number, code: string) => {
   expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8")
 }
 
-const walk = async <A extends { id: number }>(
-  path: string,
-  schema: Schema.Schema<{ readonly data: ReadonlyArray<A>; readonly meta: { readonly next_cursor: string } }, any>
-) => {
+interface Page {
+  readonly data: ReadonlyArray<{ readonly id: number }>
+  readonly meta: { readonly next_cursor: string }
+}
+
+const walk = async <A extends Page, I>(path: string, schema: Schema.Schema<A, I>) => {
   const ids: Array<number> = []
   let cursor = ""
   for (let pageNumber = 0; pageNumber < 50; pageNumber++) {

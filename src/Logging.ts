@@ -1,0 +1,41 @@
+import { SqlError } from "@effect/sql"
+import { Cause, ConfigError, Effect, Layer, Logger, Option } from "effect"
+import { AppConfig, describeConfigError } from "./Config.js"
+
+/** Log lines as logfmt (`LOG_FORMAT=text`) or one JSON object per line, at or above LOG_LEVEL. */
+export const LoggingLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Layer.merge(Logger.minimumLogLevel(config.logLevel), config.logFormat === "json" ? Logger.json : Logger.logFmt)
+  )
+)
+
+/** Which optional features this start has switched on, in one line (D13). */
+export const logFeatures = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const tracing = Option.match(config.otlpEndpoint, {
+    onNone: () => "off",
+    onSome: (endpoint) => `on (OTLP/HTTP to ${endpoint}, service ${config.serviceName})`
+  })
+  yield* Effect.logInfo(`tracing ${tracing}`).pipe(Effect.annotateLogs({ tracing: Option.isSome(config.otlpEndpoint) }))
+})
+
+const messageOf = (error: unknown): string => {
+  if (ConfigError.isConfigError(error)) return `configuration: ${describeConfigError(error)}`
+  if (error instanceof SqlError.SqlError) {
+    const cause = error.cause instanceof Error && error.cause.message !== error.message ? `: ${error.cause.message}` : ""
+    return `database: ${error.message}${cause}`
+  }
+  if (error instanceof Error) return error.message !== "" ? error.message : error.name
+  if (typeof error === "object" && error !== null && "message" in error) return String(error.message)
+  return String(error)
+}
+
+/**
+ * One line that says why the service could not start (a bad setting, an unreachable or locked
+ * database, a port in use), for an operator reading a terminal or a container log. No stack trace.
+ */
+export const describeStartupFailure = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause)
+  const reason = messageOf(Option.isSome(failure) ? failure.value : Cause.squash(cause))
+  return `cannot start: ${reason.replace(/\s*\n\s*/g, " ").trim()}`
+}

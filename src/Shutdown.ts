@@ -1,0 +1,85 @@
+import { HttpApp, HttpServerRequest } from "@effect/platform"
+import { Context, Duration, Effect, Layer, Option } from "effect"
+
+/** How long SIGTERM or SIGINT waits for requests in flight before closing anyway (D13). */
+export const DRAIN_TIMEOUT = Duration.seconds(10)
+
+interface StoppableServer {
+  readonly stop: (closeActiveConnections?: boolean) => Promise<void> | void
+}
+
+/**
+ * Requests in flight, and the Bun server that carries them. @effect/platform-bun closes the
+ * server only after interrupting every request fiber; a graceful stop has to come first.
+ */
+export class InFlightRequests extends Context.Tag("catalogue/InFlightRequests")<
+  InFlightRequests,
+  {
+    count: number
+    server: StoppableServer | undefined
+    readonly idle: Set<() => void>
+  }
+>() {
+  static readonly layer = Layer.sync(InFlightRequests, () => ({ count: 0, server: undefined, idle: new Set<() => void>() }))
+}
+
+/**
+ * The Bun server behind a request. @effect/platform-bun keeps it in a private field and offers
+ * no other way to it; without it, draining still waits for requests but cannot stop the listener early.
+ */
+const bunServerOf = (request: HttpServerRequest.HttpServerRequest): StoppableServer | undefined => {
+  const server: unknown = (request as unknown as { readonly bunServer?: unknown }).bunServer
+  return typeof server === "object" && server !== null && "stop" in server && typeof server.stop === "function"
+    ? (server as StoppableServer)
+    : undefined
+}
+
+/** Counts each request while it runs (a step of the HTTP pipeline). */
+export const trackInFlight = (app: HttpApp.Default): HttpApp.Default<never, InFlightRequests> =>
+  Effect.flatMap(InFlightRequests, (inFlight) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      inFlight.server ??= bunServerOf(request)
+      inFlight.count++
+      return Effect.ensuring(
+        app,
+        Effect.sync(() => {
+          inFlight.count--
+          if (inFlight.count === 0) for (const resolve of inFlight.idle) resolve()
+        })
+      )
+    })
+  )
+
+/**
+ * On shutdown, before the server's own finalizers interrupt what is left: stop accepting
+ * connections, let requests in flight finish (up to DRAIN_TIMEOUT), then let the layers close
+ * the pool and the embedded database. Build it after the server layer, so it is finalized first.
+ */
+export const GracefulShutdownLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const inFlight = yield* InFlightRequests
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        yield* Effect.logInfo(`shutting down: no new connections; ${inFlight.count} request(s) in flight`)
+        const idle = Effect.async<void>((resume) => {
+          if (inFlight.count === 0) return resume(Effect.void)
+          const done = () => resume(Effect.void)
+          inFlight.idle.add(done)
+          return Effect.sync(() => inFlight.idle.delete(done))
+        })
+        const stopped = Effect.promise(async () => {
+          await inFlight.server?.stop(false)
+        })
+        const drained = yield* Effect.all([stopped, idle], { concurrency: 2 }).pipe(Effect.timeoutOption(DRAIN_TIMEOUT))
+        if (Option.isNone(drained)) {
+          yield* Effect.logWarning(
+            `shutting down: ${inFlight.count} request(s) still running after ${Duration.format(DRAIN_TIMEOUT)}; closing them`
+          )
+          yield* Effect.promise(async () => {
+            await inFlight.server?.stop(true)
+          })
+        }
+      })
+    )
+  })
+)
