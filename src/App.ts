@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
-import { Effect, Layer, Logger } from "effect"
+import { Effect, Layer } from "effect"
 import { AlbumsLive } from "./Albums/Http.js"
 import { Api } from "./Api.js"
 import { ArtistsLive } from "./Artists/Http.js"
@@ -11,13 +11,16 @@ import { DiscoveryLive } from "./Discovery/Http.js"
 import { GenresLive } from "./Genres/Http.js"
 import { EnvelopeErrorsLive, responseHeaders } from "./Http.js"
 import { LabelsLive } from "./Labels/Http.js"
+import { logFeatures, LoggingLive } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
 import { SearchLive } from "./Search/Http.js"
+import { GracefulShutdownLive, InFlightRequests, trackInFlight } from "./Shutdown.js"
 import { SongsLive } from "./Songs/Http.js"
 import { StaffLive } from "./Staff/Http.js"
 import { RateLimiter } from "./RateLimit/RateLimiter.js"
 import { ResponseCache } from "./Cache/ResponseCache.js"
 import { TokenVerifier } from "./Auth/TokenVerifier.js"
+import { observeRequests, TracingLive, withRequestTracing } from "./Telemetry.js"
 import { UsersLive } from "./Users/Http.js"
 
 /** The database with its schema up to date: nothing that needs it starts before migrations ran. */
@@ -51,7 +54,9 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(GroupsLive))
 const EdgeServicesLive = Layer.mergeAll(RateLimiter.layer, ResponseCache.layer, TokenVerifier.layer)
 
 /** The whole service on a Bun server: the API, its docs, and the one HTTP pipeline. */
-export const ServerLive = HttpApiBuilder.serve(responseHeaders).pipe(
+export const ServerLive = withRequestTracing(
+  HttpApiBuilder.serve((app) => trackInFlight(observeRequests(responseHeaders(app))))
+).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
   Layer.provide(EnvelopeErrorsLive.pipe(Layer.provide(EdgeServicesLive))),
@@ -62,11 +67,17 @@ export const ServerLive = HttpApiBuilder.serve(responseHeaders).pipe(
   )
 )
 
-const LoggingLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => Logger.minimumLogLevel(config.logLevel)))
+/** The server, drained before it closes: built after it, so finalized before it (D13). */
+const DrainedServerLive = GracefulShutdownLive.pipe(
+  Layer.provideMerge(ServerLive),
+  Layer.provideMerge(InFlightRequests.layer)
+)
 
 /** The running service. Its outputs (server, database, config) let tests reach inside. */
-export const AppLive = ServerLive.pipe(
+export const AppLive = DrainedServerLive.pipe(
   Layer.provideMerge(DatabaseReady),
+  Layer.provide(Layer.effectDiscard(logFeatures)),
+  Layer.provide(TracingLive),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfig.layer)
 )

@@ -110,6 +110,21 @@ export const AppConfigShape = Config.all({
     Config.withDefault(LogLevel.Info)
   ),
   logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const)),
+  // Unset or empty: no tracing at all (OpenTelemetry's own rule for an empty variable).
+  otlpEndpoint: Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+    Config.map((url) => url.trim().replace(/\/+$/, "")),
+    Config.validate({
+      message: "must be an absolute http(s) URL of an OTLP/HTTP collector, like http://localhost:4318",
+      validation: (url) => url === "" || (/^https?:\/\//.test(url) && URL.canParse(url))
+    }),
+    Config.option,
+    Config.map(Option.filter((url) => url !== ""))
+  ),
+  serviceName: Config.string("OTEL_SERVICE_NAME").pipe(
+    Config.map((name) => name.trim()),
+    Config.validate({ message: "must not be empty", validation: (name) => name !== "" }),
+    Config.withDefault("catalogue-api")
+  ),
   trustProxy: nonNegativeInt("TRUST_PROXY", 0),
   rateLimit: rateLimitConfig,
   cache: cacheConfig,

@@ -18,25 +18,35 @@ import { DOCS_PATH, OPENAPI_PATH } from "./Meta/Http.js"
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 
-/** Every path the service answers, as patterns: for 405 and OPTIONS on known paths. */
-const knownPaths: ReadonlyArray<RegExp> = (() => {
-  const patterns: Array<RegExp> = [DOCS_PATH, OPENAPI_PATH].map((path) => new RegExp(`^${path}$`))
+/**
+ * Every route the service answers, as its template and a pattern: for 405 and OPTIONS on known
+ * paths, and to name spans and log lines by route. Static routes first, as the router prefers them.
+ */
+const knownRoutes: ReadonlyArray<{ readonly template: string; readonly pattern: RegExp }> = (() => {
+  const templates = [DOCS_PATH, OPENAPI_PATH]
   HttpApi.reflect(Api, {
     onGroup: () => undefined,
-    onEndpoint: ({ endpoint }) => {
-      const source = endpoint.path
+    onEndpoint: ({ endpoint }) => void templates.push(endpoint.path)
+  })
+  const parameters = (template: string) => template.split("/").filter((segment) => segment.startsWith(":")).length
+  return [...new Set(templates)]
+    .sort((a, b) => parameters(a) - parameters(b))
+    .map((template) => {
+      const source = template
         .split("/")
         .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
         .join("/")
-      patterns.push(new RegExp(`^${source}$`))
-    }
-  })
-  return patterns
+      return { template, pattern: new RegExp(`^${source}$`) }
+    })
 })()
 
-const isKnownPath = (path: string) => knownPaths.some((pattern) => pattern.test(path))
+/** The route template a path matches (`/v1/songs/:songId`), if any. */
+export const routeOf = (path: string): string | undefined =>
+  knownRoutes.find((route) => route.pattern.test(path))?.template
 
-const pathOf = (url: string) => {
+const isKnownPath = (path: string) => routeOf(path) !== undefined
+
+export const pathOf = (url: string) => {
   const query = url.indexOf("?")
   return query === -1 ? url : url.slice(0, query)
 }
