@@ -1,4 +1,25 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
+import { notFound } from "../Domain/Errors.js"
+import { listJson } from "../Domain/Json.js"
+import type { KeysetResult } from "../Domain/Keyset.js"
+import { UsersRepo } from "./Repo.js"
 
-export const UsersLive = HttpApiBuilder.group(Api, "Users", (handlers) => handlers)
+const listOf = (page: KeysetResult) => listJson(page.itemsJson, page.meta)
+
+/** A list owned by a member: not_found when no public member has the handle (D2). */
+const memberListOf = (username: string) => (page: KeysetResult) =>
+  page.found ? Effect.succeed(listOf(page)) : Effect.fail(notFound(`User ${username}`))
+
+export const UsersLive = HttpApiBuilder.group(Api, "Users", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* UsersRepo
+    return handlers
+      .handle("list", ({ urlParams: { cursor, limit, offset, ...query } }) =>
+        Effect.map(repo.listProfiles(query, { cursor, limit, offset }), listOf))
+      .handle("contributions", ({ path: { username }, urlParams }) =>
+        Effect.flatMap(repo.listContributions(username, urlParams), memberListOf(username)))
+      .handle("loves", ({ path: { username }, urlParams }) =>
+        Effect.flatMap(repo.listLoves(username, urlParams), memberListOf(username)))
+  })).pipe(Layer.provide(UsersRepo.Default))

@@ -1,0 +1,166 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { Effect } from "effect"
+import { keysetPage, type KeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
+import type { PageParamsInput } from "../Domain/Pagination.js"
+import { PLACEHOLDER, songSummaryJsonSql } from "../Domain/Song.js"
+
+const lit = Statement.unsafeFragment
+
+export type UserSort = "contributions" | "joined" | "name"
+export type UserType = "artists" | "fans" | "groups"
+
+export interface UserListQuery {
+  readonly q?: string | undefined
+  readonly type?: UserType | undefined
+  readonly sort?: UserSort | undefined
+  readonly order?: "asc" | "desc" | undefined
+}
+
+const KIND: Record<UserType, string> = { artists: "artist", fans: "fan", groups: "group" }
+
+/**
+ * Public members (D11: a username and not banned) with their counted contributions. The
+ * condition is public_members' own, spelled out because that view predates the search columns.
+ * The handle (lower-cased username) is the tie-breaker, so cursors carry no internal member id.
+ */
+const publicProfiles = `(
+  SELECT m.username, m.name, m.kind, m.avatar_key, m.joined_at, m.search_name, m.search_username,
+         lower(m.username) AS handle, lower(m.name) AS sort_name,
+         coalesce(cc.contribution_count, 0)::int AS contribution_count
+  FROM members m
+  LEFT JOIN public_member_contribution_counts cc ON cc.member_id = m.id
+  WHERE m.username IS NOT NULL AND NOT m.is_banned) m`
+
+/** Spec 2.8 for row `m` of publicProfiles. */
+const profileJson = `json_build_object(
+  'username', m.username,
+  'name', m.name,
+  'avatar_url', asset_url(m.avatar_key, '${PLACEHOLDER.avatar}'),
+  'is_fan', m.kind = 'fan',
+  'is_artist', m.kind = 'artist',
+  'is_group', m.kind = 'group',
+  'joined_at', iso_time(m.joined_at),
+  'contribution_count', m.contribution_count)`
+
+const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
+  contributions: {
+    source: publicProfiles,
+    alias: "m",
+    key: "m.contribution_count",
+    keyJson: "m.contribution_count",
+    keyType: "int",
+    item: profileJson,
+    tie: { key: "m.handle", keyType: "text" },
+    defaultDescending: true
+  },
+  joined: {
+    source: publicProfiles,
+    alias: "m",
+    key: "m.joined_at",
+    keyJson: timestampKeyJson("m.joined_at"),
+    keyType: "timestamptz",
+    item: profileJson,
+    tie: { key: "m.handle", keyType: "text" },
+    defaultDescending: true
+  },
+  name: {
+    source: publicProfiles,
+    alias: "m",
+    key: "m.sort_name",
+    keyJson: "m.sort_name",
+    keyType: "text",
+    item: profileJson,
+    tie: { key: "m.handle", keyType: "text" },
+    defaultDescending: false
+  }
+}
+
+/** Spec 2.9 for row `c` of contributions; the song is a song summary (spec 2.1). */
+const contributionJson = `json_build_object(
+  'id', c.id,
+  'action', c.action,
+  'action_at', iso_time(c.action_at),
+  'details', contribution_details_json(c.details),
+  'song', (SELECT ${songSummaryJsonSql("s")} FROM songs s WHERE s.id = c.song_id))`
+
+const contributionsSort: KeysetSort = {
+  source: "contributions c",
+  alias: "c",
+  key: "c.action_at",
+  keyJson: timestampKeyJson("c.action_at"),
+  keyType: "timestamptz",
+  item: contributionJson,
+  descending: true
+}
+
+const lovesSort: KeysetSort = {
+  source: "loves l",
+  alias: "l",
+  key: "l.loved_at",
+  keyJson: timestampKeyJson("l.loved_at"),
+  keyType: "timestamptz",
+  item: `(SELECT ${songSummaryJsonSql("s")} FROM songs s WHERE s.id = l.song_id)`,
+  descending: true,
+  tie: { key: "l.song_id", keyType: "int" }
+}
+
+export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The public member with this handle, case-insensitively (D2), as an SQL scalar subquery. */
+    const memberId = (username: string) =>
+      sql`(SELECT pm.id FROM public_members pm WHERE lower(pm.username) = lower(${username}))`
+
+    /** Spec 2.8 list with D1's q, type, sort and order. */
+    const listProfiles = (query: UserListQuery, page: PageParamsInput) => {
+      const sortName = query.sort ?? "contributions"
+      const { defaultDescending, ...sort } = userSorts[sortName]
+      const descending = query.order === undefined ? defaultDescending : query.order === "desc"
+      const q = query.q?.trim() ?? ""
+      const filters: Array<Statement.Fragment> = []
+      if (q !== "") {
+        filters.push(sql`(m.search_name LIKE '%' || fold_name(${q}) || '%'
+                          OR m.search_username LIKE '%' || fold_name(${q}) || '%')`)
+      }
+      if (query.type !== undefined) filters.push(sql`m.kind = ${KIND[query.type]}`)
+      const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
+      return keysetPage({ ...sort, descending }, filters, page, scope).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.withSpan("UsersRepo.listProfiles")
+      )
+    }
+
+    /** Spec 2.9: the member's contributions on public songs, newest first. found=false: no such public member. */
+    const listContributions = (username: string, page: PageParamsInput) =>
+      keysetPage(
+        contributionsSort,
+        [
+          sql`c.member_id = ${memberId(username)}`,
+          lit("EXISTS (SELECT 1 FROM public_songs s WHERE s.id = c.song_id)")
+        ],
+        page,
+        `contributions|${username.toLowerCase()}`,
+        {
+          guard: sql`${memberId(username)} IS NOT NULL`,
+          total: sql`SELECT coalesce((SELECT cc.contribution_count FROM public_member_contribution_counts cc
+                                      WHERE cc.member_id = ${memberId(username)}), 0)`
+        }
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.withSpan("UsersRepo.listContributions"))
+
+    /** Public songs the member loves, most recently loved first. found=false: no such public member. */
+    const listLoves = (username: string, page: PageParamsInput) =>
+      keysetPage(
+        lovesSort,
+        [
+          sql`l.member_id = ${memberId(username)}`,
+          lit("EXISTS (SELECT 1 FROM public_songs s WHERE s.id = l.song_id)")
+        ],
+        page,
+        `loves|${username.toLowerCase()}`,
+        { guard: sql`${memberId(username)} IS NOT NULL` }
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.withSpan("UsersRepo.listLoves"))
+
+    return { listProfiles, listContributions, listLoves } as const
+  })
+}) {}
