@@ -1,5 +1,120 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { CuratedListSummary } from "../CuratedLists/Api.js"
+import { artistSummaryFields } from "../Domain/Artist.js"
+import { DetailEnvelope } from "../Domain/Envelope.js"
+import { SearchTextParam } from "../Domain/SearchText.js"
+import { ListAlbumEntry, SongSummary } from "../Domain/Song.js"
+
+export const SEARCH_TYPES = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
+export type SearchType = (typeof SEARCH_TYPES)[number]
+export const DEFAULT_SEARCH_LIMIT = 5
+export const MAX_SEARCH_LIMIT = 20
+
+const Score = Schema.Number.annotations({
+  description: "How the name matched: 1 exact, 0.75 prefix, 0.5 a later word starts with the text, " +
+    "0.25 inside a word or within one typo."
+})
+
+/** Spec 2.10 label. */
+const labelFields = {
+  id: Schema.Int,
+  name: Schema.String,
+  formerly_known_as: Schema.String,
+  slug: Schema.String,
+  song_count: Schema.Int,
+  album_count: Schema.Int
+}
+
+/** Spec 2.11 genre list entry. */
+const genreFields = {
+  id: Schema.Int,
+  slug: Schema.String,
+  title: Schema.String,
+  color: Schema.String,
+  image_url: Schema.String,
+  song_count: Schema.Int
+}
+
+/** Spec 2.8 contributor profile. */
+const profileFields = {
+  username: Schema.String,
+  name: Schema.String,
+  avatar_url: Schema.String,
+  is_fan: Schema.Boolean,
+  is_artist: Schema.Boolean,
+  is_group: Schema.Boolean,
+  joined_at: Schema.String,
+  contribution_count: Schema.Int
+}
+
+const scored = <Fields extends Schema.Struct.Fields>(fields: Fields, identifier: string) =>
+  Schema.Struct({ ...fields, score: Score }).annotations({ identifier })
+
+const section = <A, I>(item: Schema.Schema<A, I>, identifier: string) =>
+  Schema.Struct({
+    items: Schema.Array(item).annotations({ description: "Best first: score, then popularity, then id." }),
+    total: Schema.Int.annotations({ description: "Every match of this type." })
+  }).annotations({ identifier })
+
+export const SongHit = scored(SongSummary.fields, "SongSearchHit")
+export const ArtistHit = scored(artistSummaryFields, "ArtistSearchHit")
+export const AlbumHit = scored(ListAlbumEntry.fields, "AlbumSearchHit")
+export const CuratedListHit = scored(CuratedListSummary.fields, "CuratedListSearchHit")
+export const LabelHit = scored(labelFields, "LabelSearchHit")
+export const GenreHit = scored(genreFields, "GenreSearchHit")
+export const UserHit = scored(profileFields, "UserSearchHit")
+
+/** D8: one section per type asked, in this order. */
+export const SearchResults = Schema.Struct({
+  songs: Schema.optional(section(SongHit, "SongSearchSection")),
+  artists: Schema.optional(section(ArtistHit, "ArtistSearchSection")),
+  albums: Schema.optional(section(AlbumHit, "AlbumSearchSection")),
+  curated_lists: Schema.optional(section(CuratedListHit, "CuratedListSearchSection")),
+  labels: Schema.optional(section(LabelHit, "LabelSearchSection")),
+  genres: Schema.optional(section(GenreHit, "GenreSearchSection")),
+  users: Schema.optional(section(UserHit, "UserSearchSection"))
+}).annotations({ identifier: "SearchResults" })
+export type SearchResults = typeof SearchResults.Type
+
+const typesMessage = () => `types must be a comma-separated list of: ${SEARCH_TYPES.join(", ")}.`
+
+/** `types=songs,artists`: a subset of the seven types; duplicates count once. */
+export const SearchTypesParam = Schema.String.pipe(
+  Schema.pattern(new RegExp(`^(${SEARCH_TYPES.join("|")})(,(${SEARCH_TYPES.join("|")}))*$`), { message: typesMessage }),
+  Schema.transform(Schema.Array(Schema.Literal(...SEARCH_TYPES)), {
+    strict: true,
+    decode: (text) => [...new Set(text.split(",") as Array<SearchType>)],
+    encode: (types) => types.join(",")
+  }),
+  Schema.annotations({ message: typesMessage, description: `Comma-separated: ${SEARCH_TYPES.join(", ")}. Default all.` })
+)
+
+const limitMessage = () => `limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}.`
+export const SearchLimitParam = Schema.String.pipe(
+  Schema.pattern(/^([1-9]|1[0-9]|20)$/, { message: limitMessage }),
+  Schema.compose(Schema.NumberFromString),
+  Schema.annotations({ message: limitMessage, description: `Items per type, 1 to ${MAX_SEARCH_LIMIT} (default 5).` })
+)
 
 export class SearchApi extends HttpApiGroup.make("Search")
+  .add(
+    HttpApiEndpoint.get("search", "/search")
+      .setUrlParams(
+        Schema.Struct({
+          q: SearchTextParam,
+          types: Schema.optional(SearchTypesParam),
+          limit: Schema.optional(SearchLimitParam)
+        })
+      )
+      .addSuccess(DetailEnvelope(SearchResults, "SearchResponse"))
+      .annotate(OpenApi.Summary, "Search songs, artists, albums, curated lists, labels, genres and users at once")
+      .annotate(
+        OpenApi.Description,
+        "Case, diacritics, apostrophes, hyphens and honorifics do not matter; one typo is tolerated in " +
+          "names of 8+ letters. Ranked exact > prefix > word > inside a word or fuzzy, then popularity, then id. " +
+          "Hidden rows are never found."
+      )
+  )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Search") {}

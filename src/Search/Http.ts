@@ -1,4 +1,32 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
+import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
+import { FUZZY_MIN_LETTERS } from "../Domain/SearchText.js"
+import { DEFAULT_SEARCH_LIMIT, SEARCH_TYPES } from "./Api.js"
+import { SearchRepo } from "./Repo.js"
 
-export const SearchLive = HttpApiBuilder.group(Api, "Search", (handlers) => handlers)
+/** Letters and digits (with combining marks, which Tamil and other scripts need), as folding keeps them. */
+const letterCount = (text: string) => text.match(/[\p{L}\p{M}\p{N}]/gu)?.length ?? 0
+
+export const SearchLive = HttpApiBuilder.group(Api, "Search", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* SearchRepo
+    return handlers.handle("search", ({ urlParams }) =>
+      Effect.gen(function*() {
+        const types = urlParams.types ?? SEARCH_TYPES
+        const sections = yield* repo.search({
+          q: urlParams.q,
+          fuzzy: letterCount(urlParams.q) >= FUZZY_MIN_LETTERS,
+          limit: urlParams.limit ?? DEFAULT_SEARCH_LIMIT,
+          types
+        })
+        // Postgres built each section; they are joined in the fixed order of SEARCH_TYPES.
+        const body = SEARCH_TYPES.flatMap((type) => {
+          const json = sections?.[type]
+          return json === null || json === undefined ? [] : [`"${type}":${json}`]
+        }).join(",")
+        return HttpServerResponse.text(`{"data":{${body}}}`, { contentType: JSON_CONTENT_TYPE })
+      }))
+  })
+).pipe(Layer.provide(SearchRepo.Default))

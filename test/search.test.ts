@@ -1,0 +1,152 @@
+import { beforeAll, describe, expect, test } from "bun:test"
+import { DetailEnvelope } from "../src/Domain/Envelope.js"
+import { ErrorEnvelope } from "../src/Domain/Errors.js"
+import { SearchResults } from "../src/Search/Api.js"
+import { decodeWith, request } from "./support/http.js"
+import { sharedServer, type TestServer } from "./support/server.js"
+
+let server: TestServer
+beforeAll(async () => {
+  server = await sharedServer()
+}, 60_000)
+
+const Response = DetailEnvelope(SearchResults, "SearchResponse")
+
+const search = async (query: string) => {
+  const reply = await request(server.baseUrl, `/v1/search?${query}`)
+  expect(reply.status).toBe(200)
+  expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8")
+  return { reply, results: decodeWith(Response, reply.body).data }
+}
+
+const q = (text: string, extra = "") => `q=${encodeURIComponent(text)}${extra}`
+
+const artistIds = async (text: string) => (await search(q(text, "&types=artists"))).results.artists!.items.map((a) => a.id)
+const songIds = async (text: string) => (await search(q(text, "&types=songs"))).results.songs!.items.map((s) => s.id)
+
+describe("search across categories", () => {
+  test("answers every type when none is asked, each with items and total", async () => {
+    const { reply, results } = await search(q("cindai"))
+    expect(Object.keys(reply.body.data)).toEqual([
+      "songs", "artists", "albums", "curated_lists", "labels", "genres", "users"
+    ])
+    expect(results.songs!.items.map((s) => s.id)).toEqual([1, 9])
+    expect(results.songs!.total).toBe(2)
+    expect(results.songs!.items[0]).toMatchObject({ id: 1, title: "Cindai", score: 1, artists: [{ id: 1, name: "Siti Nurhaliza" }] })
+    expect(results.songs!.items[1]).toMatchObject({ id: 9, score: 0.75 })
+    expect(results.albums!.items.map((a) => a.id)).toEqual([1])
+    expect(results.albums!.items[0]!.score).toBe(1)
+    expect(results.artists).toEqual({ items: [], total: 0 })
+    // the score comes last, after the shape the other endpoints show
+    expect(Object.keys(reply.body.data.songs.items[0]).at(-1)).toBe("score")
+  })
+
+  test("types limits the sections; limit caps the items but not the total", async () => {
+    const { reply, results } = await search(q("lagu", "&types=songs,genres,songs&limit=3"))
+    expect(Object.keys(reply.body.data)).toEqual(["songs", "genres"])
+    expect(results.songs!.items.length).toBe(3)
+    expect(results.songs!.total).toBe(60)
+    // popularity (vidsvc views) orders equal matches
+    expect(results.songs!.items.map((s) => s.id)).toEqual([159, 158, 157])
+    const all = await search(q("lagu", "&types=songs&limit=20"))
+    expect(all.results.songs!.items.length).toBe(20)
+  })
+
+  test("ranks exact > prefix > word > inside a word", async () => {
+    // Cindai (exact), Cindai (Live) (prefix)
+    expect(await songIds("Cindai")).toEqual([1, 9])
+    // "cinta": Bukan Cinta Biasa has it as a later word
+    const cinta = (await search(q("cinta", "&types=songs"))).results.songs!.items
+    expect(cinta[0]).toMatchObject({ id: 3, score: 0.5 })
+    // "haliza" is inside Nurhaliza
+    const haliza = (await search(q("haliza", "&types=artists"))).results.artists!.items
+    expect(haliza).toEqual([expect.objectContaining({ id: 1, score: 0.25 })])
+  })
+
+  test("ignores case and diacritics", async () => {
+    expect(await artistIds("zainal abidin")).toEqual([11])
+    expect(await artistIds("ZAINAL ABIDÍN")).toEqual([11])
+    expect(await artistIds("aishah")).toEqual([6, 7])
+  })
+
+  test("honorifics need not be typed, and typing them still matches; apostrophes and hyphens are optional", async () => {
+    const siti = (await search(q("dato sri siti", "&types=artists"))).results.artists!.items
+    expect(siti).toEqual([expect.objectContaining({ id: 1, prefix_title: "Dato' Sri", score: 0.75 })])
+    expect(await artistIds("Dato' Sri Siti Nurhaliza")).toEqual([1])
+    expect(await artistIds("siti")).toEqual([1])
+    expect(await artistIds("siti-nurhaliza")).toEqual([1])
+    expect(await artistIds("dr zainal")).toEqual([11])
+    expect(await artistIds("m nasir")).toEqual([2])
+  })
+
+  test("finds Chinese and Tamil names", async () => {
+    expect(await artistIds("李伟明")).toEqual([8])
+    expect(await artistIds("ரவிச்சந்திரன்")).toEqual([9])
+    expect(await songIds("月亮")).toEqual([6])
+    expect(await songIds("காதல்")).toEqual([7])
+  })
+
+  test("tolerates a typo in a name of 8+ letters, not in short words", async () => {
+    const typo = (await search(q("nurhalisa", "&types=artists"))).results.artists!.items
+    expect(typo).toEqual([expect.objectContaining({ id: 1, score: 0.25 })])
+    expect(await artistIds("siti nurhalisa")).toEqual([1])
+    expect(await artistIds("ravichandarn")).toEqual([])
+    expect(await songIds("ghazal untk rabiah")).toEqual([8])
+    // 4 letters: a typo is not guessed at
+    expect(await artistIds("nasr")).toEqual([])
+  })
+
+  test("hidden rows are never found", async () => {
+    const { reply, results } = await search(q("canary", "&limit=20"))
+    for (const section of Object.values(results)) expect(section).toEqual({ items: [], total: 0 })
+    expect(reply.text).not.toContain("CANARY")
+    // the banned member and the member without a handle
+    expect((await search(q("banned bob", "&types=users"))).results.users!.total).toBe(0)
+    expect((await search(q("no handle", "&types=users"))).results.users!.total).toBe(0)
+    // the hidden artist's songs and album, by their other words
+    expect((await search(q("unpublished song"))).reply.text).not.toContain("CANARY")
+    expect((await search(q("hidden album"))).results.albums!.total).toBe(0)
+  })
+
+  test("finds users by name or handle, labels by former name, genres, lists", async () => {
+    const users = (await search(q("aishah_fan", "&types=users"))).results.users!.items
+    expect(users[0]).toMatchObject({ username: "aishah_fan", name: "Aishah Rahman", score: 1, contribution_count: 63 })
+    expect(Object.keys(users[0]!)).not.toContain("email")
+    const labels = (await search(q("rusa music", "&types=labels"))).results.labels!.items
+    expect(labels).toEqual([
+      { id: 1, name: "Rusa Records", formerly_known_as: "Rusa Music", slug: "rusa-records", song_count: 3, album_count: 1, score: 1 }
+    ])
+    const genres = (await search(q("rock", "&types=genres"))).results.genres!.items
+    expect(genres).toEqual([
+      {
+        id: 3, slug: "rock-kapak", title: "Rock Kapak", color: "#3f51b5",
+        image_url: "https://cdn.test.example/genres/rock-kapak.jpg", song_count: 1, score: 0.75
+      }
+    ])
+    const lists = (await search(q("lagu raya", "&types=curated_lists"))).results.curated_lists!.items
+    expect(lists).toEqual([expect.objectContaining({ id: 1, title: "Lagu Raya Terbaik", item_count: 2, score: 0.75 })])
+  })
+
+  test("SQL and LIKE wildcards in q are just text", async () => {
+    for (const text of ["'; DROP TABLE songs; --", "%", "_", "\\", "%%%", "' OR 1=1 --"]) {
+      const { results } = await search(q(text))
+      expect(results.songs!.total).toBe(0)
+    }
+    // as wildcards these would match "Lagu ..." and "Cindai"
+    expect(await songIds("la%u")).toEqual([])
+    expect(await songIds("c_ndai")).toEqual([])
+    expect((await search(q("lagu 100%", "&types=songs"))).results.songs!.items[0]).toMatchObject({ id: 100, score: 1 })
+    expect((await search(q("cindai"))).results.songs!.total).toBe(2)
+  })
+
+  test("empty, blank or over-long q and bad types or limit are bad_request", async () => {
+    for (const query of ["", "q=", "q=%20%20%20", `q=${"x".repeat(101)}`, "q=a&types=songs,bogus", "q=a&types=",
+      "q=a&limit=0", "q=a&limit=21", "q=a&limit=1e1", "q=a&q=b"]) {
+      const reply = await request(server.baseUrl, `/v1/search?${query}`)
+      expect(reply.status).toBe(400)
+      expect(decodeWith(ErrorEnvelope, reply.body).error.code).toBe("bad_request")
+    }
+    expect((await request(server.baseUrl, `/v1/search?q=${"x".repeat(100)}`)).status).toBe(200)
+    expect((await request(server.baseUrl, `/v1/search?q=%20cindai%20`)).body.data.songs.total).toBe(2)
+  })
+})
