@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { ListEnvelope } from "../src/Domain/Envelope.js"
-import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { ContributionEntry, ContributorProfile } from "../src/Users/Api.js"
 import { SongSummary } from "../src/Domain/Song.js"
 import { decodeWith, request, type Reply } from "./support/http.js"
+import { expectBadRequest, expectNotFound, expectNothingPrivate, walkByCursor as walkCursor, walkByOffset as walkOffset } from "./support/pages.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 
 let server: TestServer
@@ -17,53 +17,13 @@ const ContributionList = ListEnvelope(ContributionEntry, "ContributionList")
 const SongList = ListEnvelope(SongSummary, "SongList")
 const CDN = "https://cdn.test.example"
 
+const walkByCursor = (path: string, limit: number) => walkCursor(server.baseUrl, path, limit)
+const walkByOffset = (path: string, limit: number) => walkOffset(server.baseUrl, path, limit)
+
 const expectList = (reply: Reply) => {
   expect(reply.status).toBe(200)
   expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8")
   expectNothingPrivate(reply)
-}
-
-const expectNothingPrivate = (reply: Reply) => {
-  expect(reply.text).not.toMatch(/CANARY|canary_banned|@mail\.example/)
-  expect(reply.text).not.toMatch(/"(email|roles|is_banned|member_id)"\s*:/)
-}
-
-const expectBadRequest = (reply: Reply, mentions: string) => {
-  expect(reply.status).toBe(400)
-  expect(decodeWith(ErrorEnvelope, reply.body).error.code).toBe("bad_request")
-  expect(reply.body.error.message).toContain(mentions)
-}
-
-const expectNotFound = (reply: Reply) => {
-  expect(reply.status).toBe(404)
-  expect(decodeWith(ErrorEnvelope, reply.body).error.code).toBe("not_found")
-}
-
-/** Every row of a list, walked page by page with `next_cursor`. */
-const walkByCursor = async (path: string, limit: number) => {
-  const rows: Array<unknown> = []
-  let cursor = ""
-  const separator = path.includes("?") ? "&" : "?"
-  for (let pages = 0; pages < 100; pages++) {
-    const reply = await get(`${path}${separator}limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`)
-    expect(reply.status).toBe(200)
-    expect(reply.body.meta.offset).toBe(rows.length)
-    rows.push(...reply.body.data)
-    cursor = reply.body.meta.next_cursor
-    if (cursor === "") return rows
-  }
-  throw new Error("the cursor never ended")
-}
-
-/** Every row of a list, walked page by page with `offset`. */
-const walkByOffset = async (path: string, limit: number) => {
-  const rows: Array<unknown> = []
-  const separator = path.includes("?") ? "&" : "?"
-  for (;;) {
-    const reply = await get(`${path}${separator}limit=${limit}&offset=${rows.length}`)
-    rows.push(...reply.body.data)
-    if (reply.body.data.length < limit || rows.length >= reply.body.meta.total) return rows
-  }
 }
 
 const publicMemberCount = async () => {

@@ -1,5 +1,56 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
+import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
+import { SongSummary } from "../Domain/Song.js"
+import { SongListParams } from "../Labels/Api.js"
+
+const genreFields = {
+  id: Schema.Int,
+  slug: Schema.String,
+  title: Schema.String,
+  color: Schema.String.annotations({ description: "Display colour, #rrggbb." }),
+  image_url: Schema.String.annotations({ description: "Absolute URL; a placeholder when the genre has no image." }),
+  song_count: Schema.Int.annotations({ description: "Public songs." })
+}
+
+/** Spec 2.11 list entry. */
+export const GenreEntry = Schema.Struct(genreFields).annotations({ identifier: "GenreEntry" })
+
+/** Spec 2.11 detail; D14: description is "" when absent. */
+export const Genre = Schema.Struct({
+  id: genreFields.id,
+  slug: genreFields.slug,
+  title: genreFields.title,
+  description: Schema.String,
+  color: genreFields.color,
+  image_url: genreFields.image_url,
+  song_count: genreFields.song_count
+}).annotations({ identifier: "Genre" })
+
+const bySlug = Schema.Struct({ slug: Schema.String.annotations({ description: "The genre's slug." }) })
 
 export class GenresApi extends HttpApiGroup.make("Genres")
+  .add(
+    HttpApiEndpoint.get("list", "/genres")
+      .addSuccess(ListEnvelope(GenreEntry, "GenreList"))
+      .annotate(OpenApi.Summary, "Every genre, by title (returned whole, not paginated)")
+  )
+  .add(
+    HttpApiEndpoint.get("detail", "/genres/:slug")
+      .setPath(bySlug)
+      .addSuccess(DetailEnvelope(Genre, "GenreResponse"))
+      .addError(NotFoundError)
+      .annotate(OpenApi.Summary, "One genre")
+  )
+  .add(
+    HttpApiEndpoint.get("songs", "/genres/:slug/songs")
+      .setPath(bySlug)
+      .setUrlParams(SongListParams)
+      .addSuccess(ListEnvelope(SongSummary, "GenreSongList"))
+      .addError(BadRequestError)
+      .addError(NotFoundError)
+      .annotate(OpenApi.Summary, "A genre's public songs, newest first")
+  )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Genres") {}

@@ -1,4 +1,26 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
 import { Api } from "../Api.js"
+import { notFound } from "../Domain/Errors.js"
+import { detailJson, listJson } from "../Domain/Json.js"
+import { GenresRepo } from "./Repo.js"
 
-export const GenresLive = HttpApiBuilder.group(Api, "Genres", (handlers) => handlers)
+export const GenresLive = HttpApiBuilder.group(Api, "Genres", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* GenresRepo
+    return handlers
+      // Returned whole: meta says every row is on this one page (D1).
+      .handle("list", () =>
+        Effect.map(repo.listGenres, ({ json, total }) =>
+          listJson(json, { total, limit: total, offset: 0, next_cursor: "" })))
+      .handle("detail", ({ path: { slug } }) =>
+        Effect.flatMap(
+          repo.genreJsonBySlug(slug),
+          Option.match({ onNone: () => Effect.fail(notFound(`Genre ${slug}`)), onSome: (json) => Effect.succeed(detailJson(json)) })
+        ))
+      .handle("songs", ({ path: { slug }, urlParams: { sort, ...page } }) =>
+        Effect.flatMap(repo.listGenreSongs(slug, sort ?? "released", page), (result) =>
+          result.found
+            ? Effect.succeed(listJson(result.itemsJson, result.meta))
+            : Effect.fail(notFound(`Genre ${slug}`))))
+  })).pipe(Layer.provide(GenresRepo.Default))

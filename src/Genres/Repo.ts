@@ -1,0 +1,61 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { keysetPage } from "../Domain/Keyset.js"
+import type { PageParamsInput } from "../Domain/Pagination.js"
+import { PLACEHOLDER } from "../Domain/Song.js"
+import { type SongListSortName, songListSorts } from "../Labels/SongList.js"
+
+const lit = Statement.unsafeFragment
+
+/** The spec 2.11 pairs of genres row `g` joined to its public count `gc`, description aside. */
+const genrePairs = (withDescription: boolean) => `
+  'id', g.id,
+  'slug', g.slug,
+  'title', g.title,${withDescription ? "\n  'description', coalesce(g.description, '')," : ""}
+  'color', g.color,
+  'image_url', asset_url(g.image_key, '${PLACEHOLDER.genreImage}'),
+  'song_count', coalesce(gc.song_count, 0)::int`
+
+export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Spec 2.11 list entries, whole, by title; with the row count for meta. */
+    const listGenres = sql<{ total: number; json: string }>`
+      SELECT count(*)::int AS total,
+        coalesce(json_agg(json_build_object(${lit(genrePairs(false))}) ORDER BY lower(g.title), g.id), '[]'::json)::text AS json
+      FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id`.pipe(
+      Effect.map((rows) => rows[0] ?? { total: 0, json: "[]" }),
+      Effect.orDie,
+      Effect.withSpan("GenresRepo.listGenres")
+    )
+
+    /** Spec 2.11 detail as JSON text; None when no genre has the slug. */
+    const genreJsonBySlug = (slug: string) =>
+      sql<{ json: string }>`
+        SELECT json_build_object(${lit(genrePairs(true))})::text AS json
+        FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id
+        WHERE g.slug = ${slug}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
+        Effect.orDie,
+        Effect.withSpan("GenresRepo.genreJsonBySlug")
+      )
+
+    /** The genre's public songs (D7). found=false: no genre has the slug. */
+    const listGenreSongs = (slug: string, sortName: SongListSortName, page: PageParamsInput) =>
+      keysetPage(
+        songListSorts[sortName],
+        [sql`EXISTS (SELECT 1 FROM song_genres sg
+                     WHERE sg.song_id = s.id AND sg.genre_id = (SELECT id FROM genres WHERE slug = ${slug}))`],
+        page,
+        `genre-songs|${slug}|${sortName}`,
+        {
+          guard: sql`EXISTS (SELECT 1 FROM genres WHERE slug = ${slug})`,
+          total: sql`SELECT coalesce((SELECT gc.song_count FROM public_genre_counts gc JOIN genres g ON g.id = gc.genre_id
+                                      WHERE g.slug = ${slug}), 0)`
+        }
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.withSpan("GenresRepo.listGenreSongs"))
+
+    return { listGenres, genreJsonBySlug, listGenreSongs } as const
+  })
+}) {}

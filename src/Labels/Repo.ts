@@ -1,0 +1,84 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import type { PageParamsInput } from "../Domain/Pagination.js"
+import { type SongListSortName, songListSorts } from "./SongList.js"
+
+export type LabelSort = "name" | "total_songs" | "album_count"
+
+export interface LabelListQuery {
+  readonly q?: string | undefined
+  readonly sort?: LabelSort | undefined
+  readonly order?: "asc" | "desc" | undefined
+}
+
+/** Every label with its public counts (D11); all labels are public, none has a state. */
+const countedLabels = `(
+  SELECT l.id, l.name, l.slug, l.formerly_known_as, l.search_name, l.search_former_name,
+         lower(l.name) AS sort_name,
+         coalesce(c.song_count, 0)::int AS song_count,
+         coalesce(c.album_count, 0)::int AS album_count
+  FROM labels l
+  LEFT JOIN public_label_counts c ON c.label_id = l.id) l`
+
+/** Spec 2.10 for row `l` of countedLabels (D14: formerly_known_as "" when absent). */
+const labelJson = `json_build_object(
+  'id', l.id,
+  'name', l.name,
+  'formerly_known_as', coalesce(l.formerly_known_as, ''),
+  'slug', l.slug,
+  'song_count', l.song_count,
+  'album_count', l.album_count)`
+
+const labelSorts: Record<LabelSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
+  name: { source: countedLabels, alias: "l", key: "l.sort_name", keyJson: "l.sort_name", keyType: "text", item: labelJson, defaultDescending: false },
+  total_songs: { source: countedLabels, alias: "l", key: "l.song_count", keyJson: "l.song_count", keyType: "int", item: labelJson, defaultDescending: true },
+  album_count: { source: countedLabels, alias: "l", key: "l.album_count", keyJson: "l.album_count", keyType: "int", item: labelJson, defaultDescending: true }
+}
+
+export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Spec 2.10 list with D1's q, sort and order. */
+    const listLabels = (query: LabelListQuery, page: PageParamsInput) => {
+      const sortName = query.sort ?? "total_songs"
+      const { defaultDescending, ...sort } = labelSorts[sortName]
+      const descending = query.order === undefined ? defaultDescending : query.order === "desc"
+      const filters: Array<Statement.Fragment> = []
+      if (query.q !== undefined) {
+        filters.push(sql`(l.search_name LIKE '%' || fold_name(${query.q}) || '%'
+                          OR l.search_former_name LIKE '%' || fold_name(${query.q}) || '%')`)
+      }
+      const scope = `labels|${sortName}|${descending ? "desc" : "asc"}|q=${query.q ?? ""}`
+      return keysetPage({ ...sort, descending }, filters, page, scope).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.withSpan("LabelsRepo.listLabels")
+      )
+    }
+
+    /** Spec 2.10 for one label as JSON text; None when there is no such label. */
+    const labelJsonById = (labelId: number) =>
+      sql<{ json: string }>`SELECT ${Statement.unsafeFragment(labelJson)}::text AS json
+        FROM ${Statement.unsafeFragment(countedLabels)} WHERE l.id = ${labelId}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
+        Effect.orDie,
+        Effect.withSpan("LabelsRepo.labelJsonById")
+      )
+
+    /** The label's public songs (D7). found=false: no such label. */
+    const listLabelSongs = (labelId: number, sortName: SongListSortName, page: PageParamsInput) =>
+      keysetPage(
+        songListSorts[sortName],
+        [sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${labelId})`],
+        page,
+        `label-songs|${labelId}|${sortName}`,
+        {
+          guard: sql`EXISTS (SELECT 1 FROM labels WHERE id = ${labelId})`,
+          total: sql`SELECT coalesce((SELECT song_count FROM public_label_counts WHERE label_id = ${labelId}), 0)`
+        }
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.withSpan("LabelsRepo.listLabelSongs"))
+
+    return { listLabels, labelJsonById, listLabelSongs } as const
+  })
+}) {}
