@@ -1,4 +1,12 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
+import { detailJson } from "../Domain/Json.js"
+import { DiscoveryRepo } from "./Repo.js"
 
-export const DiscoveryLive = HttpApiBuilder.group(Api, "Discovery", (handlers) => handlers)
+export const DiscoveryLive = HttpApiBuilder.group(Api, "Discovery", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* DiscoveryRepo
+    return handlers.handle("discovery", () => Effect.map(repo.discoveryJson, detailJson))
+  })
+).pipe(Layer.provide(DiscoveryRepo.Default))

@@ -1,0 +1,44 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { Effect } from "effect"
+import { curatedListSummaryJsonSql } from "../Domain/CuratedListSummary.js"
+import { songSummaryJsonSql } from "../Domain/Song.js"
+import { DISCOVERY_SIZE } from "./Api.js"
+
+const lit = Statement.unsafeFragment
+
+/** Up to DISCOVERY_SIZE public songs `s` matching `where`, in `order`, as a JSON array. */
+const songsSql = (where: string, order: string) => `(
+  SELECT coalesce(json_agg(${songSummaryJsonSql("s")} ORDER BY ${order}), '[]'::json)
+  FROM (SELECT * FROM public_songs s WHERE ${where} ORDER BY ${order} LIMIT ${DISCOVERY_SIZE}) s)`
+
+/**
+ * D9 in one statement. Every order is total (ends with the id), so the answer is the same all
+ * day for the same data. Each selection walks an index of sql/0001_catalogue.sql.
+ */
+const discoverySql = `SELECT json_build_object(
+  'new_releases', ${songsSql("s.released_at > current_date - 30 AND s.released_at <= current_date", "s.released_at DESC, s.id DESC")},
+  'trending', ${songsSql("s.vidsvc_views_per_day IS NOT NULL", "s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC")},
+  'featured_lists', (
+    SELECT coalesce(json_agg(${curatedListSummaryJsonSql("l")} ORDER BY l.updated_at DESC, l.id DESC), '[]'::json)
+    FROM (SELECT * FROM public_curated_lists l ORDER BY l.updated_at DESC, l.id DESC LIMIT ${DISCOVERY_SIZE}) l),
+  'on_this_day', ${
+  songsSql(
+    `s.date_type = 'FULL'
+     AND extract(month FROM s.released_at) = extract(month FROM current_date)
+     AND extract(day FROM s.released_at) = extract(day FROM current_date)
+     AND s.released_at < date_trunc('year', current_date)`,
+    "s.vidsvc_views DESC NULLS LAST, s.released_at DESC, s.id DESC"
+  )
+})::text AS json`
+
+export class DiscoveryRepo extends Effect.Service<DiscoveryRepo>()("catalogue/DiscoveryRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const discoveryJson = sql<{ json: string }>`${lit(discoverySql)}`.pipe(
+      Effect.map((rows) => rows[0]?.json ?? "{}"),
+      Effect.orDie,
+      Effect.withSpan("DiscoveryRepo.discoveryJson")
+    )
+    return { discoveryJson } as const
+  })
+}) {}
