@@ -85,9 +85,9 @@ describe("GET /v1/genres/{slug}/songs", () => {
 
   test("walking 62 songs by cursor gives the same rows as by offset, for every sort", async () => {
     for (const sort of ["released", "popular", "title"]) {
-      const byCursor = (await walkByCursor(server.baseUrl, `/v1/genres/dangdut/songs?sort=${sort}`, 7)) as Array<{ id: number }>
+      const byCursor = await walkByCursor(server.baseUrl, `/v1/genres/dangdut/songs?sort=${sort}`, 7)
       expect(byCursor).toHaveLength(62)
-      expect(new Set(byCursor.map((song) => song.id)).size).toBe(62)
+      expect(new Set(byCursor.map((song) => (song as { id: number }).id)).size).toBe(62)
       expect(byCursor).toEqual(await walkByOffset(server.baseUrl, `/v1/genres/dangdut/songs?sort=${sort}`, 7))
     }
   })
