@@ -12,11 +12,12 @@ const nonNegativeInt = (name: string, fallback: number) =>
     Config.withDefault(fallback)
   )
 
-const postgresUrl = Config.redacted("DATABASE_URL").pipe(
+const postgresUrl = Config.redacted().pipe(
   Config.validate({
     message: "must be a postgres:// or postgresql:// URL",
     validation: (url) => /^postgres(ql)?:\/\/[^\s]+$/.test(Redacted.value(url)) && URL.canParse(Redacted.value(url))
   }),
+  Config.nested("DATABASE_URL"),
   Config.option
 )
 
@@ -52,11 +53,12 @@ const rateLimitConfig = Config.all({
   capacity: positiveInt("RATE_LIMIT_CAPACITY", 360),
   windowSeconds: positiveInt("RATE_LIMIT_WINDOW_SECONDS", 60),
   maxClients: positiveInt("RATE_LIMIT_MAX_CLIENTS", 100_000),
-  redisUrl: Config.redacted("RATE_LIMIT_REDIS_URL").pipe(
+  redisUrl: Config.redacted().pipe(
     Config.validate({
       message: "must be a redis:// or rediss:// URL",
       validation: (url) => /^rediss?:\/\/\S+$/.test(Redacted.value(url)) && URL.canParse(Redacted.value(url))
     }),
+    Config.nested("RATE_LIMIT_REDIS_URL"),
     Config.option
   )
 })
@@ -68,19 +70,23 @@ const cacheConfig = Config.all({
 })
 
 const adminJwtConfig = Config.all({
-  secret: Config.redacted("ADMIN_JWT_SECRET").pipe(
+  secret: Config.redacted().pipe(
     Config.validate({
       message: "must be at least 32 characters (an HS256 key shorter than its hash is guessable)",
       validation: (secret) => Redacted.value(secret).length >= 32
     }),
+    Config.nested("ADMIN_JWT_SECRET"),
     Config.option
   ),
-  publicKey: optionalText("ADMIN_JWT_PUBLIC_KEY").pipe(
+  publicKey: Config.string().pipe(
+    Config.map((text) => text.trim().replace(/\\n/g, "\n")),
     Config.validate({
       message: "must be an Ed25519 public key in SPKI PEM form (-----BEGIN PUBLIC KEY-----)",
-      validation: (pem) => Option.isNone(pem) || pem.value.replace(/\\n/g, "\n").startsWith("-----BEGIN PUBLIC KEY-----")
+      validation: (pem) => pem === "" || pem.startsWith("-----BEGIN PUBLIC KEY-----")
     }),
-    Config.map(Option.map((text) => text.replace(/\\n/g, "\n")))
+    Config.nested("ADMIN_JWT_PUBLIC_KEY"),
+    Config.option,
+    Config.map(Option.filter((pem) => pem !== ""))
   ),
   jwksFile: optionalText("ADMIN_JWT_JWKS_FILE"),
   issuer: optionalText("ADMIN_JWT_ISSUER"),
@@ -88,7 +94,11 @@ const adminJwtConfig = Config.all({
   maxLifetimeSeconds: positiveInt("ADMIN_JWT_MAX_LIFETIME_SECONDS", 900)
 })
 
-/** Every setting of the service, read once at start (DESIGN D13). The README table mirrors it. */
+/**
+ * Every setting of the service, read once at start (DESIGN D13). The README table mirrors it.
+ * A check after a `Config.map` loses the variable's name, so such configs are built unnamed and
+ * named last (`Config.nested(NAME)`): a bad value is then reported with its variable.
+ */
 export const AppConfigShape = Config.all({
   // 0 asks the system for a free port (tests).
   port: Config.integer("PORT").pipe(
@@ -100,40 +110,44 @@ export const AppConfigShape = Config.all({
   databaseStatementTimeoutMs: positiveInt("DATABASE_STATEMENT_TIMEOUT_MS", 5000),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   cdnBaseUrl: httpUrl("CDN_BASE_URL", "https://cdn.example.com"),
-  logLevel: Config.string("LOG_LEVEL").pipe(
+  logLevel: Config.string().pipe(
     Config.map((text) => text.trim().toLowerCase()),
     Config.validate({
       message: `must be one of: ${Object.keys(LOG_LEVELS).join(", ")}`,
       validation: (text) => text in LOG_LEVELS
     }),
     Config.map((text) => LOG_LEVELS[text] ?? LogLevel.Info),
+    Config.nested("LOG_LEVEL"),
     Config.withDefault(LogLevel.Info)
   ),
   logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const)),
   // Unset or empty: no tracing at all (OpenTelemetry's own rule for an empty variable).
-  otlpEndpoint: Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+  otlpEndpoint: Config.string().pipe(
     Config.map((url) => url.trim().replace(/\/+$/, "")),
     Config.validate({
       message: "must be an absolute http(s) URL of an OTLP/HTTP collector, like http://localhost:4318",
       validation: (url) => url === "" || (/^https?:\/\//.test(url) && URL.canParse(url))
     }),
+    Config.nested("OTEL_EXPORTER_OTLP_ENDPOINT"),
     Config.option,
     Config.map(Option.filter((url) => url !== ""))
   ),
-  serviceName: Config.string("OTEL_SERVICE_NAME").pipe(
+  serviceName: Config.string().pipe(
     Config.map((name) => name.trim()),
     Config.validate({ message: "must not be empty", validation: (name) => name !== "" }),
+    Config.nested("OTEL_SERVICE_NAME"),
     Config.withDefault("catalogue-api")
   ),
   trustProxy: nonNegativeInt("TRUST_PROXY", 0),
   rateLimit: rateLimitConfig,
   cache: cacheConfig,
-  corsStaffOrigins: Config.string("CORS_STAFF_ORIGINS").pipe(
+  corsStaffOrigins: Config.string().pipe(
     Config.map((text) => text.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
     Config.validate({
       message: "must be a comma-separated list of origins like https://staff.example.com",
       validation: (origins) => origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin))
     }),
+    Config.nested("CORS_STAFF_ORIGINS"),
     Config.withDefault([] as ReadonlyArray<string>)
   ),
   adminJwt: adminJwtConfig

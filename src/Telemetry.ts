@@ -122,6 +122,20 @@ const bytesSent = (request: HttpServerRequest.HttpServerRequest, response: HttpS
 }
 
 /**
+ * What the edge decided, read from the headers it documents (D3, D4): the rate-limit outcome
+ * (`limited` with a 429, `allowed` when the limit headers are there, `exempt` for health checks
+ * and valid staff tokens) and whether the response cache answered (`X-Cache: hit|miss`).
+ */
+const edgeOutcomes = (response: HttpServerResponse.HttpServerResponse): Record<string, AnnotationValue> => {
+  const outcomes: Record<string, AnnotationValue> = {
+    "ratelimit.outcome": response.status === 429 ? "limited" : response.headers["ratelimit"] !== undefined ? "allowed" : "exempt"
+  }
+  const cache = response.headers["x-cache"]?.toLowerCase()
+  if (cache !== undefined) outcomes["cache"] = cache
+  return outcomes
+}
+
+/**
  * The outermost step of the pipeline: gives every response a `traceparent` header carrying its
  * trace id (D2), and writes one log line per request once the response is sent (D13).
  */
@@ -144,9 +158,10 @@ export const observeRequests = (app: HttpApp.Default): HttpApp.Default =>
     )
     // A client that hangs up is logged too (499), with what it would have got otherwise.
     const response = HttpServerError.exitResponse(exit)
+    const outcomes = edgeOutcomes(response)
+    for (const [key, value] of Object.entries(outcomes)) if (!annotations.has(key)) annotations.set(key, value)
     if (Option.isSome(span)) for (const [key, value] of annotations) span.value.attribute(key, value)
     const route = routeOf(pathOf(request.url))
-    const cache = annotations.get("cache") ?? response.headers["x-cache"]?.toLowerCase()
     yield* Effect.logInfo(`${request.method} ${route ?? pathOf(request.url)} ${response.status}`).pipe(
       Effect.annotateLogs({
         "http.method": request.method,
@@ -156,7 +171,6 @@ export const observeRequests = (app: HttpApp.Default): HttpApp.Default =>
         duration_ms: Math.round((performance.now() - startedAt) * 10) / 10,
         bytes: bytesSent(request, response) ?? "",
         trace_id: ids.traceId,
-        cache: cache ?? "",
         "client.address": Option.getOrElse(request.remoteAddress, () => ""),
         ...Object.fromEntries(annotations)
       })
