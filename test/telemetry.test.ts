@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { request } from "./support/http.js"
+import { sharedServer, startServer, type TestServer } from "./support/server.js"
+
+interface OtlpValue {
+  readonly stringValue?: string
+  readonly intValue?: number | string
+  readonly boolValue?: boolean
+}
+interface OtlpSpan {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId?: string
+  readonly name: string
+  readonly kind: number
+  readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: OtlpValue }>
+}
+
+/** A minimal OTLP/HTTP JSON collector on loopback: keeps every span and resource it receives. */
+const startCollector = () => {
+  const spans: Array<OtlpSpan> = []
+  const serviceNames = new Set<string>()
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (req) => {
+      if (req.method !== "POST" || new URL(req.url).pathname !== "/v1/traces") return new Response(null, { status: 404 })
+      const body = (await req.json()) as {
+        resourceSpans: Array<{
+          resource: { attributes: Array<{ key: string; value: OtlpValue }> }
+          scopeSpans: Array<{ spans: Array<OtlpSpan> }>
+        }>
+      }
+      for (const resourceSpan of body.resourceSpans) {
+        const name = resourceSpan.resource.attributes.find((a) => a.key === "service.name")?.value.stringValue
+        if (name !== undefined) serviceNames.add(name)
+        for (const scope of resourceSpan.scopeSpans) spans.push(...scope.spans)
+      }
+      return Response.json({})
+    }
+  })
+  /** Waits until a span satisfying `predicate` has arrived (spans are exported in batches). */
+  const waitFor = async (predicate: (span: OtlpSpan) => boolean, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs
+    while (Date.now() < deadline) {
+      const found = spans.find(predicate)
+      if (found !== undefined) return found
+      await Bun.sleep(100)
+    }
+    throw new Error(`no such span within ${timeoutMs} ms; got: ${spans.map((s) => s.name).join(", ")}`)
+  }
+  return { url: `http://127.0.0.1:${server.port}`, spans, serviceNames, waitFor, stop: () => server.stop(true) }
+}
+
+const attribute = (span: OtlpSpan, key: string) => {
+  const value = span.attributes.find((a) => a.key === key)?.value
+  if (value === undefined) return undefined
+  return value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.boolValue)
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/
+
+const hex = (length: number) => [...crypto.getRandomValues(new Uint8Array(length / 2))].map((b) => b.toString(16).padStart(2, "0")).join("")
+
+/** True when `span` descends from the span with id `ancestorId` within the collected spans. */
+const descendsFrom = (spans: ReadonlyArray<OtlpSpan>, span: OtlpSpan, ancestorId: string) => {
+  let current: OtlpSpan | undefined = span
+  for (let depth = 0; current !== undefined && depth < 20; depth++) {
+    if (current.parentSpanId === ancestorId) return true
+    const parentId: string | undefined = current.parentSpanId
+    current = spans.find((candidate) => candidate.spanId === parentId)
+  }
+  return false
+}
+
+describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
+  let collector: ReturnType<typeof startCollector>
+  let server: TestServer
+  beforeAll(async () => {
+    collector = startCollector()
+    server = await startServer({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url + "/", OTEL_SERVICE_NAME: "catalogue-under-test" }
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server.stop()
+    await server.database.drop()
+    collector.stop()
+  })
+
+  test("an incoming traceparent is continued: the server span is its child, named by route, and the response carries it", async () => {
+    const traceId = hex(32)
+    const callerSpanId = hex(16)
+    const reply = await request(server.baseUrl, "/v1/stats", { headers: { traceparent: `00-${traceId}-${callerSpanId}-01` } })
+    expect(reply.status).toBe(200)
+    const [, returnedTrace, returnedSpan, flags] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
+    expect(returnedTrace).toBe(traceId)
+    expect(flags).toBe("01")
+
+    const span = await collector.waitFor((s) => s.traceId === traceId && s.parentSpanId === callerSpanId)
+    expect(span.name).toBe("GET /v1/stats")
+    expect(span.spanId).toBe(returnedSpan!)
+    expect(span.kind).toBe(2) // SERVER
+    expect(attribute(span, "http.route")).toBe("/v1/stats")
+    expect(attribute(span, "http.request.method")).toBe("GET")
+    expect(attribute(span, "http.response.status_code")).toBe(200)
+    expect(String(attribute(span, "client.address"))).toMatch(/127\.0\.0\.1$/)
+    expect(attribute(span, "ratelimit.outcome")).toBe("allowed")
+    expect(collector.serviceNames).toContain("catalogue-under-test")
+  })
+
+  test("every SQL statement is a child span with its text and never its values", async () => {
+    const reply = await request(server.baseUrl, "/v1/songs?genre=rock-kapak")
+    expect(reply.status).toBe(200)
+    const [, traceId, serverSpanId] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
+    const serverSpan = await collector.waitFor((s) => s.spanId === serverSpanId)
+    expect(serverSpan.name).toBe("GET /v1/songs")
+    const sqlSpan = await collector.waitFor((s) => s.traceId === traceId && s.name === "sql.execute")
+    await Bun.sleep(50)
+    const statements = collector.spans.filter((s) => s.traceId === traceId && s.name === "sql.execute")
+    expect(statements.length).toBeGreaterThan(0)
+    for (const statement of statements) {
+      expect(descendsFrom(collector.spans, statement, serverSpanId!)).toBe(true)
+      expect(attribute(statement, "db.system.name")).toBe("postgresql")
+      const text = String(attribute(statement, "db.query.text"))
+      expect(text).not.toContain("rock-kapak")
+    }
+    expect(statements.some((s) => String(attribute(s, "db.query.text")).includes("$1"))).toBe(true)
+    expect(sqlSpan.kind).toBe(3) // CLIENT
+  })
+
+  test("a request without traceparent starts a new trace, and the response names it", async () => {
+    const reply = await request(server.baseUrl, "/v1/genres")
+    const [, traceId, spanId, flags] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
+    expect(flags).toBe("01")
+    const span = await collector.waitFor((s) => s.spanId === spanId)
+    expect(span.traceId).toBe(traceId!)
+    expect(span.parentSpanId ?? "").toBe("")
+    expect(span.name).toBe("GET /v1/genres")
+  })
+
+  test("an unknown path's span is named by the method alone, with the 404 status", async () => {
+    const reply = await request(server.baseUrl, "/v1/no-such-thing")
+    expect(reply.status).toBe(404)
+    const [, , spanId] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
+    const span = await collector.waitFor((s) => s.spanId === spanId)
+    expect(span.name).toBe("GET")
+    expect(attribute(span, "http.response.status_code")).toBe(404)
+  })
+
+  test("health probes make no spans", async () => {
+    const health = await request(server.baseUrl, "/v1/health")
+    const ready = await request(server.baseUrl, "/v1/health/ready")
+    expect([health.status, ready.status]).toEqual([200, 200])
+    const after = await request(server.baseUrl, "/v1/stats")
+    const [, , spanId] = TRACEPARENT.exec(after.headers.get("traceparent") ?? "") ?? []
+    await collector.waitFor((s) => s.spanId === spanId)
+    expect(collector.spans.filter((s) => String(attribute(s, "url.path")).startsWith("/v1/health"))).toEqual([])
+    // their trace id is still in the response, for the log line
+    expect(health.headers.get("traceparent")).toMatch(TRACEPARENT)
+  })
+})
+
+describe("without a tracing endpoint", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await sharedServer()
+  }, 60_000)
+
+  test("the response still carries a traceparent that continues the caller's trace, marked not sampled", async () => {
+    const traceId = hex(32)
+    const callerSpanId = hex(16)
+    const reply = await request(server.baseUrl, "/v1/stats", { headers: { traceparent: `00-${traceId}-${callerSpanId}-01` } })
+    const [, returnedTrace, returnedSpan, flags] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
+    expect(returnedTrace).toBe(traceId)
+    expect(returnedSpan).not.toBe(callerSpanId)
+    expect(flags).toBe("00")
+  })
+
+  test("every response, errors included, gets a fresh trace id when the caller sends none", async () => {
+    const first = await request(server.baseUrl, "/v1/no-such-thing")
+    const second = await request(server.baseUrl, "/v1/no-such-thing")
+    expect(first.status).toBe(404)
+    const ids = [first, second].map((reply) => TRACEPARENT.exec(reply.headers.get("traceparent") ?? "")?.[1])
+    expect(ids[0]).toMatch(/^[0-9a-f]{32}$/)
+    expect(ids[1]).toMatch(/^[0-9a-f]{32}$/)
+    expect(ids[0]).not.toBe(ids[1])
+  })
+})
