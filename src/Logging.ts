@@ -12,11 +12,25 @@ export const LoggingLive = Layer.unwrapEffect(
 /** Which optional features this start has switched on, in one line (D13). */
 export const logFeatures = Effect.gen(function*() {
   const config = yield* AppConfig
+  const { adminJwt } = config
+  const staffTokens = Option.isSome(adminJwt.secret) || Option.isSome(adminJwt.publicKey) || Option.isSome(adminJwt.jwksFile)
+  const sharedLimits = Option.isSome(config.rateLimit.redisUrl)
   const tracing = Option.match(config.otlpEndpoint, {
     onNone: () => "off",
-    onSome: (endpoint) => `on (OTLP/HTTP to ${endpoint}, service ${config.serviceName})`
+    onSome: (endpoint) => `on (OTLP/HTTP to ${endpoint} as ${config.serviceName})`
   })
-  yield* Effect.logInfo(`tracing ${tracing}`).pipe(Effect.annotateLogs({ tracing: Option.isSome(config.otlpEndpoint) }))
+  yield* Effect.logInfo(
+    `features: tracing ${tracing}; staff tokens ${staffTokens ? "on" : "off"}; ` +
+      `rate limits ${sharedLimits ? "shared in Redis" : "in memory"}; ` +
+      `response cache ${config.cache.ttlSeconds > 0 ? `${config.cache.ttlSeconds} s` : "off"}`
+  ).pipe(
+    Effect.annotateLogs({
+      tracing: Option.isSome(config.otlpEndpoint),
+      staff_tokens: staffTokens,
+      redis_rate_limits: sharedLimits,
+      response_cache: config.cache.ttlSeconds > 0
+    })
+  )
 })
 
 const messageOf = (error: unknown): string => {
