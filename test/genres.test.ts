@@ -90,7 +90,7 @@ describe("GET /v1/genres/{slug}/songs", () => {
       expect(new Set(byCursor.map((song) => (song as { id: number }).id)).size).toBe(62)
       expect(byCursor).toEqual(await walkByOffset(server.baseUrl, `/v1/genres/dangdut/songs?sort=${sort}`, 7))
     }
-  })
+  }, 60_000)
 
   test("bad parameters and foreign cursors are bad_request; an unknown slug is not_found", async () => {
     expectBadRequest(await get("/v1/genres/pop/songs?limit=81"), "limit")
@@ -153,5 +153,5 @@ describe("kept public counts (sql/0003)", () => {
       }
       expect({ undo, differ: await countsDiffer() }).toEqual({ undo, differ: [] })
     }
-  })
+  }, 60_000)
 })

@@ -55,7 +55,7 @@ describe("GET /v1/labels", () => {
       expect(byCursor).toHaveLength(3)
       expect(byCursor).toEqual(await walkByOffset(server.baseUrl, `/v1/labels?${query}`, 1))
     }
-  })
+  }, 60_000)
 
   test("bad parameter values and foreign cursors are bad_request naming the parameter", async () => {
     expectBadRequest(await get("/v1/labels?limit=0"), "limit")
@@ -110,7 +110,7 @@ describe("GET /v1/labels/{labelId}/songs", () => {
       const byCursor = await walkByCursor(server.baseUrl, `/v1/labels/1/songs?sort=${sort}`, 2)
       expect(byCursor).toEqual(await walkByOffset(server.baseUrl, `/v1/labels/1/songs?sort=${sort}`, 2))
     }
-  })
+  }, 60_000)
 
   test("a label without songs has an empty list; an unknown label is not_found", async () => {
     expect((await get("/v1/labels/3/songs")).body).toEqual({ data: [], meta: { total: 0, limit: 20, offset: 0, next_cursor: "" } })

@@ -67,7 +67,7 @@ describe("GET /v1/users", () => {
       expect(rows.map((row) => row.username)).not.toContain("canary_banned")
       expect(rows.some((row) => row.name.includes("CANARY"))).toBe(false)
     }
-  })
+  }, 60_000)
 
   test("an absent avatar is the placeholder URL", async () => {
     const list = decodeWith(ProfileList, (await get("/v1/users?q=zul")).body)
@@ -121,7 +121,7 @@ describe("GET /v1/users", () => {
       expect(byCursor).toEqual(byOffset)
       expect(new Set(byCursor.map((row) => (row as { username: string }).username)).size).toBe(byCursor.length)
     }
-  })
+  }, 60_000)
 
   test("the last page has an empty next_cursor", async () => {
     const total = await publicMemberCount()
@@ -226,7 +226,7 @@ describe("GET /v1/users/{username}/contributions", () => {
     const byCursor = await walkByCursor("/v1/users/aishah_fan/contributions", 9)
     expect(byCursor).toHaveLength(63)
     expect(byCursor).toEqual(await walkByOffset("/v1/users/aishah_fan/contributions", 9))
-  })
+  }, 60_000)
 
   test("a member with no contributions has an empty list", async () => {
     const reply = await get("/v1/users/nur_diana/contributions")
