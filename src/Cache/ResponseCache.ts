@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, Metric } from "effect"
 import { AppConfig } from "../Config.js"
+import { LruMap } from "./Lru.js"
 import type { Representation } from "./Representation.js"
 
 /** Hits and misses of the response cache, for the hit rate (also in the X-Cache header). */
@@ -42,16 +43,16 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
   }
 >() {
   static readonly make = (settings: ResponseCacheSettings) => {
-    const entries = new Map<string, Entry>()
+    const entries = new LruMap<Entry>()
     let totalBytes = 0
     const remove = (key: string, entry: Entry) => {
       entries.delete(key)
       totalBytes -= entry.bytes
     }
     const shrinkTo = (maxEntries: number, maxBytes: number) => {
-      for (const [key, entry] of entries) {
+      for (let oldest = entries.oldestEntry(); oldest !== undefined; oldest = entries.oldestEntry()) {
         if (entries.size <= maxEntries && totalBytes <= maxBytes) break
-        remove(key, entry)
+        remove(oldest[0], oldest[1])
       }
     }
     return ResponseCache.of({
@@ -60,13 +61,9 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
         Effect.map(Clock.currentTimeMillis, (nowMs) => {
           const entry = entries.get(key)
           if (entry === undefined) return undefined
-          entries.delete(key)
-          if (entry.expiresAtMs <= nowMs) {
-            totalBytes -= entry.bytes
-            return undefined
-          }
-          entries.set(key, entry) // most recently used last
-          return entry.representation
+          if (entry.expiresAtMs > nowMs) return entry.representation
+          remove(key, entry)
+          return undefined
         }),
       store: (key, representation) =>
         Effect.map(Clock.currentTimeMillis, (nowMs) => {
@@ -81,7 +78,7 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
         }),
       grew: (key, representation, addedBytes) =>
         Effect.sync(() => {
-          const entry = entries.get(key)
+          const entry = entries.peek(key)
           if (entry === undefined || entry.representation !== representation || addedBytes === 0) return
           entry.bytes += addedBytes
           totalBytes += addedBytes

@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../Config.js"
+import { LruMap } from "../Cache/Lru.js"
 import { makeRedisStore } from "./RedisStore.js"
 
 /** A token bucket: `capacity` tokens, refilled evenly over `windowSeconds` (D4: 360 per 60 s). */
@@ -56,34 +57,29 @@ export const decide = (policy: RateLimitPolicy, state: BucketState): RateLimitDe
 /**
  * Buckets in process memory, bounded (D4): a bucket is dropped once it has refilled (a fresh
  * bucket is the same thing), and past `maxClients` the longest idle bucket is dropped first.
- * The Map's insertion order is the idle order: a touched bucket moves to the end.
  */
 export const makeMemoryStore = (policy: RateLimitPolicy, maxClients: number): BucketStore => {
   const rate = tokensPerMs(policy)
-  const buckets = new Map<string, { tokens: number; atMs: number }>()
+  const buckets = new LruMap<{ tokens: number; atMs: number }>()
   const refilled = (bucket: { tokens: number; atMs: number }, nowMs: number) =>
     Math.min(policy.capacity, bucket.tokens + Math.max(0, nowMs - bucket.atMs) * rate)
 
-  /** Drops refilled buckets from the idle end (a few per call), and the oldest while over the cap. */
-  const sweep = (nowMs: number, room: number) => {
-    let inspected = 0
-    for (const [key, bucket] of buckets) {
-      const overCap = buckets.size > maxClients - room
-      if (refilled(bucket, nowMs) >= policy.capacity || overCap) buckets.delete(key)
-      else if (++inspected >= 2) break
+  /** Drops refilled buckets from the idle end (stopping at the first that is not), and the oldest while at the cap. */
+  const sweep = (nowMs: number) => {
+    for (let oldest = buckets.oldestEntry(); oldest !== undefined; oldest = buckets.oldestEntry()) {
+      const [key, bucket] = oldest
+      if (buckets.size < maxClients && refilled(bucket, nowMs) < policy.capacity) break
+      buckets.delete(key)
     }
   }
 
   return {
     take: (key) =>
       Effect.map(Clock.currentTimeMillis, (nowMs) => {
-        const bucket = buckets.get(key)
-        let tokens = policy.capacity
-        if (bucket !== undefined) {
-          tokens = refilled(bucket, nowMs)
-          buckets.delete(key)
-        }
-        sweep(nowMs, 1)
+        const bucket = buckets.peek(key)
+        let tokens = bucket === undefined ? policy.capacity : refilled(bucket, nowMs)
+        if (bucket !== undefined) buckets.delete(key)
+        sweep(nowMs)
         const allowed = tokens >= 1
         if (allowed) tokens -= 1
         buckets.set(key, { tokens, atMs: nowMs })

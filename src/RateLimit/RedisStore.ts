@@ -43,7 +43,7 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const redis = new Redis(Redacted.value(url), {
-          lazyConnect: false,
+          lazyConnect: true,
           enableOfflineQueue: false,
           maxRetriesPerRequest: 1,
           commandTimeout: 250,
@@ -55,6 +55,11 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
         return redis
       }),
       (redis) => Effect.promise(() => redis.quit().catch(() => redis.disconnect()))
+    )
+    // Commands are not queued while disconnected (they fall back at once), so connect first.
+    yield* Effect.tryPromise(() => client.connect()).pipe(
+      Effect.timeout("3 seconds"),
+      Effect.catchAll((error) => Effect.logWarning("rate limit: Redis is not reachable at start; limiting in memory until it is", String(error)))
     )
     const run = client as unknown as {
       takeToken: (key: string, capacity: number, perMs: number) => Promise<TakeReply>

@@ -15,7 +15,8 @@ export const TEST_ENV: Readonly<Record<string, string>> = {
   CDN_BASE_URL: "https://cdn.test.example",
   // Every group's tests share one server from 127.0.0.1: no rate limit to speak of, no response
   // cache (tests change rows under it). The edge's own tests start servers with the real settings.
-  RATE_LIMIT_CAPACITY: "100000000",
+  RATE_LIMIT_CAPACITY: "1000000",
+  RATE_LIMIT_WINDOW_SECONDS: "1000000",
   CACHE_TTL_SECONDS: "0",
   // Staff tokens in tests are minted with this secret (test/support/tokens.ts).
   ADMIN_JWT_SECRET: "test-secret-for-staff-tokens-0123456789abcdef"

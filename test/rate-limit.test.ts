@@ -1,0 +1,298 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { Duration, Effect, Redacted, TestClock, TestContext } from "effect"
+import { Redis } from "ioredis"
+import { clientKey } from "../src/RateLimit/ClientAddress.js"
+import { makeMemoryStore, RateLimiter } from "../src/RateLimit/RateLimiter.js"
+import { makeRedisStore } from "../src/RateLimit/RedisStore.js"
+import { request } from "./support/http.js"
+import { sharedServer, type TestServer } from "./support/server.js"
+import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
+import { hs256, staffClaims } from "./support/tokens.js"
+
+const POLICY = { capacity: 360, windowSeconds: 60 }
+
+/** Runs with Effect's TestClock at 0 ms: refills happen only when a test moves the clock. */
+const withTestClock = <A>(effect: Effect.Effect<A>) =>
+  Effect.runPromise(effect.pipe(Effect.provide(TestContext.TestContext)) as Effect.Effect<A>)
+
+const memoryLimiter = (maxClients = 100_000) => RateLimiter.fromStore(POLICY, makeMemoryStore(POLICY, maxClients))
+
+describe("the token bucket (service, frozen clock)", () => {
+  test("360 requests pass, the 361st is refused; exact remaining, reset and retry values", async () => {
+    const decisions = await withTestClock(Effect.gen(function*() {
+      const limiter = memoryLimiter()
+      const all = []
+      for (let i = 0; i < 361; i++) all.push(yield* limiter.take("ip4:192.0.2.1"))
+      return all
+    }))
+    expect(decisions[0]).toEqual({
+      allowed: true, limit: 360, windowSeconds: 60, remaining: 359, secondsUntilToken: 1, resetEpochSeconds: 1
+    })
+    expect(decisions.slice(0, 360).every((d) => d.allowed)).toBe(true)
+    expect(decisions.slice(0, 360).map((d) => d.remaining)).toEqual(Array.from({ length: 360 }, (_, i) => 359 - i))
+    // empty at t=0: full again after 60 s, one token back after 1/6 s (rounded up to 1)
+    expect(decisions[359]).toEqual({
+      allowed: true, limit: 360, windowSeconds: 60, remaining: 0, secondsUntilToken: 1, resetEpochSeconds: 60
+    })
+    expect(decisions[360]).toEqual({
+      allowed: false, limit: 360, windowSeconds: 60, remaining: 0, secondsUntilToken: 1, resetEpochSeconds: 60
+    })
+  })
+
+  test("tokens come back at 6 per second, up to 360", async () => {
+    const [afterOneSecond, afterTenSeconds, afterAMinute] = await withTestClock(Effect.gen(function*() {
+      const limiter = memoryLimiter()
+      for (let i = 0; i < 360; i++) yield* limiter.take("ip4:192.0.2.2")
+      yield* TestClock.adjust(Duration.seconds(1))
+      const one = yield* limiter.take("ip4:192.0.2.2") // 6 back, 1 taken
+      yield* TestClock.adjust(Duration.seconds(10))
+      const ten = yield* limiter.take("ip4:192.0.2.2") // 5 + 60 back, 1 taken
+      yield* TestClock.adjust(Duration.minutes(5))
+      const full = yield* limiter.take("ip4:192.0.2.2")
+      return [one, ten, full] as const
+    }))
+    // at 1 s: 355 missing at 6 per second -> full at 60.17 s
+    expect(afterOneSecond).toMatchObject({ allowed: true, remaining: 5, secondsUntilToken: 1, resetEpochSeconds: 61 })
+    expect(afterTenSeconds).toMatchObject({ allowed: true, remaining: 64, resetEpochSeconds: 61 })
+    expect(afterAMinute).toMatchObject({ allowed: true, remaining: 359 })
+  })
+
+  test("clients have separate buckets", async () => {
+    const [other, same] = await withTestClock(Effect.gen(function*() {
+      const limiter = memoryLimiter()
+      for (let i = 0; i < 361; i++) yield* limiter.take("ip4:192.0.2.3")
+      return [yield* limiter.take("ip4:192.0.2.4"), yield* limiter.take("ip4:192.0.2.3")] as const
+    }))
+    expect(other).toMatchObject({ allowed: true, remaining: 359 })
+    expect(same).toMatchObject({ allowed: false, remaining: 0 })
+  })
+
+  test("a bucket that has refilled is dropped", async () => {
+    const tracked = await withTestClock(Effect.gen(function*() {
+      const limiter = memoryLimiter()
+      yield* limiter.take("ip4:192.0.2.5")
+      yield* limiter.take("ip4:192.0.2.6")
+      const before = yield* limiter.trackedClients
+      yield* TestClock.adjust(Duration.seconds(1)) // 1 token in 1/6 s: both are full again
+      yield* limiter.take("ip4:192.0.2.7")
+      return [before, yield* limiter.trackedClients]
+    }))
+    expect(tracked).toEqual([2, 1])
+  })
+
+  test("a flood of 1,000,000 distinct addresses keeps at most RATE_LIMIT_MAX_CLIENTS buckets", async () => {
+    const maxClients = 100_000
+    const [tracked, heapGrowthMb, victimAfterFlood] = await Effect.runPromise(Effect.gen(function*() {
+      const limiter = memoryLimiter(maxClients)
+      for (let i = 0; i < 300; i++) yield* limiter.take("ip4:198.51.100.1")
+      Bun.gc(true)
+      const heapBefore = process.memoryUsage().heapUsed
+      for (let i = 0; i < 1_000_000; i++) {
+        yield* limiter.take(clientKey(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, undefined, 0))
+      }
+      const tracked = yield* limiter.trackedClients
+      Bun.gc(true)
+      const growth = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024
+      return [tracked, growth, yield* limiter.take("ip4:198.51.100.1")] as const
+    }))
+    expect(tracked).toBeLessThanOrEqual(maxClients)
+    expect(tracked).toBeGreaterThan(maxClients / 2)
+    // 100,000 small buckets; without the bound a million would take several times this
+    expect(heapGrowthMb).toBeLessThan(60)
+    // the flood evicted the long-idle victim: it starts over, as a dropped bucket does
+    expect(victimAfterFlood.remaining).toBe(359)
+  }, 60_000)
+})
+
+describe("the client address", () => {
+  test("without TRUST_PROXY, X-Forwarded-For is ignored", () => {
+    expect(clientKey("203.0.113.9", "1.1.1.1", 0)).toBe("ip4:203.0.113.9")
+    expect(clientKey("203.0.113.9", undefined, 0)).toBe("ip4:203.0.113.9")
+  })
+
+  test("with n trusted hops, the n-th address from the right is the client; entries further left are ignored", () => {
+    expect(clientKey("10.0.0.1", "6.6.6.6, 198.51.100.7", 1)).toBe("ip4:198.51.100.7")
+    expect(clientKey("10.0.0.1", "6.6.6.6, 198.51.100.7, 10.0.0.2", 2)).toBe("ip4:198.51.100.7")
+    expect(clientKey("10.0.0.1", "198.51.100.7", 3)).toBe("ip4:198.51.100.7")
+  })
+
+  test("a header that is no address falls back to the socket", () => {
+    expect(clientKey("10.0.0.1", "not-an-ip", 1)).toBe("ip4:10.0.0.1")
+    expect(clientKey(undefined, undefined, 0)).toBe("unknown")
+  })
+
+  test("IPv6 clients share a bucket per /64; IPv4-mapped addresses are IPv4", () => {
+    expect(clientKey("2001:db8:1:2:aaaa::1", undefined, 0)).toBe("ip6:2001:db8:1:2::/64")
+    expect(clientKey("2001:0db8:0001:0002:ffff:ffff:ffff:ffff", undefined, 0)).toBe("ip6:2001:db8:1:2::/64")
+    expect(clientKey("2001:db8:1:3::1", undefined, 0)).toBe("ip6:2001:db8:1:3::/64")
+    expect(clientKey("::ffff:192.0.2.33", undefined, 0)).toBe("ip4:192.0.2.33")
+    expect(clientKey("[2001:db8::1]", undefined, 0)).toBe("ip6:2001:db8:0:0::/64")
+  })
+})
+
+describe("the rate limit over HTTP (360 per 60 s)", () => {
+  let server: TestServer
+  // TRUST_PROXY=1: the test is the proxy, so each test can be its own client via X-Forwarded-For.
+  beforeAll(async () => {
+    server = await startEdgeServer({ ...REAL_EDGE_ENV, TRUST_PROXY: "1" })
+  }, 60_000)
+  afterAll(() => server.stop())
+
+  const from = (client: string, headers: Record<string, string> = {}) => ({ headers: { "x-forwarded-for": client, ...headers } })
+
+  test("a burst past 360: exact headers on the first response and on the refusal", async () => {
+    const client = "198.51.100.10"
+    const first = await request(server.baseUrl, "/v1", from(client))
+    const epoch = Math.floor(Date.now() / 1000)
+    expect(first.status).toBe(200)
+    expect(first.headers.get("ratelimit-policy")).toBe(`"ip";q=360;w=60`)
+    expect(first.headers.get("ratelimit")).toBe(`"ip";r=359;t=1`)
+    expect(first.headers.get("x-ratelimit-limit")).toBe("360")
+    expect(first.headers.get("x-ratelimit-remaining")).toBe("359")
+    expect(Number(first.headers.get("x-ratelimit-reset"))).toBeGreaterThanOrEqual(epoch)
+    expect(Number(first.headers.get("x-ratelimit-reset"))).toBeLessThanOrEqual(epoch + 2)
+    expect(first.headers.get("retry-after")).toBeNull()
+
+    const started = Date.now()
+    let served = 1
+    let refused: Awaited<ReturnType<typeof request>> | undefined
+    let previousRemaining = 359
+    while (refused === undefined && served < 1000) {
+      const reply = await request(server.baseUrl, served % 2 === 0 ? "/v1" : "/v1/no-such-path", from(client))
+      const remaining = Number(reply.headers.get("x-ratelimit-remaining"))
+      expect(reply.headers.get("ratelimit")).toBe(`"ip";r=${remaining};t=1`)
+      // one token per request, a few back per second at most
+      expect(remaining).toBeLessThanOrEqual(previousRemaining + 6)
+      previousRemaining = remaining
+      if (reply.status === 429) refused = reply
+      else served++
+    }
+    const elapsedSeconds = (Date.now() - started) / 1000
+    // 360 in the bucket, 6 per second refilled while the burst ran (404s count too)
+    expect(served).toBeGreaterThanOrEqual(360)
+    expect(served).toBeLessThanOrEqual(360 + Math.ceil(elapsedSeconds * 6) + 1)
+    expect(refused!.status).toBe(429)
+    expect(refused!.body).toEqual({
+      error: { code: "rate_limited", message: "Too many requests: 360 per 60 seconds per client; retry in 1 second." }
+    })
+    expect(refused!.headers.get("retry-after")).toBe("1")
+    expect(refused!.headers.get("ratelimit")).toBe(`"ip";r=0;t=1`)
+    expect(refused!.headers.get("ratelimit-policy")).toBe(`"ip";q=360;w=60`)
+    expect(refused!.headers.get("x-ratelimit-limit")).toBe("360")
+    expect(refused!.headers.get("x-ratelimit-remaining")).toBe("0")
+    const now = Math.floor(Date.now() / 1000)
+    expect(Number(refused!.headers.get("x-ratelimit-reset"))).toBeGreaterThanOrEqual(now + 59)
+    expect(Number(refused!.headers.get("x-ratelimit-reset"))).toBeLessThanOrEqual(now + 61)
+    expect(refused!.headers.get("cache-control")).toBe("no-store")
+    expect(refused!.headers.get("content-type")).toBe("application/json; charset=utf-8")
+    expect(refused!.headers.get("access-control-allow-origin")).toBe("*")
+
+    // health stays exempt while the client is limited; a token is back within a second
+    const health = await request(server.baseUrl, "/v1/health", from(client))
+    expect(health.status).toBe(200)
+    expect(health.headers.get("ratelimit")).toBeNull()
+    expect(health.headers.get("x-ratelimit-remaining")).toBeNull()
+    await Bun.sleep(1100)
+    const again = await request(server.baseUrl, "/v1", from(client))
+    expect(again.status).toBe(200)
+  }, 60_000)
+
+  test("a spoofed X-Forwarded-For entry does not give a fresh bucket", async () => {
+    const client = "198.51.100.11"
+    const first = await request(server.baseUrl, "/v1", from(client))
+    const spoofed = await request(server.baseUrl, "/v1", from(`6.6.6.${Math.floor(Math.random() * 250)}, ${client}`))
+    expect(Number(first.headers.get("x-ratelimit-remaining"))).toBe(359)
+    expect(Number(spoofed.headers.get("x-ratelimit-remaining"))).toBe(358)
+  })
+
+  test("staff requests: a bad token is limited, a valid token bypasses the limit", async () => {
+    const client = "198.51.100.12"
+    for (let i = 0; i < 400; i++) {
+      if ((await request(server.baseUrl, "/v1/no-such-path", from(client))).status === 429) break
+    }
+    const bad = await request(server.baseUrl, "/v1/admin/stats", from(client, { authorization: "Bearer not.a.token" }))
+    expect(bad.status).toBe(429)
+    expect(bad.body.error.code).toBe("rate_limited")
+    const none = await request(server.baseUrl, "/v1/admin/stats", from(client))
+    expect(none.status).toBe(429)
+    const good = await request(
+      server.baseUrl,
+      "/v1/admin/stats",
+      from(client, { authorization: `Bearer ${await hs256(staffClaims())}` })
+    )
+    expect(good.status).not.toBe(429)
+    expect(good.headers.get("ratelimit")).toBeNull()
+    expect(good.headers.get("x-ratelimit-limit")).toBeNull()
+  }, 30_000)
+})
+
+describe("without TRUST_PROXY (the shared server)", () => {
+  test("X-Forwarded-For is ignored: every request draws from the socket's bucket", async () => {
+    const shared = await sharedServer()
+    const replies = []
+    for (const forwarded of ["203.0.113.1", "203.0.113.2", "203.0.113.3"]) {
+      replies.push(await request(shared.baseUrl, "/v1", { headers: { "x-forwarded-for": forwarded } }))
+    }
+    const remaining = replies.map((reply) => Number(reply.headers.get("x-ratelimit-remaining")))
+    // other requests may run in between, never a fresh bucket
+    expect(remaining[1]!).toBeLessThan(remaining[0]!)
+    expect(remaining[2]!).toBeLessThan(remaining[1]!)
+  })
+})
+
+describe("the Redis store (shared by replicas)", () => {
+  const url = process.env.RATE_LIMIT_REDIS_TEST_URL ?? "redis://127.0.0.1:6379"
+  const policy = { capacity: 5, windowSeconds: 3600 }
+  let reachable = false
+  const prefix = `test-${process.pid}-${Date.now()}`
+  beforeAll(async () => {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 })
+    probe.on("error", () => undefined)
+    reachable = await probe.connect().then(() => probe.ping()).then(() => true, () => false)
+    probe.disconnect()
+    if (!reachable) console.warn(`SKIPPED: Redis rate-limit tests (no Redis at ${url}; set RATE_LIMIT_REDIS_TEST_URL)`)
+  })
+
+  const runScoped = <A>(effect: Effect.Effect<A, never, import("effect").Scope.Scope>) =>
+    Effect.runPromise(Effect.scoped(effect))
+
+  test("two replicas draw from one bucket, atomically; the key expires once it would be full", async () => {
+    if (!reachable) return
+    const result = await runScoped(Effect.gen(function*() {
+      const fallback = makeMemoryStore(policy, 10)
+      const replicaA = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback))
+      const replicaB = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback))
+      const key = `${prefix}:ip4:192.0.2.50`
+      const decisions = yield* Effect.all(
+        Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? replicaA : replicaB).take(key)),
+        { concurrency: "unbounded" }
+      )
+      return { decisions, fallbackTracked: yield* fallback.trackedClients }
+    }))
+    const allowed = result.decisions.filter((d) => d.allowed)
+    expect(allowed.length).toBe(5)
+    expect(result.decisions.filter((d) => !d.allowed)).toEqual([
+      expect.objectContaining({ allowed: false, remaining: 0, limit: 5, windowSeconds: 3600, secondsUntilToken: 720 })
+    ])
+    expect(allowed.map((d) => d.remaining).sort()).toEqual([0, 1, 2, 3, 4])
+    expect(result.fallbackTracked).toBe(0) // Redis answered every time
+    const redis = new Redis(url)
+    const ttl = await redis.pttl(`catalogue:ratelimit:${prefix}:ip4:192.0.2.50`)
+    await redis.del(`catalogue:ratelimit:${prefix}:ip4:192.0.2.50`)
+    redis.disconnect()
+    // empty bucket of 5 per hour: full again in an hour
+    expect(ttl).toBeGreaterThan(3_590_000)
+    expect(ttl).toBeLessThanOrEqual(3_600_000)
+  })
+
+  test("while Redis does not answer, the process limits in memory", async () => {
+    const decisions = await runScoped(Effect.gen(function*() {
+      const fallback = makeMemoryStore(policy, 10)
+      const limiter = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make("redis://127.0.0.1:1"), policy, fallback))
+      const all = []
+      for (let i = 0; i < 6; i++) all.push(yield* limiter.take("ip4:192.0.2.60"))
+      return all
+    }))
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, false])
+  }, 30_000)
+})
