@@ -1,0 +1,247 @@
+/**
+ * The demo-catalogue generator (src/Seed, DESIGN D12): determinism, ratios and the cases the
+ * API depends on (namesakes, every date precision, hidden rows, on-this-day songs).
+ *
+ * Runs against a fresh `seed_test_<random>` database on the server of TEST_DATABASE_URL, with
+ * sql/*.sql applied in order, dropped afterwards; without TEST_DATABASE_URL it uses an
+ * in-memory embedded database (PGlite), which also checks the generator works there.
+ */
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import pg from "pg"
+import { planCatalogue, SEED_TABLES, seedCatalogue, slugify, type SeedOptions } from "../src/Seed/generate.js"
+
+const SQL_DIR = resolve(import.meta.dir, "../sql")
+const migrations = () =>
+  readdirSync(SQL_DIR)
+    .filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file))
+    .sort()
+    .map((file) => readFileSync(join(SQL_DIR, file), "utf8"))
+
+const SONGS = 500
+/** A leap day: "on this day" songs must come from leap years. */
+const TODAY = "2024-02-29"
+
+interface Harness {
+  readonly runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
+  readonly close: () => Promise<void>
+}
+
+const postgresHarness = async (serverUrl: string): Promise<Harness> => {
+  const name = `seed_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE "${name}"`)
+  await admin.end()
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  const setup = new pg.Client({ connectionString: url.toString() })
+  await setup.connect()
+  for (const text of migrations()) await setup.query(text)
+  await setup.end()
+  const runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(url.toString()), maxConnections: 2 }))
+  return {
+    runtime,
+    close: async () => {
+      await runtime.dispose()
+      const client = new pg.Client({ connectionString: serverUrl })
+      await client.connect()
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      await client.end()
+    }
+  }
+}
+
+const embeddedHarness = async (): Promise<Harness> => {
+  const { PGlite } = await import("@electric-sql/pglite")
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm")
+  const { unaccent } = await import("@electric-sql/pglite/contrib/unaccent")
+  const { createPgConfig } = await import("@electric-sql/pglite/node-postgres")
+  const db = await PGlite.create({ extensions: { pg_trgm, unaccent } })
+  for (const text of migrations()) await db.exec(text)
+  // exactly one connection: PGlite is a single backend
+  const config = { ...createPgConfig(db), max: 1, idleTimeoutMillis: 0 } as unknown as pg.PoolConfig
+  const layer: Layer.Layer<SqlClient.SqlClient, unknown> = PgClient.layerFromPool({
+    acquire: Effect.acquireRelease(
+      Effect.sync(() => new pg.Pool(config)),
+      (pool) => Effect.promise(() => pool.end())
+    )
+  })
+  const runtime = ManagedRuntime.make(layer)
+  return {
+    runtime,
+    close: async () => {
+      await runtime.dispose()
+      await db.close()
+    }
+  }
+}
+
+let harness: Harness | undefined
+const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>): Promise<A> => {
+  if (harness === undefined) throw new Error("no database")
+  return harness.runtime.runPromise(effect)
+}
+
+/** One number from a query returning a single `n` column. */
+const count = (text: string) =>
+  run(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<{ readonly n: number }>(text)).pipe(
+      Effect.map((rows) => Number(rows[0]?.n ?? Number.NaN))
+    )
+  )
+
+/** An md5 over every row of every seeded table, in key order. */
+const checksums = () =>
+  run(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const sums: Record<string, string> = {}
+      for (const table of SEED_TABLES) {
+        const [row] = yield* sql.unsafe<{ readonly sum: string | null }>(
+          `SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS sum FROM ${table} t`
+        )
+        sums[table] = row?.sum ?? ""
+      }
+      return sums
+    })
+  )
+
+const reseed = (options: Omit<SeedOptions, "songs" | "today"> = {}) =>
+  run(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(`TRUNCATE ${SEED_TABLES.join(", ")} RESTART IDENTITY CASCADE`)
+      return yield* seedCatalogue(sql, { songs: SONGS, today: TODAY, seed: 7, ...options })
+    })
+  )
+
+let firstSums: Record<string, string> = {}
+
+beforeAll(async () => {
+  const serverUrl = process.env["TEST_DATABASE_URL"]
+  harness = serverUrl === undefined || serverUrl === "" ? await embeddedHarness() : await postgresHarness(serverUrl)
+  await reseed()
+  firstSums = await checksums()
+}, 120_000)
+
+afterAll(async () => {
+  await harness?.close()
+}, 60_000)
+
+describe("seed generator", () => {
+  test("derives the sizes from the number of songs", async () => {
+    const plan = planCatalogue(SONGS)
+    expect(await count("SELECT count(*)::int AS n FROM songs")).toBe(SONGS)
+    expect(await count("SELECT count(*)::int AS n FROM artists")).toBe(plan.artists)
+    expect(await count("SELECT count(*)::int AS n FROM members")).toBe(plan.members)
+    expect(await count("SELECT count(*)::int AS n FROM labels")).toBe(plan.labels)
+    expect(await count("SELECT count(*)::int AS n FROM curated_lists")).toBe(plan.curatedLists)
+    const albums = await count("SELECT count(*)::int AS n FROM albums")
+    expect(albums).toBeGreaterThan(SONGS / 8 / 1.6)
+    expect(albums).toBeLessThan((SONGS / 8) * 1.6)
+    const creditsPerSong = (await count("SELECT count(*)::int AS n FROM credits")) / SONGS
+    expect(creditsPerSong).toBeGreaterThan(2.5)
+    expect(creditsPerSong).toBeLessThan(4)
+    expect(await count("SELECT count(*)::int AS n FROM contributions WHERE action = 'add'")).toBe(SONGS)
+    const editsPerSong = (await count("SELECT count(*)::int AS n FROM contributions WHERE action = 'edit'")) / SONGS
+    expect(editsPerSong).toBeGreaterThan(0.6)
+    expect(editsPerSong).toBeLessThan(1.5)
+    const lovesPerMember = (await count("SELECT count(*)::int AS n FROM loves")) / plan.members
+    expect(lovesPerMember).toBeGreaterThan(1)
+    expect(lovesPerMember).toBeLessThan(3.5)
+    // every song has 1-3 genres and a first credit by a performer
+    expect(await count("SELECT count(*)::int AS n FROM songs s WHERE NOT EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id)")).toBe(0)
+    expect(await count("SELECT count(*)::int AS n FROM (SELECT song_id FROM song_genres GROUP BY 1 HAVING count(*) > 3) x")).toBe(0)
+    expect(
+      await count(
+        "SELECT count(*)::int AS n FROM credits c JOIN roles r ON r.id = c.role_id WHERE c.position = 1 AND r.tag <> 'performer'"
+      )
+    ).toBe(0)
+  })
+
+  test("is deterministic for a seed and size, whatever the chunking", async () => {
+    await reseed({ chunkSongs: 97, batchSize: 113 })
+    expect(await checksums()).toEqual(firstSums)
+    await reseed({ seed: 8 })
+    const other = await checksums()
+    expect(other["songs"]).not.toBe(firstSums["songs"])
+    expect(other["artists"]).not.toBe(firstSums["artists"])
+    await reseed()
+    expect(await checksums()).toEqual(firstSums)
+  }, 120_000)
+
+  test("has every date precision and the days discovery asks for", async () => {
+    for (const type of ["FULL", "MONTH", "YEAR"]) {
+      expect(await count(`SELECT count(*)::int AS n FROM songs WHERE date_type = '${type}'`)).toBeGreaterThan(0)
+    }
+    expect(await count("SELECT count(*)::int AS n FROM songs WHERE date_type IS NULL")).toBeGreaterThan(0)
+    expect(await count(`SELECT count(*)::int AS n FROM songs WHERE released_at > DATE '${TODAY}'`)).toBe(0)
+    expect(await count("SELECT count(*)::int AS n FROM songs WHERE released_at < DATE '1960-01-01'")).toBe(0)
+    const visible = `deleted_at IS NULL AND published_at <= TIMESTAMPTZ '${TODAY}T00:00:00Z'`
+    expect(
+      await count(`SELECT count(*)::int AS n FROM songs WHERE ${visible} AND released_at > DATE '${TODAY}' - 30`)
+    ).toBeGreaterThanOrEqual(5)
+    // on this day (a leap day) in earlier years
+    expect(
+      await count(
+        `SELECT count(*)::int AS n FROM songs WHERE ${visible} AND date_type = 'FULL'
+           AND extract(month FROM released_at) = 2 AND extract(day FROM released_at) = 29 AND released_at < DATE '${TODAY}'`
+      )
+    ).toBeGreaterThanOrEqual(3)
+  })
+
+  test("has hidden rows, namesakes and members of every kind", async () => {
+    const now = `TIMESTAMPTZ '${TODAY}T00:00:00Z'`
+    expect(await count("SELECT count(*)::int AS n FROM songs WHERE published_at IS NULL")).toBeGreaterThan(0)
+    expect(await count(`SELECT count(*)::int AS n FROM songs WHERE published_at > ${now}`)).toBeGreaterThan(0)
+    expect(await count("SELECT count(*)::int AS n FROM songs WHERE deleted_at IS NOT NULL")).toBeGreaterThan(0)
+    expect(await count(`SELECT count(*)::int AS n FROM albums WHERE published_at IS NULL OR published_at > ${now}`)).toBeGreaterThan(0)
+    expect(await count("SELECT count(*)::int AS n FROM song_versions")).toBeGreaterThan(0)
+    expect(await count("SELECT count(DISTINCT content_type)::int AS n FROM curated_lists")).toBe(2)
+    expect(await count("SELECT count(DISTINCT album_type)::int AS n FROM albums")).toBe(3)
+    expect(
+      await count("SELECT count(*)::int AS n FROM (SELECT fold_name(name) FROM artists GROUP BY 1 HAVING count(*) > 1) x")
+    ).toBeGreaterThan(0)
+    expect(await count("SELECT count(*)::int AS n FROM artists WHERE prefix_title IS NOT NULL")).toBeGreaterThan(0)
+    expect(await count("SELECT count(*)::int AS n FROM artist_memberships")).toBeGreaterThan(0)
+    expect(await count("SELECT count(DISTINCT kind)::int AS n FROM members")).toBe(3)
+    expect(await count("SELECT count(*)::int AS n FROM members WHERE username IS NULL")).toBeGreaterThan(0)
+    expect(await count("SELECT count(*)::int AS n FROM members WHERE is_banned")).toBeGreaterThan(0)
+    expect(await count("SELECT count(*)::int AS n FROM members WHERE email IS NULL")).toBe(0)
+    expect(await count("SELECT count(*)::int AS n FROM artists WHERE member_id IS NOT NULL")).toBeGreaterThan(0)
+  })
+
+  test("writes URL-safe slugs and well-formed media fields", async () => {
+    const slug = "'^[a-z0-9]+(-[a-z0-9]+)*$'"
+    for (const table of ["songs", "albums"]) {
+      expect(await count(`SELECT count(*)::int AS n FROM ${table} WHERE slug !~ ${slug}`)).toBe(0)
+    }
+    for (const table of ["artists", "labels"]) {
+      expect(await count(`SELECT count(*)::int AS n FROM ${table} WHERE slug !~ ${slug}`)).toBe(0)
+    }
+    expect(await count("SELECT count(*)::int AS n FROM songs WHERE slug LIKE 'song-%'")).toBeGreaterThan(0)
+    expect(
+      await count("SELECT count(*)::int AS n FROM songs WHERE artwork_source <> 'Custom' AND artwork_key !~ '^https://'")
+    ).toBe(0)
+    expect(
+      await count("SELECT count(*)::int AS n FROM songs WHERE artwork_source = 'Custom' AND artwork_key !~ '^artwork/songs/[0-9]+[.]jpg$'")
+    ).toBe(0)
+    expect(await count("SELECT count(*)::int AS n FROM songs WHERE vidsvc_video_id !~ '^[A-Za-z0-9_-]{11}$'")).toBe(0)
+    // identity sequences continue after the seeded ids
+    const next = await count("SELECT nextval(pg_get_serial_sequence('songs', 'id'))::int AS n")
+    expect(next).toBe(SONGS + 1)
+  })
+
+  test("slugify folds diacritics and falls back for non-Latin text", () => {
+    expect(slugify("Zainal Abidín", "x")).toBe("zainal-abidin")
+    expect(slugify("Dato' Sri Siti", "x")).toBe("dato-sri-siti")
+    expect(slugify("Kuala Lumpur-Singapura", "x")).toBe("kuala-lumpur-singapura")
+    expect(slugify("月亮代表我的心", "song-9")).toBe("song-9")
+    expect(slugify("காதல் நிலா", "song-10")).toBe("song-10")
+  })
+})
