@@ -70,13 +70,15 @@ const cacheConfig = Config.all({
 })
 
 const adminJwtConfig = Config.all({
+  // Empty means unset, as for the other keys.
   secret: Config.redacted().pipe(
     Config.validate({
       message: "must be at least 32 characters (an HS256 key shorter than its hash is guessable)",
-      validation: (secret) => Redacted.value(secret).length >= 32
+      validation: (secret) => Redacted.value(secret) === "" || Redacted.value(secret).length >= 32
     }),
     Config.nested("ADMIN_JWT_SECRET"),
-    Config.option
+    Config.option,
+    Config.map(Option.filter((secret) => Redacted.value(secret) !== ""))
   ),
   publicKey: Config.string().pipe(
     Config.map((text) => text.trim().replace(/\\n/g, "\n")),
