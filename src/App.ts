@@ -1,6 +1,8 @@
 import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
+import { seedCatalogue } from "./Seed/generate.js"
 import { AlbumsLive } from "./Albums/Http.js"
 import { Api } from "./Api.js"
 import { ArtistsLive } from "./Artists/Http.js"
@@ -23,6 +25,22 @@ import { TokenVerifier } from "./Auth/TokenVerifier.js"
 import { observeRequests, TracingLive, withRequestTracing } from "./Telemetry.js"
 import { UsersLive } from "./Users/Http.js"
 
+/** D12: an empty embedded database gets the demo catalogue; PostgreSQL is never seeded unasked. */
+const seedEmptyEmbeddedDatabase = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const { demoSeedSongs } = yield* AppConfig
+  const [row] = yield* sql<{ empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM songs) AS empty`
+  if (demoSeedSongs === 0 || row?.empty !== true) return
+  yield* Effect.logInfo(`seeding the demo catalogue (${demoSeedSongs} songs) into the empty embedded database`)
+  const summary = yield* seedCatalogue(sql, {
+    songs: demoSeedSongs,
+    onProgress: (done, total) => {
+      if (done === total || done % 1000 === 0) console.error(`seeding: ${done}/${total} songs`)
+    }
+  })
+  yield* Effect.logInfo("demo catalogue ready").pipe(Effect.annotateLogs({ rows: summary.totalRows }))
+}).pipe(Effect.orDie)
+
 /** The database with its schema up to date: nothing that needs it starts before migrations ran. */
 export const DatabaseReady = Layer.effectDiscard(
   Effect.gen(function*() {
@@ -31,6 +49,7 @@ export const DatabaseReady = Layer.effectDiscard(
     yield* Effect.logInfo(`database: ${mode.description}`).pipe(
       Effect.annotateLogs({ migrations_applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none" })
     )
+    if (mode.kind === "embedded") yield* seedEmptyEmbeddedDatabase
   })
 ).pipe(Layer.provideMerge(DatabaseLive))
 

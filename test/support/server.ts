@@ -12,6 +12,7 @@ const FIXTURE_DIR = resolve(import.meta.dir, "../fixture")
 export const TEST_ENV: Readonly<Record<string, string>> = {
   PORT: "0",
   LOG_LEVEL: "warn",
+  DEMO_SEED_SONGS: "0",
   CDN_BASE_URL: "https://cdn.test.example",
   // Every group's tests share one server from 127.0.0.1: no rate limit to speak of, no response
   // cache (tests change rows under it). The edge's own tests start servers with the real settings.
