@@ -3,10 +3,12 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { request } from "./support/http.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
+import { hs256 } from "./support/tokens.js"
 
 const PUBLIC_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=300"
-// A label in this file's id range (500-599), added and removed by the cache test.
+// Rows in this file's id range (500-599), added and removed by the cache tests.
 const CACHE_LABEL_ID = 501
+const CACHE_SONG_ID = 502
 
 let server: TestServer
 beforeAll(async () => {
@@ -14,6 +16,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => {
   await server.sql("DELETE FROM labels WHERE id = $1", [CACHE_LABEL_ID])
+  await server.sql("DELETE FROM songs WHERE id = $1", [CACHE_SONG_ID])
   await server.stop()
 })
 
@@ -189,5 +192,29 @@ describe("the in-process response cache", () => {
     expect(first.headers.get("x-cache")).toBeNull()
     expect(second.headers.get("x-cache")).toBeNull()
     expect(second.headers.get("etag")).toBe(first.headers.get("etag"))
+  })
+
+  test("staff requests never read or fill it, and are compressed without validators", async () => {
+    const headers = { authorization: `Bearer ${await hs256()}`, "accept-encoding": "gzip" }
+    const first = await raw("/v1/admin/songs?limit=80", headers)
+    await server.sql(
+      "INSERT INTO songs (id, title, slug, released_at, published_at) VALUES ($1, 'Cache Probe', 'cache-probe', '2020-01-01', NULL)",
+      [CACHE_SONG_ID]
+    )
+    try {
+      const second = await raw("/v1/admin/songs?limit=80", headers)
+      const totals = [first, second].map((reply) => JSON.parse(Buffer.from(gunzipSync(reply.bytes)).toString()).meta.total)
+      expect(totals[1]).toBe(totals[0] + 1)
+      for (const reply of [first, second]) {
+        expect(reply.status).toBe(200)
+        expect(reply.headers.get("x-cache")).toBeNull()
+        expect(reply.headers.get("etag")).toBeNull()
+        expect(reply.headers.get("cache-control")).toBe("no-store")
+        expect(reply.headers.get("content-encoding")).toBe("gzip")
+        expect(reply.headers.get("vary")).toBe("Authorization, Accept-Encoding")
+      }
+    } finally {
+      await server.sql("DELETE FROM songs WHERE id = $1", [CACHE_SONG_ID])
+    }
   })
 })

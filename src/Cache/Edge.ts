@@ -7,6 +7,7 @@ import { type RateLimitDecision, RateLimiter, rateLimitHeaders } from "../RateLi
 import { corsHeaders } from "./Cors.js"
 import {
   chooseCoding,
+  COMPRESS_ABOVE_BYTES,
   encodeBody,
   etagOf,
   makeRepresentation,
@@ -100,6 +101,8 @@ export const makeEdge = Effect.gen(function*() {
 
       if (state.area !== "public") {
         // Staff bodies are compressed but never cached or validated.
+        if (response.body._tag !== "Uint8Array") return response
+        if (response.body.body.length > COMPRESS_ABOVE_BYTES) response = appendVary(response, "Accept-Encoding")
         if (coding === "identity" || response.body._tag !== "Uint8Array") return response
         const once = makeRepresentation(response.body.body, contentType)
         return codedResponse(response, once, coding)
