@@ -53,6 +53,7 @@ export const pathOf = (url: string) => {
 
 const issueText = (issue: { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }) => {
   const name = issue.path.map(String).join(".")
+  if (name !== "" && issue.message.startsWith("Expected string, actual [")) return `${name} must be given once.`
   if (name === "" || issue.message.startsWith(name)) return issue.message
   return `${name}: ${issue.message}`
 }

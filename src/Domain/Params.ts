@@ -22,12 +22,20 @@ export const IdParam = (name: string) => wholeNumberText(name, /^[1-9][0-9]{0,9}
 export const LimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,1}$/, 1, 80)
 export const OffsetParam = wholeNumberText("offset", /^(0|[1-9][0-9]{0,9})$/, 0, MAX_INT4)
 
-/** A closed set of words, with a message that lists them. */
-export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: string, ...words: Words) =>
-  Schema.Literal(...words).annotations({
-    message: () => `${name} must be one of: ${words.join(", ")}.`,
-    description: `One of: ${words.join(", ")}.`
-  })
+/**
+ * A closed set of words, with a message that lists them. A refined string rather than a
+ * literal union: `Schema.optional` merges a union with `undefined` and loses its message.
+ */
+export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: string, ...words: Words) => {
+  const message = () => `${name} must be one of: ${words.join(", ")}.`
+  return Schema.String.pipe(
+    Schema.filter((text): text is Words[number] => words.includes(text), {
+      message,
+      jsonSchema: { enum: words },
+      description: `One of: ${words.join(", ")}.`
+    })
+  )
+}
 
 export const OrderParam = ChoiceParam("order", "asc", "desc")
 
