@@ -45,8 +45,11 @@ const seedEmptyEmbeddedDatabase = Effect.gen(function*() {
 export const DatabaseReady = Layer.effectDiscard(
   Effect.gen(function*() {
     const mode = yield* DatabaseMode
-    const applied = yield* runMigrations
-    yield* Effect.logInfo(`database: ${mode.description}`).pipe(
+    // A read replica (hot standby) cannot take DDL: the primary is migrated with `bun run migrate`.
+    const sql = yield* SqlClient.SqlClient
+    const [standby] = yield* sql<{ readonly replica: boolean }>`SELECT pg_is_in_recovery() AS replica`
+    const applied = standby?.replica === true ? [] : yield* runMigrations
+    yield* Effect.logInfo(`database: ${mode.description}${standby?.replica === true ? " (read replica)" : ""}`).pipe(
       Effect.annotateLogs({ migrations_applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none" })
     )
     if (mode.kind === "embedded") yield* seedEmptyEmbeddedDatabase

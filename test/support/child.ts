@@ -24,7 +24,8 @@ const collect = (stream: ReadableStream<Uint8Array>, onText: (text: string) => v
 export const spawnService = (env: Record<string, string>): ServiceProcess => {
   const child = Bun.spawn(["bun", "src/main.ts"], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", ...env },
+    // No demo catalogue: an empty embedded database starts in seconds.
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", DEMO_SEED_SONGS: "0", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe"
