@@ -34,7 +34,7 @@ CREATE INDEX artists_search_full_name_trgm ON artists USING gin (search_full_nam
 
 -- How well a folded name matches a folded query (D8): 1 exact, 0.75 prefix, 0.5 a word of the
 -- name starts with the query, 0.25 the query is inside a word, or is close to a word of the name
--- (trigram word similarity >= 0.6; `fuzzy_query` is '' when the query is too short for that),
+-- (trigram word similarity >= 0.6; `fuzzy_query` is null when the query is too short for that),
 -- 0 no match. STABLE: `<%` reads pg_trgm.word_similarity_threshold (default 0.6). Inlined by the
 -- planner; the WHERE clauses that use the indexes sit beside it.
 CREATE FUNCTION search_score(name_key text, query text, fuzzy_query text) RETURNS numeric

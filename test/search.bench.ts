@@ -43,6 +43,7 @@ const queries = [
 ]
 
 const timings: Array<number> = []
+const slowest = new Map<string, number>()
 let next = 0
 const work = queries.flatMap((query) => Array.from({ length: rounds }, () => query))
 const worker = async () => {
@@ -52,7 +53,9 @@ const worker = async () => {
     const response = await fetch(`${baseUrl}/v1/search?q=${encodeURIComponent(query)}`)
     await response.arrayBuffer()
     if (response.status !== 200) throw new Error(`${query}: ${response.status}`)
-    timings.push(performance.now() - started)
+    const elapsed = performance.now() - started
+    timings.push(elapsed)
+    slowest.set(query, Math.max(slowest.get(query) ?? 0, elapsed))
   }
 }
 // warm-up: plans and caches
@@ -64,4 +67,8 @@ const at = (p: number) => timings[Math.min(timings.length - 1, Math.floor((p / 1
 console.log(
   `search: ${timings.length} requests, ${queries.length} distinct queries, ${connections} connection(s): ` +
     `p50 ${at(50)} ms, p95 ${at(95)} ms, p99 ${at(99)} ms, max ${at(100)} ms`
+)
+console.log(
+  "slowest:",
+  [...slowest].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([query, ms]) => `${JSON.stringify(query)} ${ms.toFixed(0)} ms`).join(", ")
 )

@@ -10,7 +10,8 @@ const lit = Statement.unsafeFragment
 /**
  * From the statement's `term`: the folded query; the same when it may match inside a word (3+
  * characters, else null: one or two letters inside words match nearly everything); and the
- * folded fuzzy query ('' when too short for typo tolerance).
+ * folded fuzzy query (null when too short for typo tolerance: an empty query would make the
+ * trigram index read itself whole; null makes the index arm empty at once).
  */
 const Q = "(SELECT q FROM term)"
 const QI = "(SELECT qi FROM term)"
@@ -30,7 +31,10 @@ const score = (...keys: ReadonlyArray<string>) =>
  * one hit (which may read the ranked row `t`: t.score, t.popularity).
  */
 interface SearchSource {
+  /** the visible rows */
   readonly source: string
+  /** the table behind `source`: rows found visible are read again from it by id */
+  readonly table: string
   readonly keys: ReadonlyArray<string>
   /** orders hits of equal score; computed only for the rows that can make the page (see sectionSql) */
   readonly popularity: string
@@ -45,6 +49,7 @@ const withScore = (json: string) => `(left((${json})::text, -1) || ', "score" : 
 const sources: Record<SearchType, SearchSource> = {
   songs: {
     source: "public_songs x",
+    table: "songs x",
     keys: ["x.search_title"],
     popularity: "coalesce(x.vidsvc_views, 0)",
     hit: `json_build_object(${songSummaryPairsSql("x")}, 'score', t.score)`,
@@ -52,6 +57,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   artists: {
     source: "public_artists x",
+    table: "artists x",
     keys: ["x.search_name", "x.search_full_name"],
     // credits of any song: counting only public songs costs a join per credit, and changes little
     popularity: "(SELECT count(*) FROM credits ac WHERE ac.artist_id = x.id)",
@@ -60,6 +66,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   albums: {
     source: "public_albums x",
+    table: "albums x",
     keys: ["x.search_title"],
     popularity: "(SELECT count(*) FROM album_tracks at JOIN public_songs ats ON ats.id = at.song_id WHERE at.album_id = x.id)",
     hit: withScore(listAlbumEntryJsonSql("x", "public")),
@@ -67,6 +74,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   curated_lists: {
     source: "public_curated_lists x",
+    table: "curated_lists x",
     keys: ["x.search_title"],
     popularity: curatedListItemCountSql("x"),
     hit: `json_build_object(${curatedListSummaryPairsSql("x")}, 'score', t.score)`,
@@ -74,6 +82,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   labels: {
     source: "labels x",
+    table: "labels x",
     keys: ["x.search_name", "x.search_former_name"],
     popularity: "(SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id)",
     hit: `json_build_object(
@@ -85,6 +94,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   genres: {
     source: "genres x",
+    table: "genres x",
     keys: ["x.search_title"],
     popularity: "(SELECT gc.song_count FROM public_genre_counts gc WHERE gc.genre_id = x.id)",
     hit: `json_build_object(
@@ -95,6 +105,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   users: {
     source: "public_members x",
+    table: "members x",
     keys: ["x.search_name", "x.search_username"],
     popularity: "(SELECT mc.contribution_count FROM public_member_contribution_counts mc WHERE mc.member_id = x.id)",
     hit: `json_build_object(
@@ -112,20 +123,20 @@ const sources: Record<SearchType, SearchSource> = {
  * Scores are cheap; popularity may not be (a count per row), so it is computed only for rows
  * scoring at least the limit-th best score: the only rows it can still order into the page.
  */
-const sectionSql = ({ hit, keys, popularity, source, tie }: SearchSource) => `(
+const sectionSql = ({ hit, keys, popularity, source, table, tie }: SearchSource) => `(
   WITH matched AS (
     SELECT x.id, ${score(...keys)} AS score
     FROM ${source}
     WHERE ${Q} <> '' AND (${keys.map(matches).join(" OR ")})),
   ranked AS (
     SELECT m.id, m.score, ${popularity} AS popularity, ${tie} AS tie
-    FROM matched m JOIN ${source} ON x.id = m.id
+    FROM matched m JOIN ${table} ON x.id = m.id
     WHERE m.score >= coalesce(
       (SELECT score FROM matched ORDER BY score DESC LIMIT 1 OFFSET (SELECT n FROM term) - 1), 0)
     ORDER BY m.score DESC, popularity DESC NULLS LAST, tie LIMIT (SELECT n FROM term))
   SELECT json_build_object(
     'items', (SELECT coalesce(json_agg(${hit} ORDER BY t.score DESC, t.popularity DESC NULLS LAST, t.tie), '[]'::json)
-              FROM ranked t JOIN ${source} ON x.id = t.id),
+              FROM ranked t JOIN ${table} ON x.id = t.id),
     'total', (SELECT count(*) FROM matched))::text)`
 
 export interface SearchParams {
@@ -146,7 +157,7 @@ export const searchStatement = (sql: SqlClient.SqlClient, params: SearchParams) 
   )
   return sql<Record<SearchType, string | null>>`
     WITH term AS MATERIALIZED (
-      SELECT f.q, CASE WHEN char_length(f.q) >= 3 THEN f.q END AS qi, fold_name(${params.fuzzy ? params.q : ""}::text) AS fq,
+      SELECT f.q, CASE WHEN char_length(f.q) >= 3 THEN f.q END AS qi, fold_name(${params.fuzzy ? params.q : null}::text) AS fq,
              ${params.limit}::int AS n
       FROM (SELECT fold_name(${params.q}::text) AS q) f)
     SELECT ${sql.csv(columns)}`
