@@ -39,7 +39,7 @@ const prepareStatementsByName = (client: pg.PoolClient, names: Map<string, strin
 }
 
 /** Session settings every connection starts with; asset_url() reads the CDN base from them. */
-const sessionSettings = (cdnBaseUrl: string, statementTimeoutMs: number) => ({
+export const sessionSettings = (cdnBaseUrl: string, statementTimeoutMs: number) => ({
   statement_timeout: String(Math.trunc(statementTimeoutMs)),
   "catalogue.cdn_base_url": cdnBaseUrl
 })

@@ -1,0 +1,324 @@
+/**
+ * `bun run bench [--smoke] [--rounds N] [--seconds S] [--connections C] [--songs N]`
+ *
+ * The service against two hand-written baselines (Bun.serve + Bun.SQL, Bun.serve + `pg` with
+ * named prepared statements) running the repository's own statements, with wrk on loopback in
+ * interleaved rounds. Writes test/bench/RESULTS.md (not with --smoke). See test/bench/README.md.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpus, tmpdir, totalmem } from "node:os"
+import { join, resolve } from "node:path"
+import { ensureCatalogue, queryColumn, serverVersion } from "./catalogue.js"
+import { cpuSeconds, freePort, peakRssMiB, type ServerProcess, startServer } from "./processes.js"
+import { type Measurement, renderReport, type RoleName, type ScenarioName, type Results } from "./report.js"
+import { captureStatements, LIST_LIMIT } from "./statements.js"
+import { ensureWrk, runWrk } from "./wrk.js"
+
+const HERE = import.meta.dir
+
+interface Options {
+  readonly smoke: boolean
+  readonly rounds: number
+  readonly seconds: number
+  readonly warmupSeconds: number
+  readonly connections: number
+  readonly threads: number
+  readonly songs: number
+}
+
+const parseOptions = (argv: ReadonlyArray<string>): Options => {
+  const smoke = argv.includes("--smoke")
+  const value = (flag: string, fallback: number) => {
+    const index = argv.indexOf(flag)
+    if (index === -1) return fallback
+    const parsed = Number(argv[index + 1])
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${flag} needs a positive number`)
+    return parsed
+  }
+  return smoke
+    ? { smoke, rounds: 1, seconds: 1, warmupSeconds: 0, connections: 10, threads: 1, songs: value("--songs", 2000) }
+    : {
+      smoke,
+      rounds: value("--rounds", 3),
+      seconds: value("--seconds", 10),
+      warmupSeconds: value("--warmup", 2),
+      connections: value("--connections", 50),
+      threads: 2,
+      songs: value("--songs", 100_000)
+    }
+}
+
+const options = parseOptions(process.argv.slice(2))
+const log = (line: string) => console.error(`bench: ${line}`)
+
+/** The server the databases live on: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else local PostgreSQL. */
+const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/postgres"
+const databaseName = options.smoke ? `catalogue_bench_smoke_${process.pid}` : "catalogue_bench"
+
+const servers: Array<ServerProcess> = []
+const workDir = mkdtempSync(join(tmpdir(), "catalogue-bench-"))
+let dropDatabase: (() => Promise<void>) | undefined
+
+const cleanup = async () => {
+  await Promise.all(servers.map((server) => server.stop()))
+  rmSync(workDir, { recursive: true, force: true })
+  if (options.smoke && dropDatabase !== undefined) await dropDatabase().catch(() => undefined)
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => void cleanup().finally(() => process.exit(130)))
+}
+
+const writeList = (name: string, lines: ReadonlyArray<string>) => {
+  const file = join(workDir, `${name}.txt`)
+  writeFileSync(file, lines.join("\n") + "\n")
+  return file
+}
+
+const getJson = async (url: string) => {
+  const response = await fetch(url, { headers: { "accept-encoding": "identity" } })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${text.slice(0, 200)}`)
+  return { text, body: JSON.parse(text) as { meta?: { next_cursor?: string } } }
+}
+
+const main = async () => {
+  const started = performance.now()
+  ensureWrk(log)
+  const catalogue = await ensureCatalogue(serverUrl, databaseName, options.songs, { quiet: options.smoke, log })
+  dropDatabase = catalogue.drop
+  const databaseUrl = catalogue.url
+
+  const serviceEnv = (extra: Record<string, string>, port: number) => ({
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_CAPACITY: "1000000000",
+    ...extra
+  })
+  const startService = async (name: string, extra: Record<string, string>) => {
+    const port = freePort()
+    const server = await startServer(name, ["bun", "src/main.ts"], serviceEnv(extra, port), port)
+    servers.push(server)
+    return server
+  }
+  log("starting the service three times: uncached, cached, real rate limit")
+  const [service, serviceCached, serviceLimited] = await Promise.all([
+    startService("service", { CACHE_TTL_SECONDS: "0" }),
+    startService("service (cache on)", {}),
+    startService("service (real limit)", { RATE_LIMIT_CAPACITY: "360" })
+  ])
+
+  // Request paths, drawn from the catalogue itself.
+  const publicIds = await queryColumn(databaseUrl, "SELECT id AS v FROM public_songs ORDER BY id")
+  const byPopularity = await queryColumn(
+    databaseUrl,
+    "SELECT id AS v FROM public_songs ORDER BY vidsvc_views DESC NULLS LAST, id"
+  )
+  const deep = options.smoke ? Math.floor(publicIds.length / 2) : 50_000
+  const cursorCount = options.smoke ? 3 : 20
+  const cursors: Array<string> = []
+  for (let i = 0; i < cursorCount; i++) {
+    const { body } = await getJson(`${service.baseUrl}/v1/songs?limit=${LIST_LIMIT}&offset=${deep - LIST_LIMIT + i * LIST_LIMIT}`)
+    const cursor = body.meta?.next_cursor
+    if (typeof cursor !== "string" || cursor === "") throw new Error(`no next_cursor at offset ${deep}`)
+    cursors.push(cursor)
+  }
+  const searchPaths = await searchQueries(databaseUrl)
+
+  const detailPaths = publicIds.map((id) => `/v1/songs/${id}`)
+  const lists = {
+    uniform: writeList("detail-uniform", detailPaths),
+    zipf: writeList("detail-zipf", byPopularity.map((id) => `/v1/songs/${id}`)),
+    first: writeList("list-first", [`/v1/songs?limit=${LIST_LIMIT}`]),
+    deep: writeList("list-deep", cursors.map((cursor) => `/v1/songs?limit=${LIST_LIMIT}&cursor=${cursor}`)),
+    search: writeList("search", searchPaths),
+    flood: writeList("flood", [`/v1/songs/${publicIds[0]}`])
+  }
+
+  // The baselines, on the service's own statements.
+  const statements = await captureStatements(databaseUrl, Number(publicIds[0]), cursors[0]!)
+  const statementsFile = join(workDir, "statements.json")
+  writeFileSync(statementsFile, JSON.stringify(statements))
+  const startBaseline = async (driver: "bunsql" | "pg") => {
+    const port = freePort()
+    const server = await startServer(
+      driver === "bunsql" ? "Bun.SQL" : "pg prepared",
+      ["bun", join(HERE, "baseline.ts"), driver, String(port), statementsFile],
+      { DATABASE_URL: databaseUrl },
+      port
+    )
+    servers.push(server)
+    return server
+  }
+  const [bunsql, pgPrepared] = await Promise.all([startBaseline("bunsql"), startBaseline("pg")])
+
+  // Same bytes, or no measurement.
+  const samplePaths = [
+    ...Array.from({ length: 30 }, (_, i) => detailPaths[Math.floor((i * detailPaths.length) / 30)]!),
+    `/v1/songs?limit=${LIST_LIMIT}`,
+    ...cursors.slice(0, 5).map((cursor) => `/v1/songs?limit=${LIST_LIMIT}&cursor=${cursor}`)
+  ]
+  for (const path of samplePaths) {
+    const expected = (await getJson(service.baseUrl + path)).text
+    for (const baseline of [bunsql, pgPrepared]) {
+      const actual = (await getJson(baseline.baseUrl + path)).text
+      if (actual !== expected) {
+        throw new Error(`${baseline.name} answers other bytes than the service for ${path}:\n${expected.slice(0, 300)}\n${actual.slice(0, 300)}`)
+      }
+    }
+  }
+  log(`byte-equal: ${samplePaths.length} paths x 2 baselines`)
+
+  const roles: Record<RoleName, ServerProcess> = {
+    service,
+    "service-cached": serviceCached,
+    "service-limited": serviceLimited,
+    bunsql,
+    pg: pgPrepared
+  }
+  const scenarios: ReadonlyArray<{
+    readonly name: ScenarioName
+    readonly script: "uniform" | "zipf"
+    readonly list: string
+    readonly roles: ReadonlyArray<RoleName>
+  }> = [
+    { name: "detail-uniform", script: "uniform", list: lists.uniform, roles: ["service", "bunsql", "pg"] },
+    { name: "detail-zipf", script: "zipf", list: lists.zipf, roles: ["service-cached", "bunsql", "pg"] },
+    { name: "list-first", script: "uniform", list: lists.first, roles: ["service", "bunsql", "pg"] },
+    { name: "list-deep", script: "uniform", list: lists.deep, roles: ["service", "bunsql", "pg"] },
+    { name: "search", script: "uniform", list: lists.search, roles: ["service"] },
+    { name: "flood-429", script: "uniform", list: lists.flood, roles: ["service-limited"] }
+  ]
+
+  const measure = async (role: RoleName, scenario: (typeof scenarios)[number], seconds: number): Promise<Measurement> => {
+    const server = roles[role]
+    const cpuBefore = cpuSeconds(server.pid)
+    const wrk = await runWrk({
+      baseUrl: server.baseUrl,
+      script: scenario.script,
+      listFile: scenario.list,
+      connections: options.connections,
+      threads: options.threads,
+      seconds
+    })
+    const cpu = cpuSeconds(server.pid) - cpuBefore
+    if (wrk.socketErrors > 0) log(`${scenario.name} on ${server.name}: ${wrk.socketErrors} socket errors`)
+    const expectsErrors = scenario.name === "flood-429"
+    if (!expectsErrors && wrk.non2xx > 0) throw new Error(`${scenario.name} on ${server.name}: ${wrk.non2xx} non-2xx responses`)
+    return { wrk, cpuPerRequestUs: (cpu / Math.max(1, wrk.requests)) * 1e6, peakRssMiB: peakRssMiB(server.pid) }
+  }
+
+  if (options.warmupSeconds > 0) {
+    log("warm-up")
+    for (const scenario of scenarios) for (const role of scenario.roles) await measure(role, scenario, options.warmupSeconds)
+  }
+
+  const results: Results = { rounds: [] }
+  for (let round = 1; round <= options.rounds; round++) {
+    log(`round ${round} of ${options.rounds}`)
+    const roundResults: Results["rounds"][number] = {}
+    for (const scenario of scenarios) {
+      const byRole: Partial<Record<RoleName, Measurement>> = {}
+      for (const role of scenario.roles) {
+        const measurement = await measure(role, scenario, options.seconds)
+        byRole[role] = measurement
+        log(
+          `  ${scenario.name.padEnd(15)} ${roles[role].name.padEnd(21)} ${measurement.wrk.requestsPerSecond.toFixed(0).padStart(7)} req/s` +
+            `  p50 ${measurement.wrk.p50Ms.toFixed(1)} ms  p99 ${measurement.wrk.p99Ms.toFixed(1)} ms`
+        )
+      }
+      roundResults[scenario.name] = byRole
+    }
+    results.rounds.push(roundResults)
+  }
+
+  // A full bucket (360) plus the refill during the run may pass; everything else must be a 429.
+  const flood = results.rounds.map((round) => round["flood-429"]?.["service-limited"]?.wrk)
+  for (const run of flood) {
+    const mayPass = 360 + Math.ceil(6 * options.seconds) + 1
+    if (run !== undefined && (run.non2xx === 0 || run.non2xx < run.requests - mayPass)) {
+      throw new Error(`flood: only ${run.non2xx} of ${run.requests} requests were refused`)
+    }
+  }
+
+  const report = renderReport(results, {
+    date: new Date().toISOString(),
+    smoke: options.smoke,
+    machine: await machineFacts(databaseUrl),
+    settings: {
+      songs: options.songs,
+      publicSongs: publicIds.length,
+      deepOffset: deep,
+      rounds: options.rounds,
+      seconds: options.seconds,
+      connections: options.connections,
+      threads: options.threads,
+      searchQueries: searchPaths.length,
+      reusedCatalogue: catalogue.reused
+    },
+    names: Object.fromEntries(Object.entries(roles).map(([role, server]) => [role, server.name])) as Record<RoleName, string>
+  })
+  console.log(report.text)
+  if (!options.smoke) {
+    writeFileSync(resolve(HERE, "RESULTS.md"), report.markdown)
+    log("wrote test/bench/RESULTS.md")
+  }
+  log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+}
+
+/** A deterministic mix: whole titles and names, prefixes, single words, honorifics, no diacritics, typos, short words. */
+const searchQueries = async (databaseUrl: string) => {
+  const column = (text: string) => queryColumn(databaseUrl, text)
+  const titles = await column("SELECT title AS v FROM public_songs ORDER BY id LIMIT 40 OFFSET 500")
+  const names = await column("SELECT name AS v FROM public_artists ORDER BY id LIMIT 30 OFFSET 30")
+  const honorific = await column(
+    "SELECT prefix_title || ' ' || name AS v FROM public_artists WHERE prefix_title IS NOT NULL ORDER BY id LIMIT 10"
+  )
+  const plain = await column("SELECT unaccent(name) AS v FROM public_artists WHERE name <> unaccent(name) ORDER BY id LIMIT 10")
+  const typo = (text: string) => {
+    const at = Math.floor(text.length / 2)
+    return text.slice(0, at) + (text[at] === "a" ? "e" : "a") + text.slice(at + 1)
+  }
+  const queries = [
+    ...titles,
+    ...titles.slice(0, 15).map((title) => title.slice(0, 4)),
+    ...titles.slice(15, 30).map((title) => title.split(" ").at(-1) ?? title),
+    ...names,
+    ...names.filter((name) => name.length >= 8).slice(0, 10).map(typo),
+    ...honorific,
+    ...plain,
+    "a", "ku", "ma", "cinta", "lagu", "rindu", "love"
+  ]
+  return queries.map((query) => `/v1/search?q=${encodeURIComponent(query.trim().slice(0, 100))}`)
+}
+
+const machineFacts = async (databaseUrl: string) => {
+  const wrkVersion = Bun.spawnSync(["wrk", "--version"]).stdout.toString().split("\n")[0]?.trim() ?? "?"
+  const pgPackage = (await Bun.file(resolve(HERE, "../../node_modules/pg/package.json")).json()) as { version: string }
+  const kernel = Bun.spawnSync(["uname", "-sr"]).stdout.toString().trim()
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? "?",
+    memoryGiB: totalmem() / 1024 ** 3,
+    kernel,
+    bun: Bun.version,
+    postgres: await serverVersion(databaseUrl),
+    pgPackage: pgPackage.version,
+    wrk: wrkVersion
+  }
+}
+
+try {
+  await main()
+  await cleanup()
+  process.exit(0)
+} catch (error) {
+  console.error(`bench: failed: ${error instanceof Error ? error.message : String(error)}`)
+  for (const server of servers) {
+    const output = server.output().trim()
+    if (output !== "") console.error(`--- ${server.name} output (tail) ---\n${output.slice(-2000)}`)
+  }
+  await cleanup()
+  process.exit(1)
+}
