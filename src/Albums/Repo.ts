@@ -90,7 +90,11 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
       const filters = browse.type === undefined ? [] : [sql`al.album_type = ${browse.type}`]
       const scope = `albums|${sortName}|${order}|t=${browse.type ?? ""}`
-      return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope).pipe(
+      // kept counts of sql/0006 instead of counting the albums
+      const total = browse.type === undefined
+        ? sql`SELECT coalesce(sum(album_count), 0) FROM public_album_type_counts`
+        : sql`SELECT coalesce((SELECT album_count FROM public_album_type_counts WHERE album_type = ${browse.type}), 0)`
+      return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, { total }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.withSpan("AlbumsRepo.browseAlbums")
       )

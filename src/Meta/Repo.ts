@@ -5,26 +5,23 @@ export class MetaRepo extends Effect.Service<MetaRepo>()("catalogue/MetaRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Spec 2.13 over public rows only (D11), as JSON text built by Postgres. */
+    /** Spec 2.13 over public rows only (D11), as JSON text built by Postgres; kept counts of sql/0006. */
     const statsJson = sql<{ json: string }>`
       SELECT json_build_object(
-        'songs', (SELECT count(*) FROM public_songs),
-        'artists', (SELECT count(*) FROM public_artists),
-        'contributors', (
-          SELECT count(DISTINCT c.member_id) FROM contributions c
-          JOIN public_members m ON m.id = c.member_id
-          JOIN public_songs s ON s.id = c.song_id),
-        'credits', (SELECT count(*) FROM credits c JOIN public_songs s ON s.id = c.song_id),
+        'songs', pc.songs,
+        'artists', pc.artists,
+        'contributors', pc.contributors,
+        'credits', pc.credits,
         'earliest_year', coalesce(
           (SELECT extract(year FROM min(released_at))::int FROM public_songs),
           extract(year FROM current_date)::int),
         'genres', (SELECT count(*) FROM genres),
         'labels', (SELECT count(*) FROM labels),
         'recent_releases', json_build_object(
-          'count', (SELECT count(*) FROM public_songs
-                    WHERE released_at > current_date - 30 AND released_at <= current_date),
+          'count', public_songs_released_between(current_date - 29, current_date + 1),
           'released_from', iso_date(current_date - 30))
-      )::text AS json`.pipe(
+      )::text AS json
+      FROM public_catalogue_counts pc`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
       Effect.orDie,
       Effect.withSpan("MetaRepo.statsJson")

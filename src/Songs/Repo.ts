@@ -226,6 +226,27 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         Effect.withSpan("SongsRepo.songContributorsJson")
       )
 
+    /**
+     * The browse's total from the kept counts of sql/0003 and 0006 when at most one filter is
+     * given; undefined (count the matching rows) for combined filters.
+     */
+    const keptSongTotal = (browse: SongBrowse): Statement.Fragment | undefined => {
+      const given = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length
+      if (given > 1) return undefined
+      if (browse.genre !== undefined) {
+        return sql`SELECT coalesce((SELECT gc.song_count FROM public_genre_counts gc JOIN genres g ON g.id = gc.genre_id
+                                    WHERE g.slug = ${browse.genre}), 0)`
+      }
+      if (browse.label !== undefined) {
+        return sql`SELECT coalesce((SELECT song_count FROM public_label_counts WHERE label_id = ${browse.label}), 0)`
+      }
+      if (browse.year !== undefined) {
+        return sql`SELECT public_songs_released_between(CAST(${`${browse.year}-01-01`} AS date),
+                                                        CAST(${`${browse.year + 1}-01-01`} AS date))`
+      }
+      return sql`SELECT songs FROM public_catalogue_counts`
+    }
+
     /** D7 browse of public songs. */
     const browseSongs = (browse: SongBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
@@ -243,7 +264,9 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
                          AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`)
       }
       const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
-      return keysetPage({ ...songSorts[sortName], descending: order === "desc" }, filters, page, scope).pipe(
+      return keysetPage({ ...songSorts[sortName], descending: order === "desc" }, filters, page, scope, {
+        total: keptSongTotal(browse)
+      }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.withSpan("SongsRepo.browseSongs")
       )
