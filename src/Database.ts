@@ -41,6 +41,8 @@ const prepareStatementsByName = (client: pg.PoolClient, names: Map<string, strin
 /** Session settings every connection starts with; asset_url() reads the CDN base from them. */
 export const sessionSettings = (cdnBaseUrl: string, statementTimeoutMs: number) => ({
   statement_timeout: String(Math.trunc(statementTimeoutMs)),
+  // JIT compiles big statements (search, aggregates) for 0.4-0.7 s each; our queries are short.
+  jit: "off",
   "catalogue.cdn_base_url": cdnBaseUrl
 })
 
