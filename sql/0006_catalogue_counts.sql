@@ -129,9 +129,9 @@ CREATE FUNCTION members_visible_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   delta bigint;
 BEGIN
-  delta := (SELECT count(*) FROM new_rows n JOIN member_contribution_counts mc ON mc.member_id = n.member_id
+  delta := (SELECT count(*) FROM new_rows n JOIN member_contribution_counts mc ON mc.member_id = n.id
             WHERE mc.live > 0 AND n.username IS NOT NULL AND NOT n.is_banned)
-         - (SELECT count(*) FROM old_rows o JOIN member_contribution_counts mc ON mc.member_id = o.member_id
+         - (SELECT count(*) FROM old_rows o JOIN member_contribution_counts mc ON mc.member_id = o.id
             WHERE mc.live > 0 AND o.username IS NOT NULL AND NOT o.is_banned);
   IF delta <> 0 THEN
     UPDATE catalogue_counts SET live_contributors = live_contributors + delta;

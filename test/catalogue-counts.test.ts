@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { DetailEnvelope } from "../src/Domain/Envelope.js"
+import { CatalogueStats } from "../src/Meta/Api.js"
+import { decodeWith, request } from "./support/http.js"
+import { startServer, type TestServer } from "./support/server.js"
+
+// Its own server and database: the steps below change rows that other test files assert on.
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer()
+}, 60_000)
+afterAll(async () => {
+  await server.stop()
+  await server.database.drop()
+})
+
+/** What /v1/stats and the browse totals answer, read over HTTP (kept counts of sql/0006). */
+const served = async () => {
+  const stats = decodeWith(DetailEnvelope(CatalogueStats, "S"), (await request(server.baseUrl, "/v1/stats")).body).data
+  const total = async (path: string) => {
+    const reply = await request(server.baseUrl, path)
+    expect(reply.status).toBe(200)
+    return (reply.body as { meta: { total: number } }).meta.total
+  }
+  return {
+    songs: stats.songs,
+    artists: stats.artists,
+    contributors: stats.contributors,
+    credits: stats.credits,
+    recent: stats.recent_releases.count,
+    browseSongs: await total("/v1/songs?limit=1"),
+    browsePop: await total("/v1/songs?genre=pop&limit=1"),
+    browseLabel: await total("/v1/songs?label=1&limit=1"),
+    browse1997: await total("/v1/songs?year=1997&limit=1"),
+    browseThisYear: await total(`/v1/songs?year=${new Date().getUTCFullYear()}&limit=1`),
+    browseAlbums: await total("/v1/albums?limit=1"),
+    browseAlbumType: await total("/v1/albums?type=album&limit=1")
+  }
+}
+
+/** The same numbers counted directly over the public views. */
+const counted = async () => {
+  const [row] = await server.sql<Awaited<ReturnType<typeof served>>>(`
+    SELECT
+      (SELECT count(*) FROM public_songs)::int AS songs,
+      (SELECT count(*) FROM public_artists)::int AS artists,
+      (SELECT count(DISTINCT c.member_id) FROM contributions c
+       JOIN public_members m ON m.id = c.member_id JOIN public_songs s ON s.id = c.song_id)::int AS contributors,
+      (SELECT count(*) FROM credits c JOIN public_songs s ON s.id = c.song_id)::int AS credits,
+      (SELECT count(*) FROM public_songs WHERE released_at > current_date - 30 AND released_at <= current_date)::int AS recent,
+      (SELECT count(*) FROM public_songs)::int AS "browseSongs",
+      (SELECT count(*) FROM public_songs s JOIN song_genres sg ON sg.song_id = s.id JOIN genres g ON g.id = sg.genre_id
+       WHERE g.slug = 'pop')::int AS "browsePop",
+      (SELECT count(*) FROM public_songs s JOIN song_labels sl ON sl.song_id = s.id WHERE sl.label_id = 1)::int AS "browseLabel",
+      (SELECT count(*) FROM public_songs WHERE extract(year FROM released_at) = 1997)::int AS "browse1997",
+      (SELECT count(*) FROM public_songs WHERE extract(year FROM released_at) = extract(year FROM current_date))::int
+        AS "browseThisYear",
+      (SELECT count(*) FROM public_albums)::int AS "browseAlbums",
+      (SELECT count(*) FROM public_albums WHERE album_type = 'album')::int AS "browseAlbumType"`)
+  return row
+}
+
+describe("kept catalogue counts (sql/0006)", () => {
+  test("stats and browse totals equal counting the public rows, after every kind of change", async () => {
+    const before = await served()
+    expect(before).toEqual((await counted())!)
+    // the fixture's own numbers (test/meta.test.ts): a test that could not fail would pass on zeros
+    expect(before.songs).toBe(70)
+    expect(before.artists).toBe(10)
+    expect(before.contributors).toBe(2)
+
+    const [future] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 12")
+    const steps: Array<[string, string]> = [
+      // deleting and restoring a song moves songs, credits, its year and its genre
+      ["UPDATE songs SET deleted_at = now() WHERE id = 4", "UPDATE songs SET deleted_at = NULL WHERE id = 4"],
+      ["UPDATE songs SET published_at = NULL WHERE id IN (1, 2)",
+        "UPDATE songs SET published_at = CASE id WHEN 1 THEN timestamptz '2020-01-01T00:00:00Z' ELSE timestamptz '2020-01-02T00:00:00Z' END WHERE id IN (1, 2)"],
+      // the scheduled song becomes public: the artist credited only on hidden songs appears
+      ["UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12",
+        `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
+      // a public song becomes scheduled: still live for the triggers, subtracted at read time
+      ["UPDATE songs SET published_at = now() + interval '3 days' WHERE id = 7",
+        "UPDATE songs SET published_at = '2020-01-07T00:00:00Z' WHERE id = 7"],
+      ["UPDATE songs SET published_at = now() - interval '1 day' WHERE id = 10", "UPDATE songs SET published_at = NULL WHERE id = 10"],
+      ["UPDATE songs SET released_at = DATE '1997-02-02' WHERE id = 4", "UPDATE songs SET released_at = DATE '1994-03-15' WHERE id = 4"],
+      ["UPDATE songs SET released_at = current_date - 1 WHERE id = 5", "UPDATE songs SET released_at = DATE '1999-09-09' WHERE id = 5"],
+      // credits: the only credit of artist 9 moves to the hidden artist
+      ["UPDATE credits SET artist_id = 10 WHERE song_id = 7", "UPDATE credits SET artist_id = 9 WHERE song_id = 7"],
+      ["DELETE FROM credits WHERE song_id = 6", "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 1, 8, 1)"],
+      // albums: the hidden album names artist 10; publishing it, scheduling it, retyping it
+      ["UPDATE albums SET published_at = now() - interval '1 hour' WHERE id = 3", "UPDATE albums SET published_at = NULL WHERE id = 3"],
+      ["UPDATE albums SET published_at = now() + interval '1 hour' WHERE id = 3", "UPDATE albums SET published_at = NULL WHERE id = 3"],
+      ["UPDATE albums SET album_type = 'ep' WHERE id = 1", "UPDATE albums SET album_type = 'album' WHERE id = 1"],
+      ["INSERT INTO album_artists (album_id, position, artist_id) VALUES (4, 1, 10)",
+        "DELETE FROM album_artists WHERE album_id = 4"],
+      ["INSERT INTO albums (id, title, slug, album_type, published_at) VALUES (900, 'New', 'new', 'album', now())",
+        "DELETE FROM albums WHERE id = 900"],
+      // contributors: banning, losing the handle, a contribution moving to a hidden song
+      ["UPDATE members SET is_banned = true WHERE id = 1", "UPDATE members SET is_banned = false WHERE id = 1"],
+      // zul's every contribution onto the scheduled song: live, but not a public contributor
+      ["UPDATE contributions SET song_id = 12 WHERE id IN (6, 300)",
+        "UPDATE contributions SET song_id = CASE id WHEN 6 THEN 2 ELSE 3 END WHERE id IN (6, 300)"],
+      ["INSERT INTO contributions (id, member_id, song_id, action) VALUES (900, 100, 2, 'edit')",
+        "DELETE FROM contributions WHERE id = 900"],
+      // a new song with its links, then all removed
+      [`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (900, 'Baru', 'baru', current_date, now());
+        INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (900, 1, 10, 1);
+        INSERT INTO song_genres (song_id, genre_id) VALUES (900, 1)`,
+        `DELETE FROM credits WHERE song_id = 900; DELETE FROM song_genres WHERE song_id = 900; DELETE FROM songs WHERE id = 900`]
+    ]
+    for (const [change, undo] of steps) {
+      try {
+        await server.sql(change)
+        expect({ change, served: await served() }).toEqual({ change, served: (await counted())! })
+      } finally {
+        await server.sql(undo)
+      }
+      expect({ undo, served: await served() }).toEqual({ undo, served: before })
+    }
+  }, 120_000)
+
+  test("a recount from scratch gives the counts the triggers kept", async () => {
+    const [kept] = await server.sql("SELECT * FROM catalogue_counts")
+    const [years] = await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM song_date_counts WHERE live_songs <> 0")
+    await server.sql("SELECT recount_catalogue_counts()")
+    expect((await server.sql("SELECT * FROM catalogue_counts"))[0]).toEqual(kept!)
+    expect((await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM song_date_counts"))[0]!.n).toBe(years!.n)
+  })
+})
