@@ -78,6 +78,12 @@ describe("kept catalogue counts (sql/0006)", () => {
       // the scheduled song becomes public: the artist credited only on hidden songs appears
       ["UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12",
         `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
+      // the scheduled song's links change while it waits
+      ["DELETE FROM song_genres WHERE song_id = 12", "INSERT INTO song_genres (song_id, genre_id) VALUES (12, 1)"],
+      ["DELETE FROM credits WHERE song_id = 12",
+        "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (12, 1, 10, 1), (12, 2, 1, 2)"],
+      ["UPDATE songs SET published_at = now() + interval '1 day', released_at = DATE '1997-01-01' WHERE id = 12",
+        `UPDATE songs SET published_at = '${future!.published_at}', released_at = current_date - 2 WHERE id = 12`],
       // a public song becomes scheduled: still live for the triggers, subtracted at read time
       ["UPDATE songs SET published_at = now() + interval '3 days' WHERE id = 7",
         "UPDATE songs SET published_at = '2020-01-07T00:00:00Z' WHERE id = 7"],
@@ -125,5 +131,8 @@ describe("kept catalogue counts (sql/0006)", () => {
     await server.sql("SELECT recount_catalogue_counts()")
     expect((await server.sql("SELECT * FROM catalogue_counts"))[0]).toEqual(kept!)
     expect((await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM song_date_counts"))[0]!.n).toBe(years!.n)
+    expect(await server.sql("SELECT song_id, artist_ids, genre_ids FROM scheduled_song_links_now")).toEqual([
+      { song_id: 12, artist_ids: [10, 1], genre_ids: [1] }
+    ])
   })
 })

@@ -234,12 +234,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       const given = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length
       if (given > 1) return undefined
       if (browse.genre !== undefined) {
-        // one genre's scheduled songs probed one by one (index-only), not every genre's as in public_genre_counts
-        return sql`SELECT coalesce((
-          SELECT gc.live_songs - (
-            SELECT count(*) FROM scheduled_songs s
-            CROSS JOIN LATERAL (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = g.id OFFSET 0) x)
-          FROM genre_counts gc JOIN genres g ON g.id = gc.genre_id WHERE g.slug = ${browse.genre}), 0)`
+        return sql`SELECT coalesce((SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}), 0)`
       }
       if (browse.label !== undefined) {
         return sql`SELECT coalesce((SELECT song_count FROM public_label_counts WHERE label_id = ${browse.label}), 0)`
