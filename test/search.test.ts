@@ -70,6 +70,20 @@ describe("search across categories", () => {
     expect(await artistIds("aishah")).toEqual([7, 6])
   })
 
+  test("one or two characters find names that start with them, not later words", async () => {
+    // Cindai and Cindai (Live) start with "ci"; Bukan Cinta Biasa only has a later word
+    const ci = (await search(q("Ci", "&types=songs"))).results.songs!
+    expect(ci.items.map((s) => [s.id, s.score])).toEqual([[1, 0.75], [9, 0.75]])
+    expect(ci.total).toBe(2)
+    expect((await search(q("bi", "&types=songs"))).results.songs).toEqual({ items: [], total: 0 })
+    // through the honorific: "Dato' M. Nasir" and "Dato' Sri Siti Nurhaliza"; M. Nasir has more credits
+    expect(await artistIds("da")).toEqual([2, 1])
+    // the hidden artist's name starts with "ca" too
+    expect((await search(q("ca", "&types=artists"))).results.artists).toEqual({ items: [], total: 0 })
+    const h = (await search(q("H", "&types=albums"))).results.albums!
+    expect(h.items.map((a) => [a.id, a.score])).toEqual([[4, 0.75]])
+  })
+
   test("honorifics need not be typed, and typing them still matches; apostrophes and hyphens are optional", async () => {
     const siti = (await search(q("dato sri siti", "&types=artists"))).results.artists!.items
     expect(siti).toEqual([expect.objectContaining({ id: 1, prefix_title: "Dato' Sri", score: 0.75 })])

@@ -23,7 +23,7 @@ export const SearchLive = HttpApiBuilder.group(Api, "Search", (handlers) =>
         })
         // Postgres built each section; they are joined in the fixed order of SEARCH_TYPES.
         const body = SEARCH_TYPES.flatMap((type) => {
-          const json = sections?.[type]
+          const json = sections.get(type)
           return json === null || json === undefined ? [] : [`"${type}":${json}`]
         }).join(",")
         return HttpServerResponse.text(`{"data":{${body}}}`, { contentType: JSON_CONTENT_TYPE })

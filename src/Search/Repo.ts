@@ -3,27 +3,35 @@ import { Effect } from "effect"
 import { artistSongCountSql, artistSummaryPairsSql } from "../Domain/Artist.js"
 import { curatedListItemCountSql, curatedListSummaryPairsSql } from "../Domain/CuratedListSummary.js"
 import { listAlbumEntryJsonSql, PLACEHOLDER, songSummaryPairsSql } from "../Domain/Song.js"
-import { SEARCH_TYPES, type SearchType } from "./Api.js"
+import type { SearchType } from "./Api.js"
 
 const lit = Statement.unsafeFragment
 
 /**
  * From the statement's `term`: the folded query; the same when it may match inside a word (3+
- * characters, else null: one or two letters inside words match nearly everything); and the
- * folded fuzzy query (null when too short for typo tolerance: an empty query would make the
- * trigram index read itself whole; null makes the index arm empty at once).
+ * characters, else null: one or two letters inside words match nearly everything); the folded
+ * fuzzy query (null when too short for typo tolerance: null keeps the trigram index arm empty);
+ * and the end of the query's prefix range in byte order (short queries, see shortMatches).
  */
 const Q = "(SELECT q FROM term)"
 const QI = "(SELECT qi FROM term)"
 const FQ = "(SELECT fq FROM term)"
+const Q_END = "(SELECT q_end FROM term)"
 
-/** A row whose folded `key` matches (each arm can use the key's trigram index). */
-const matches = (key: string) =>
-  `(${key} LIKE ${Q} || '%' OR ${key} LIKE '% ' || ${Q} || '%' OR ${key} LIKE '%' || ${QI} || '%' OR ${FQ} <% ${key})`
+/** Queries of this many characters or fewer match names that start with them (sql/0007). */
+export const SHORT_QUERY_MAX_LENGTH = 2
+
+/** A row whose folded `key` starts with the query, has a word starting with it, or has it inside a word. */
+const matches = (key: string) => `(${key} LIKE ${Q} || '%' OR ${key} LIKE '% ' || ${Q} || '%' OR ${key} LIKE '%' || ${QI} || '%')`
+/** A row whose folded `key` starts with a short query: a btree range in byte order (sql/0007). */
+const startsWith = (key: string) => `(${key} COLLATE "C" >= ${Q} AND ${key} COLLATE "C" < ${Q_END})`
+const fuzzyMatches = (key: string) => `${FQ} <% ${key}`
 const score = (...keys: ReadonlyArray<string>) =>
   keys.length === 1
-    ? `search_score(${keys[0]}, ${Q}, ${FQ})`
-    : `greatest(${keys.map((key) => `search_score(${key}, ${Q}, ${FQ})`).join(", ")})`
+    ? `search_score(${keys[0]}, ${Q}, NULL)`
+    : `greatest(${keys.map((key) => `search_score(${key}, ${Q}, NULL)`).join(", ")})`
+const prefixScore = (...keys: ReadonlyArray<string>) =>
+  `CASE WHEN ${keys.map((key) => `${key} = ${Q}`).join(" OR ")} THEN 1 ELSE 0.75 END`
 
 /**
  * One type of search result, all fixed SQL text: the rows that may be found (`source`, with
@@ -31,13 +39,17 @@ const score = (...keys: ReadonlyArray<string>) =>
  * one hit (which may read the ranked row `t`: t.score, t.popularity).
  */
 interface SearchSource {
-  /** the visible rows */
+  /** the rows, alias `x`; `visible` picks the public ones */
   readonly source: string
-  /** the table behind `source`: rows found visible are read again from it by id */
+  /** a condition on `x`: the row is public (true when `source` is already a public view) */
+  readonly visible: string
+  /** the table behind `source`: rows found are read again from it by id */
   readonly table: string
   readonly keys: ReadonlyArray<string>
   /** orders hits of equal score; computed only for the rows that can make the page (see sectionSql) */
   readonly popularity: string
+  /** popularity is a column of the row: read with the match (an index may carry it) */
+  readonly popularityIsColumn?: boolean
   /** the hit's JSON; `x` is the row, `t.score` its score */
   readonly hit: string
   /** ties after score and popularity; unique */
@@ -46,26 +58,36 @@ interface SearchSource {
 
 const withScore = (json: string) => `(left((${json})::text, -1) || ', "score" : ' || t.score || '}')::json`
 
+/** public_artists: a live credit or live album credit, not all of them still scheduled. */
+const visibleArtist = `EXISTS (SELECT 1 FROM artist_counts ac WHERE ac.artist_id = x.id AND (ac.live_credits > 0 OR ac.live_album_credits > 0))
+  AND x.id NOT IN (SELECT artist_id FROM hidden_artists)`
+
 const sources: Record<SearchType, SearchSource> = {
   songs: {
     source: "public_songs x",
+    visible: "true",
     table: "songs x",
     keys: ["x.search_title"],
     popularity: "coalesce(x.vidsvc_views, 0)",
+    popularityIsColumn: true,
     hit: `json_build_object(${songSummaryPairsSql("x")}, 'score', t.score)`,
     tie: "x.id"
   },
   artists: {
-    source: "public_artists x",
+    // public_artists probes every candidate's credits; sql/0006's kept counts and sql/0007's few
+    // scheduled-only artists decide the same (see visibleArtist)
+    source: "artists x",
+    visible: visibleArtist,
     table: "artists x",
     keys: ["x.search_name", "x.search_full_name"],
-    // credits of any song: counting only public songs costs a join per credit, and changes little
-    popularity: "(SELECT count(*) FROM credits ac WHERE ac.artist_id = x.id)",
+    // credits on live songs (kept count): counting only public songs costs a join per credit, and changes little
+    popularity: "(SELECT ac.live_credits FROM artist_counts ac WHERE ac.artist_id = x.id)",
     hit: `json_build_object(${artistSummaryPairsSql("x", artistSongCountSql("x"))}, 'score', t.score)`,
     tie: "x.id"
   },
   albums: {
     source: "public_albums x",
+    visible: "true",
     table: "albums x",
     keys: ["x.search_title"],
     popularity: "(SELECT count(*) FROM album_tracks at JOIN public_songs ats ON ats.id = at.song_id WHERE at.album_id = x.id)",
@@ -74,6 +96,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   curated_lists: {
     source: "public_curated_lists x",
+    visible: "true",
     table: "curated_lists x",
     keys: ["x.search_title"],
     popularity: curatedListItemCountSql("x"),
@@ -82,6 +105,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   labels: {
     source: "labels x",
+    visible: "true",
     table: "labels x",
     keys: ["x.search_name", "x.search_former_name"],
     popularity: "(SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id)",
@@ -94,6 +118,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   genres: {
     source: "genres x",
+    visible: "true",
     table: "genres x",
     keys: ["x.search_title"],
     popularity: "(SELECT gc.song_count FROM public_genre_counts gc WHERE gc.genre_id = x.id)",
@@ -105,6 +130,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   users: {
     source: "public_members x",
+    visible: "true",
     table: "members x",
     keys: ["x.search_name", "x.search_username"],
     popularity: "(SELECT mc.contribution_count FROM public_member_contribution_counts mc WHERE mc.member_id = x.id)",
@@ -120,16 +146,35 @@ const sources: Record<SearchType, SearchSource> = {
 
 /**
  * `{items, total}` of one type as JSON text: every match counted, the best `limit` shown.
+ * Typos are looked for only when nothing matches otherwise (a fuzzy arm rechecks every row
+ * sharing trigrams with the query: hundreds of rows at ~40 us each for a multi-word query).
  * Scores are cheap; popularity may not be (a count per row), so it is computed only for rows
  * scoring at least the limit-th best score: the only rows it can still order into the page.
  */
-const sectionSql = ({ hit, keys, popularity, source, table, tie }: SearchSource) => `(
-  WITH matched AS (
-    SELECT x.id, ${score(...keys)} AS score
+const sectionSql = (
+  { hit, keys, popularity, popularityIsColumn, source, table, tie, visible }: SearchSource,
+  short: boolean
+) => {
+  const matchedPopularity = popularityIsColumn === true ? popularity : "NULL::bigint"
+  const rankedPopularity = popularityIsColumn === true ? "m.popularity" : popularity
+  const found = short
+    ? `exact AS (
+    SELECT x.id, ${prefixScore(...keys)} AS score, ${matchedPopularity} AS popularity
     FROM ${source}
-    WHERE ${Q} <> '' AND (${keys.map(matches).join(" OR ")})),
+    WHERE ${Q} <> '' AND (${keys.map(startsWith).join(" OR ")}) AND ${visible}),
+  matched AS (SELECT * FROM exact)`
+    : `exact AS MATERIALIZED (
+    SELECT x.id, ${score(...keys)} AS score, ${matchedPopularity} AS popularity
+    FROM ${source}
+    WHERE ${Q} <> '' AND (${keys.map(matches).join(" OR ")}) AND ${visible}),
+  fuzzy AS (
+    SELECT x.id, 0.25 AS score, ${matchedPopularity} AS popularity
+    FROM ${source}
+    WHERE NOT EXISTS (SELECT 1 FROM exact) AND (${keys.map(fuzzyMatches).join(" OR ")}) AND ${visible}),
+  matched AS (SELECT * FROM exact UNION ALL SELECT * FROM fuzzy)`
+  return `${found},
   ranked AS (
-    SELECT m.id, m.score, ${popularity} AS popularity, ${tie} AS tie
+    SELECT m.id, m.score, ${rankedPopularity} AS popularity, ${tie} AS tie
     FROM matched m JOIN ${table} ON x.id = m.id
     WHERE m.score >= coalesce(
       (SELECT score FROM matched ORDER BY score DESC LIMIT 1 OFFSET (SELECT n FROM term) - 1), 0)
@@ -137,7 +182,8 @@ const sectionSql = ({ hit, keys, popularity, source, table, tie }: SearchSource)
   SELECT json_build_object(
     'items', (SELECT coalesce(json_agg(${hit} ORDER BY t.score DESC, t.popularity DESC NULLS LAST, t.tie), '[]'::json)
               FROM ranked t JOIN ${table} ON x.id = t.id),
-    'total', (SELECT count(*) FROM matched))::text)`
+    'total', (SELECT count(*) FROM matched))::text AS section`
+}
 
 export interface SearchParams {
   readonly q: string
@@ -147,28 +193,31 @@ export interface SearchParams {
 }
 
 /**
- * Every asked type in one statement. The statement text is always the same: a type not asked
- * is skipped by its CASE (its sub-plans never run), so one prepared plan serves every request.
+ * One type's section: a small statement of fixed text (two per type: short or not), cheap to
+ * plan, so the asked types run side by side on the pool.
  */
-export const searchStatement = (sql: SqlClient.SqlClient, params: SearchParams) => {
-  const asked = (type: SearchType) => params.types.includes(type)
-  const columns = SEARCH_TYPES.map(
-    (type) => sql`CASE WHEN ${asked(type)}::boolean THEN ${lit(sectionSql(sources[type]))} END AS ${lit(type)}`
-  )
-  return sql<Record<SearchType, string | null>>`
+export const sectionStatement = (sql: SqlClient.SqlClient, type: SearchType, params: SearchParams) => {
+  const short = [...params.q].length <= SHORT_QUERY_MAX_LENGTH
+  const hidden = type === "artists" ? ",\n    hidden_artists AS MATERIALIZED (SELECT artist_id FROM scheduled_only_artists)" : ""
+  return sql<{ section: string }>`
     WITH term AS MATERIALIZED (
       SELECT f.q, CASE WHEN char_length(f.q) >= 3 THEN f.q END AS qi, fold_name(${params.fuzzy ? params.q : null}::text) AS fq,
-             ${params.limit}::int AS n
-      FROM (SELECT fold_name(${params.q}::text) AS q) f)
-    SELECT ${sql.csv(columns)}`
+             f.q || chr(1114111) AS q_end, ${params.limit}::int AS n
+      FROM (SELECT fold_name(${params.q}::text) AS q) f)${lit(hidden)},
+    ${lit(sectionSql(sources[type], short))}`
 }
 
 export class SearchRepo extends Effect.Service<SearchRepo>()("catalogue/SearchRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    /** The asked types' sections as JSON text, in the order asked. */
     const search = (params: SearchParams) =>
-      searchStatement(sql, params).pipe(
-        Effect.map((rows) => rows[0]),
+      Effect.forEach(
+        params.types,
+        (type) => Effect.map(sectionStatement(sql, type, params), (rows) => [type, rows[0]?.section ?? null] as const),
+        { concurrency: "unbounded" }
+      ).pipe(
+        Effect.map((sections) => new Map(sections)),
         Effect.orDie,
         Effect.withSpan("SearchRepo.search")
       )
