@@ -67,7 +67,8 @@ const FIGURES: ReadonlyArray<{ readonly label: string; readonly of: Figure; read
   { label: "p95 ms", of: (m) => m.wrk.p95Ms, digits: 2 },
   { label: "p99 ms", of: (m) => m.wrk.p99Ms, digits: 2 },
   { label: "CPU us/req", of: (m) => m.cpuPerRequestUs, digits: 0 },
-  { label: "peak RSS MiB", of: (m) => m.peakRssMiB, digits: 0 }
+  { label: "peak RSS MiB", of: (m) => m.peakRssMiB, digits: 0 },
+  { label: "non-2xx", of: (m) => m.wrk.non2xx + m.wrk.socketErrors, digits: 0 }
 ]
 
 const measurementsOf = (results: Results, scenario: ScenarioName, role: RoleName) =>
@@ -115,7 +116,7 @@ export const renderReport = (results: Results, context: ReportContext) => {
     )
   )
 
-  const ratioFigures = FIGURES.filter((f) => f.label !== "p95 ms")
+  const ratioFigures = FIGURES.filter((f) => f.label !== "p95 ms" && f.label !== "non-2xx")
   const ratiosTable = table(
     ["scenario", "service vs", ...ratioFigures.map((f) => f.label)],
     SCENARIOS.flatMap(({ name: scenario }) => {

@@ -204,8 +204,8 @@ const main = async () => {
     })
     const cpu = cpuSeconds(server.pid) - cpuBefore
     if (wrk.socketErrors > 0) log(`${scenario.name} on ${server.name}: ${wrk.socketErrors} socket errors`)
-    const expectsErrors = scenario.name === "flood-429"
-    if (!expectsErrors && wrk.non2xx > 0) throw new Error(`${scenario.name} on ${server.name}: ${wrk.non2xx} non-2xx responses`)
+    // Failures under load (a statement timeout's 503) are results, reported in the table; only the flood expects them.
+    if (scenario.name !== "flood-429" && wrk.non2xx > 0) log(`${scenario.name} on ${server.name}: ${wrk.non2xx} non-2xx responses`)
     return { wrk, cpuPerRequestUs: (cpu / Math.max(1, wrk.requests)) * 1e6, peakRssMiB: peakRssMiB(server.pid) }
   }
 
@@ -218,7 +218,7 @@ const main = async () => {
   for (let round = 1; round <= options.rounds; round++) {
     log(`round ${round} of ${options.rounds}`)
     const roundResults: Results["rounds"][number] = {}
-    for (const scenario of scenarios) {
+    const runScenario = async (scenario: (typeof scenarios)[number]) => {
       const byRole: Partial<Record<RoleName, Measurement>> = {}
       for (const role of scenario.roles) {
         const measurement = await measure(role, scenario, options.seconds)
@@ -230,6 +230,9 @@ const main = async () => {
       }
       roundResults[scenario.name] = byRole
     }
+    // The smoke checks that everything runs, not how fast: its scenarios run side by side.
+    if (options.smoke) await Promise.all(scenarios.map(runScenario))
+    else for (const scenario of scenarios) await runScenario(scenario)
     results.rounds.push(roundResults)
   }
 
