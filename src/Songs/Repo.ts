@@ -252,11 +252,13 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
       const filters: Array<Statement.Fragment> = []
       if (browse.genre !== undefined) {
-        filters.push(sql`s.id IN (SELECT sg.song_id FROM song_genres sg JOIN genres g ON g.id = sg.genre_id
-                                  WHERE g.slug = ${browse.genre})`)
+        // EXISTS with the genre's id as one value: the planner can start from a year's range and
+        // probe each song's genres, instead of collecting every song of the genre (~0.5 s for pop+year)
+        filters.push(sql`EXISTS (SELECT 1 FROM song_genres sg
+                                 WHERE sg.song_id = s.id AND sg.genre_id = (SELECT id FROM genres WHERE slug = ${browse.genre}))`)
       }
       if (browse.label !== undefined) {
-        filters.push(sql`s.id IN (SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${browse.label})`)
+        filters.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
       }
       if (browse.year !== undefined) {
         filters.push(sql`s.released_at >= CAST(${`${browse.year}-01-01`} AS date)
