@@ -46,7 +46,11 @@ interface SearchSource {
   /** the table behind `source`: rows found are read again from it by id */
   readonly table: string
   readonly keys: ReadonlyArray<string>
-  /** orders hits of equal score; computed only for the rows that can make the page (see sectionSql) */
+  /**
+   * orders hits of equal score; computed only for the rows that can make the page (see sectionSql).
+   * Kept live counts (sql/0003, sql/0006), an index probe each: hundreds of rows may tie on score,
+   * and the public counts subtract scheduled rows at ~1 ms a row. The counts shown are the public ones.
+   */
   readonly popularity: string
   /** popularity is a column of the row: read with the match (an index may carry it) */
   readonly popularityIsColumn?: boolean
@@ -108,10 +112,10 @@ const sources: Record<SearchType, SearchSource> = {
     visible: "true",
     table: "labels x",
     keys: ["x.search_name", "x.search_former_name"],
-    popularity: "(SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id)",
+    popularity: "(SELECT lc.live_songs FROM label_counts lc WHERE lc.label_id = x.id)",
     hit: `json_build_object(
       'id', x.id, 'name', x.name, 'formerly_known_as', coalesce(x.formerly_known_as, ''), 'slug', x.slug,
-      'song_count', coalesce(t.popularity, 0),
+      'song_count', coalesce((SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0),
       'album_count', coalesce((SELECT lc.album_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0),
       'score', t.score)`,
     tie: "x.id"
@@ -121,10 +125,11 @@ const sources: Record<SearchType, SearchSource> = {
     visible: "true",
     table: "genres x",
     keys: ["x.search_title"],
-    popularity: "(SELECT gc.song_count FROM public_genre_counts gc WHERE gc.genre_id = x.id)",
+    popularity: "(SELECT gc.live_songs FROM genre_counts gc WHERE gc.genre_id = x.id)",
     hit: `json_build_object(
       'id', x.id, 'slug', x.slug, 'title', x.title, 'color', x.color,
-      'image_url', asset_url(x.image_key, '${PLACEHOLDER.genreImage}'), 'song_count', coalesce(t.popularity, 0),
+      'image_url', asset_url(x.image_key, '${PLACEHOLDER.genreImage}'),
+      'song_count', coalesce(public_genre_song_count(x.id), 0),
       'score', t.score)`,
     tie: "x.id"
   },
@@ -133,11 +138,12 @@ const sources: Record<SearchType, SearchSource> = {
     visible: "true",
     table: "members x",
     keys: ["x.search_name", "x.search_username"],
-    popularity: "(SELECT mc.contribution_count FROM public_member_contribution_counts mc WHERE mc.member_id = x.id)",
+    popularity: "(SELECT mc.live FROM member_contribution_counts mc WHERE mc.member_id = x.id)",
     hit: `json_build_object(
       'username', x.username, 'name', x.name, 'avatar_url', asset_url(x.avatar_key, '${PLACEHOLDER.avatar}'),
       'is_fan', x.kind = 'fan', 'is_artist', x.kind = 'artist', 'is_group', x.kind = 'group',
-      'joined_at', iso_time(x.joined_at), 'contribution_count', coalesce(t.popularity, 0),
+      'joined_at', iso_time(x.joined_at),
+      'contribution_count', coalesce((SELECT mc.contribution_count FROM public_member_contribution_counts mc WHERE mc.member_id = x.id), 0),
       'score', t.score)`,
     // public handles are unique (case-insensitively): no internal id decides an order users can see
     tie: "lower(x.username)"
