@@ -52,7 +52,7 @@ interface SearchSource {
    * and the public counts subtract scheduled rows at ~1 ms a row. The counts shown are the public ones.
    */
   readonly popularity: string
-  /** popularity is a column of the row: read with the match (an index may carry it) */
+  /** popularity reads more of the row than its id: computed with the match (songs: the index carries it) */
   readonly popularityIsColumn?: boolean
   /** the hit's JSON; `x` is the row, `t.score` its score */
   readonly hit: string
@@ -104,6 +104,7 @@ const sources: Record<SearchType, SearchSource> = {
     table: "curated_lists x",
     keys: ["x.search_title"],
     popularity: curatedListItemCountSql("x"),
+    popularityIsColumn: true,
     hit: `json_build_object(${curatedListSummaryPairsSql("x")}, 'score', t.score)`,
     tie: "x.id"
   },
@@ -162,29 +163,29 @@ const sectionSql = (
   short: boolean
 ) => {
   const matchedPopularity = popularityIsColumn === true ? popularity : "NULL::bigint"
-  const rankedPopularity = popularityIsColumn === true ? "m.popularity" : popularity
+  const rankedPopularity = popularityIsColumn === true ? "x.popularity" : popularity
   const found = short
     ? `exact AS (
-    SELECT x.id, ${prefixScore(...keys)} AS score, ${matchedPopularity} AS popularity
+    SELECT x.id, ${prefixScore(...keys)} AS score, ${matchedPopularity} AS popularity, ${tie} AS tie
     FROM ${source}
     WHERE ${Q} <> '' AND (${keys.map(startsWith).join(" OR ")}) AND ${visible}),
   matched AS (SELECT * FROM exact)`
     : `exact AS MATERIALIZED (
-    SELECT x.id, ${score(...keys)} AS score, ${matchedPopularity} AS popularity
+    SELECT x.id, ${score(...keys)} AS score, ${matchedPopularity} AS popularity, ${tie} AS tie
     FROM ${source}
     WHERE ${Q} <> '' AND (${keys.map(matches).join(" OR ")}) AND ${visible}),
   fuzzy AS (
-    SELECT x.id, 0.25 AS score, ${matchedPopularity} AS popularity
+    SELECT x.id, 0.25 AS score, ${matchedPopularity} AS popularity, ${tie} AS tie
     FROM ${source}
     WHERE NOT EXISTS (SELECT 1 FROM exact) AND (${keys.map(fuzzyMatches).join(" OR ")}) AND ${visible}),
   matched AS (SELECT * FROM exact UNION ALL SELECT * FROM fuzzy)`
   return `${found},
   ranked AS (
-    SELECT m.id, m.score, ${rankedPopularity} AS popularity, ${tie} AS tie
-    FROM matched m JOIN ${table} ON x.id = m.id
-    WHERE m.score >= coalesce(
+    SELECT x.id, x.score, ${rankedPopularity} AS popularity, x.tie
+    FROM matched x
+    WHERE x.score >= coalesce(
       (SELECT score FROM matched ORDER BY score DESC LIMIT 1 OFFSET (SELECT n FROM term) - 1), 0)
-    ORDER BY m.score DESC, popularity DESC NULLS LAST, tie LIMIT (SELECT n FROM term))
+    ORDER BY x.score DESC, popularity DESC NULLS LAST, x.tie LIMIT (SELECT n FROM term))
   SELECT json_build_object(
     'items', (SELECT coalesce(json_agg(${hit} ORDER BY t.score DESC, t.popularity DESC NULLS LAST, t.tie), '[]'::json)
               FROM ranked t JOIN ${table} ON x.id = t.id),
