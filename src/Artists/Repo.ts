@@ -80,6 +80,8 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         const { page } = params
         const q = params.q ?? null
         const offset = page.after === undefined ? page.offset : 0
+        // without q, the kept count of sql/0006 (counting every visible artist took ~1.2 s at 100k songs)
+        const total = q === null ? sql`(SELECT artists FROM public_catalogue_counts)` : sql`(SELECT count(*) FROM listed)`
         const matching = sql`
           SELECT a.id, a.name FROM public_artists a
           WHERE ${q}::text IS NULL
@@ -96,7 +98,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
               ORDER BY l.sort_name, l.id
               LIMIT ${page.limit} OFFSET ${offset})
             SELECT
-              (SELECT count(*) FROM listed)::int AS total,
+              ${total}::int AS total,
               (SELECT count(*) FROM page)::int AS served,
               (SELECT coalesce(json_agg(${artistSummaryJson("a")} ORDER BY p.sort_name, p.id), '[]')
                FROM page p JOIN artists a ON a.id = p.id)::text AS items,
@@ -112,7 +114,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
             ORDER BY l.song_count DESC, l.id
             LIMIT ${page.limit} OFFSET ${offset})
           SELECT
-            (SELECT count(*) FROM listed)::int AS total,
+            ${total}::int AS total,
             (SELECT count(*) FROM page)::int AS served,
             (SELECT coalesce(json_agg(${artistSummaryJson("a", "p.song_count")} ORDER BY p.song_count DESC, p.id), '[]')
              FROM page p JOIN artists a ON a.id = p.id)::text AS items,
