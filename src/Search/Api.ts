@@ -111,8 +111,9 @@ export class SearchApi extends HttpApiGroup.make("Search")
       .annotate(OpenApi.Summary, "Search songs, artists, albums, curated lists, labels, genres and users at once")
       .annotate(
         OpenApi.Description,
-        "Case, diacritics, apostrophes, hyphens and honorifics do not matter; one typo is tolerated in " +
-          "names of 8+ letters. Ranked exact > prefix > word > inside a word or fuzzy, then popularity, then id. " +
+        "Case, diacritics, apostrophes, hyphens and honorifics do not matter. One or two characters match " +
+          "names that start with them. One typo is tolerated in names of 8+ letters, for a type where nothing " +
+          "matches otherwise. Ranked exact > prefix > word > inside a word or fuzzy, then popularity, then id. " +
           "Hidden rows are never found."
       )
   )
