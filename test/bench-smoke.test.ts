@@ -45,7 +45,7 @@ describe("bench smoke", () => {
       if (code !== 0) console.error(stderr)
       expect(code).toBe(0)
       expect(stderr).toMatch(/byte-equal: \d+ paths x 2 baselines/)
-      for (const scenario of ["detail-uniform", "detail-zipf", "list-first", "list-deep", "search", "flood-429"]) {
+      for (const scenario of ["detail-uniform", "detail-zipf", "list-first", "list-deep", "search", "search-1", "flood-429"]) {
         expect(stdout).toContain(`| ${scenario} | service`)
       }
       for (const baseline of ["Bun.SQL", "pg prepared"]) {

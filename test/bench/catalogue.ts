@@ -62,14 +62,27 @@ export const ensureCatalogue = async (
   )
   const url = databaseUrlOf(serverUrl, name)
   const drop = () => withClient(serverUrl, async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`)))
-  const reused = existing?.comment === markerOf(songs)
-  if (!reused) {
-    if (existing !== undefined) options.log(`database ${name} is not a complete ${songs}-song catalogue: making it again`)
+  const create = async () => {
     await drop()
     await withClient(serverUrl, async (client) => void (await client.query(`CREATE DATABASE ${quoted}`)))
   }
-  // Always: migrations added since the catalogue was seeded apply before the servers start.
-  await run(["bun", "src/migrate.ts"], { DATABASE_URL: url, LOG_LEVEL: "warn" }, true)
+  const migrate = () => run(["bun", "src/migrate.ts"], { DATABASE_URL: url, LOG_LEVEL: "warn" }, true)
+  let reused = existing?.comment === markerOf(songs)
+  if (!reused) {
+    if (existing !== undefined) options.log(`database ${name} is not a complete ${songs}-song catalogue: making it again`)
+    await create()
+  }
+  // Always: migrations added since the catalogue was seeded apply before the servers start. A
+  // migration that was changed after it ran here fails on the old schema: then start afresh.
+  try {
+    await migrate()
+  } catch (error) {
+    if (!reused) throw error
+    options.log(`migrations fail on the kept ${name} (${firstLine(error)}): making it again`)
+    reused = false
+    await create()
+    await migrate()
+  }
   if (!reused) {
     const started = performance.now()
     options.log(`seeding ${songs} songs into ${name} (once; later runs reuse it)`)
@@ -83,9 +96,13 @@ export const ensureCatalogue = async (
   return { url, reused, drop }
 }
 
+/** The innermost error line of a child's output, e.g. `error: relation "x" does not exist`. */
+const firstLine = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).split("\n").findLast((line) => /error: /i.test(line))?.trim() ?? "error"
+
 /** Reads a few columns out of the catalogue (ids, names for search queries). */
 export const queryColumn = (url: string, text: string): Promise<Array<string>> =>
   withClient(url, async (client) => (await client.query<{ v: unknown }>(text)).rows.map((row) => String(row.v)))
 
 export const serverVersion = (url: string): Promise<string> =>
-  withClient(url, async (client) => String((await client.query<{ v: string }>("SHOW server_version")).rows[0]?.v ?? "?"))
+  withClient(url, async (client) => String((await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? "?"))
