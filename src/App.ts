@@ -11,12 +11,12 @@ import { CuratedListsLive } from "./CuratedLists/Http.js"
 import { DatabaseLive, DatabaseMode, runMigrations } from "./Database.js"
 import { DiscoveryLive } from "./Discovery/Http.js"
 import { GenresLive } from "./Genres/Http.js"
-import { EnvelopeErrorsLive, responseHeaders } from "./Http.js"
+import { EnvelopeErrorsLive, finishResponse } from "./Http.js"
 import { LabelsLive } from "./Labels/Http.js"
 import { logFeatures, LoggingLive } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
 import { SearchLive } from "./Search/Http.js"
-import { GracefulShutdownLive, InFlightRequests, trackInFlight } from "./Shutdown.js"
+import { GracefulShutdownLive, InFlightRequests, inFlightHooks } from "./Shutdown.js"
 import { SongsLive } from "./Songs/Http.js"
 import { StaffLive } from "./Staff/Http.js"
 import { RateLimiter } from "./RateLimit/RateLimiter.js"
@@ -77,7 +77,12 @@ const EdgeServicesLive = Layer.mergeAll(RateLimiter.layer, ResponseCache.layer, 
 
 /** The whole service on a Bun server: the API, its docs, and the one HTTP pipeline. */
 export const ServerLive = withRequestTracing(
-  HttpApiBuilder.serve((app) => trackInFlight(observeRequests(responseHeaders(app))))
+  Layer.unwrapEffect(
+    Effect.map(InFlightRequests, (inFlight) => {
+      const hooks = { ...inFlightHooks(inFlight), finish: finishResponse }
+      return HttpApiBuilder.serve((app) => observeRequests(app, hooks))
+    })
+  )
 ).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),

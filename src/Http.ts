@@ -140,16 +140,14 @@ export const EnvelopeErrorsLive = HttpApiBuilder.middleware(
 
 /**
  * Headers every response carries (D2, D3). Responses are sent before an outer middleware
- * sees them, so changes go in a pre-response handler, which also sees error responses.
+ * sees them, so the outermost step (src/Telemetry.ts observeRequests) applies this in its
+ * pre-response handler, which also sees error responses.
  */
-const patchHeaders = (_request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+export const finishResponse = (response: HttpServerResponse.HttpServerResponse) => {
   // The body's content type wins over headers, so the charset goes on the body.
   if (response.body._tag === "Uint8Array" && response.body.contentType === "application/json") {
     response = HttpServerResponse.setBody(response, HttpBody.uint8Array(response.body.body, JSON_CONTENT_TYPE))
   }
   if (response.status >= 400) response = HttpServerResponse.setHeader(response, "cache-control", "no-store")
-  return Effect.succeed(response)
+  return response
 }
-
-export const responseHeaders = (app: HttpApp.Default) =>
-  Effect.zipRight(HttpApp.appendPreResponseHandler(patchHeaders), app)

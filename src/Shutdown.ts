@@ -1,4 +1,4 @@
-import { HttpApp, HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 
 /** How long SIGTERM or SIGINT waits for requests in flight before closing anyway (D13). */
@@ -34,21 +34,17 @@ const bunServerOf = (request: HttpServerRequest.HttpServerRequest): StoppableSer
     : undefined
 }
 
-/** Counts each request while it runs (a step of the HTTP pipeline). */
-export const trackInFlight = (app: HttpApp.Default): HttpApp.Default<never, InFlightRequests> =>
-  Effect.flatMap(InFlightRequests, (inFlight) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      inFlight.server ??= bunServerOf(request)
-      inFlight.count++
-      return Effect.ensuring(
-        app,
-        Effect.sync(() => {
-          inFlight.count--
-          if (inFlight.count === 0) for (const resolve of inFlight.idle) resolve()
-        })
-      )
-    })
-  )
+/** Counts each request while it runs: the hooks the outermost step of the HTTP pipeline calls. */
+export const inFlightHooks = (inFlight: InFlightRequests["Type"]) => ({
+  started: (request: HttpServerRequest.HttpServerRequest) => {
+    inFlight.server ??= bunServerOf(request)
+    inFlight.count++
+  },
+  ended: () => {
+    inFlight.count--
+    if (inFlight.count === 0) for (const resolve of inFlight.idle) resolve()
+  }
+})
 
 /**
  * On shutdown, before the server's own finalizers interrupt what is left: stop accepting

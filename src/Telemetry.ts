@@ -9,7 +9,7 @@ import {
   HttpServerResponse,
   HttpTraceContext
 } from "@effect/platform"
-import { Effect, FiberRef, Layer, LogLevel, Option, Tracer } from "effect"
+import { Context, Effect, type Exit, FiberRef, Layer, LogLevel, Option, Tracer } from "effect"
 import { globalValue } from "effect/GlobalValue"
 import { API_VERSION } from "./Api.js"
 import { AppConfig } from "./Config.js"
@@ -134,48 +134,76 @@ const edgeOutcomes = (response: HttpServerResponse.HttpServerResponse): Record<s
   return outcomes
 }
 
+/** What the outermost step does around the rest of the pipeline, without Effect steps of its own. */
+export interface RequestHooks {
+  /** Runs as the request starts (e.g. counting it in flight). */
+  readonly started: (request: HttpServerRequest.HttpServerRequest) => void
+  /** Runs once it is over, whatever the outcome. */
+  readonly ended: () => void
+  /** The first change to every response, before the edge's (charset, no-store on errors). */
+  readonly finish: (response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.HttpServerResponse
+}
+
 /**
- * The outermost step of the pipeline: gives every response a `traceparent` header carrying its
- * trace id (D2), and writes one log line per request once the response is sent (D13).
+ * The outermost step of the pipeline, one Effect step for what used to be three: gives every
+ * response a `traceparent` header carrying its trace id (D2) together with the hooks' own
+ * finishing touches in one pre-response handler, and writes one log line per request once the
+ * response is sent (D13).
  */
-export const observeRequests = (app: HttpApp.Default): HttpApp.Default =>
-  Effect.gen(function*() {
+export const observeRequests = (app: HttpApp.Default, hooks: RequestHooks): HttpApp.Default =>
+  Effect.withFiberRuntime((fiber) => {
     const startedAt = performance.now()
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const span = yield* Effect.option(Effect.currentSpan)
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan).pipe(
+      Option.filter((parent): parent is Tracer.Span => parent._tag === "Span")
+    )
     const ids = traceIdsOf(span, request)
-    const annotations = new Map<string, AnnotationValue>()
-    yield* HttpApp.appendPreResponseHandler((_request, response) =>
-      Effect.succeed(
-        HttpServerResponse.setHeader(response, "traceparent", `00-${ids.traceId}-${ids.spanId}-${ids.sampled ? "01" : "00"}`)
-      )
-    )
-    const exit = yield* app.pipe(
-      Effect.locally(currentRequestAnnotations, annotations),
-      Effect.annotateLogs("trace_id", ids.traceId),
-      Effect.exit
-    )
     // Nothing to write when the request line is below LOG_LEVEL and there is no span: skip the work.
-    const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
-    if (Option.isNone(span) && LogLevel.lessThan(LogLevel.Info, minimumLevel)) return yield* exit
-    // A client that hangs up is logged too (499), with what it would have got otherwise.
-    const response = HttpServerError.exitResponse(exit)
-    const outcomes = edgeOutcomes(response)
-    for (const [key, value] of Object.entries(outcomes)) if (!annotations.has(key)) annotations.set(key, value)
-    if (Option.isSome(span)) for (const [key, value] of annotations) span.value.attribute(key, value)
-    const route = routeOf(pathOf(request.url))
-    yield* Effect.logInfo(`${request.method} ${route ?? pathOf(request.url)} ${response.status}`).pipe(
-      Effect.annotateLogs({
-        "http.method": request.method,
-        "http.route": route ?? "",
-        "url.path": pathOf(request.url),
-        "http.status": response.status,
-        duration_ms: Math.round((performance.now() - startedAt) * 10) / 10,
-        bytes: bytesSent(request, response) ?? "",
-        trace_id: ids.traceId,
-        "client.address": Option.getOrElse(request.remoteAddress, () => ""),
-        ...Object.fromEntries(annotations)
-      })
+    const logged = Option.isSome(span) ||
+      !LogLevel.lessThan(LogLevel.Info, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))
+    const traceparent = `00-${ids.traceId}-${ids.spanId}-${ids.sampled ? "01" : "00"}`
+    hooks.started(request)
+    const annotations = new Map<string, AnnotationValue>()
+    const observed = HttpApp.appendPreResponseHandler((_request, response) =>
+      Effect.succeed(hooks.finish(HttpServerResponse.setHeader(response, "traceparent", traceparent)))
+    ).pipe(
+      Effect.zipRight(logged ? Effect.locally(app, currentRequestAnnotations, annotations) : app),
+      Effect.annotateLogs("trace_id", ids.traceId),
+      Effect.exit,
+      // also when the fiber is interrupted (shutdown, a client that hangs up)
+      Effect.ensuring(Effect.sync(hooks.ended))
     )
-    return yield* exit
+    return Effect.flatMap(observed, (exit) => {
+      if (!logged) return exit
+      return Effect.zipRight(logRequest(request, exit, span, ids, annotations, startedAt), exit)
+    })
   })
+
+const logRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>,
+  span: Option.Option<Tracer.Span>,
+  ids: TraceIds,
+  annotations: Map<string, AnnotationValue>,
+  startedAt: number
+) => {
+  // A client that hangs up is logged too (499), with what it would have got otherwise.
+  const response = HttpServerError.exitResponse(exit)
+  const outcomes = edgeOutcomes(response)
+  for (const [key, value] of Object.entries(outcomes)) if (!annotations.has(key)) annotations.set(key, value)
+  if (Option.isSome(span)) for (const [key, value] of annotations) span.value.attribute(key, value)
+  const route = routeOf(pathOf(request.url))
+  return Effect.logInfo(`${request.method} ${route ?? pathOf(request.url)} ${response.status}`).pipe(
+    Effect.annotateLogs({
+      "http.method": request.method,
+      "http.route": route ?? "",
+      "url.path": pathOf(request.url),
+      "http.status": response.status,
+      duration_ms: Math.round((performance.now() - startedAt) * 10) / 10,
+      bytes: bytesSent(request, response) ?? "",
+      trace_id: ids.traceId,
+      "client.address": Option.getOrElse(request.remoteAddress, () => ""),
+      ...Object.fromEntries(annotations)
+    })
+  )
+}
