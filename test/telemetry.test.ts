@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"
+import { hs256 } from "./support/tokens.js"
 
 interface OtlpValue {
   readonly stringValue?: string
@@ -137,6 +138,20 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(span.traceId).toBe(traceId!)
     expect(span.parentSpanId ?? "").toBe("")
     expect(span.name).toBe("GET /v1/genres")
+  })
+
+  test("staff token verification is a child span of the request, with the outcome of a refusal", async () => {
+    const token = await hs256()
+    const ok = await request(server.baseUrl, "/v1/admin/stats", { headers: { authorization: `Bearer ${token}` } })
+    const refused = await request(server.baseUrl, "/v1/admin/stats", { headers: { authorization: "Bearer nonsense" } })
+    expect([ok.status, refused.status]).toEqual([200, 401])
+    for (const [reply, outcome] of [[ok, undefined], [refused, "Unauthorized"]] as const) {
+      const [, , serverSpanId] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
+      const verify = await collector.waitFor((s) =>
+        s.name === "TokenVerifier.verify" && descendsFrom(collector.spans, s, serverSpanId!)
+      )
+      expect(attribute(verify, "auth.outcome")).toBe(outcome)
+    }
   })
 
   test("an unknown path's span is named by the method alone, with the 404 status", async () => {

@@ -134,7 +134,10 @@ export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
             return yield* new Forbidden({ message: "This token does not carry the staff or admin role." })
           }
           return { subject: typeof payload.sub === "string" ? payload.sub : "", role: role as StaffIdentity["role"] }
-        })
+        }).pipe(
+          Effect.tapError((error) => Effect.annotateCurrentSpan("auth.outcome", error._tag)),
+          Effect.withSpan("TokenVerifier.verify")
+        )
 
       return TokenVerifier.of({ enabled: algorithms.length > 0, verify })
     })
