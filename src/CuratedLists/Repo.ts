@@ -2,6 +2,7 @@ import { SqlClient, Statement } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { albumsOf } from "../Albums/Repo.js"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
+import { curatedListHeaderPairsSql, curatedListSummaryJsonSql } from "../Domain/CuratedListSummary.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
   type Audience,
@@ -17,25 +18,13 @@ const lit = Statement.unsafeFragment
 /** The lists an audience may see: a view or table name, fixed text. */
 const listsOf = (audience: Audience) => (audience === "public" ? "public_curated_lists" : "curated_lists")
 
-/** id .. updated_at of a list row `l` (shared by the detail and the browse list). */
-const listHeaderPairsSql = (l: string) => `
-  'id', ${l}.id,
-  'title', ${l}.title,
-  'description', ${l}.description,
-  'artwork_url', CASE WHEN ${l}.artwork_key IS NULL OR ${l}.artwork_key = '' THEN NULL
-                      ELSE asset_url(${l}.artwork_key, '${PLACEHOLDER.listArtwork}') END,
-  'artwork_colors', CASE WHEN ${l}.artwork_dominant IS NULL AND ${l}.artwork_average IS NULL THEN NULL
-                         ELSE json_build_object('dominant', coalesce(${l}.artwork_dominant, ${l}.artwork_average),
-                                                'average', coalesce(${l}.artwork_average, ${l}.artwork_dominant)) END,
-  'updated_at', iso_time(${l}.updated_at)`
-
 /**
  * Spec 2.3 for one list in one statement: the songs array holds rows only for `songs` lists,
  * the albums array only for `albums` lists. Staff see hidden lists and hidden entries, each
  * marked with its `status`, and the list's own `status` at the end.
  */
 const listDetailSql = (audience: Audience) => `
-  SELECT json_build_object(${listHeaderPairsSql("l")},
+  SELECT json_build_object(${curatedListHeaderPairsSql("l")},
     'show_artists', l.show_artists,
     'show_writers', l.show_writers,
     'content_type', l.content_type,
@@ -61,12 +50,7 @@ const listSummarySort: KeysetSort = {
   keyJson: timestampKeyJson("l.updated_at"),
   keyType: "timestamptz",
   descending: true,
-  item: `json_build_object(${listHeaderPairsSql("l")},
-    'content_type', l.content_type,
-    'item_count', CASE WHEN l.content_type = 'songs'
-      THEN (SELECT count(*) FROM curated_list_songs e JOIN public_songs ts ON ts.id = e.song_id WHERE e.list_id = l.id)
-      ELSE (SELECT count(*) FROM curated_list_albums e JOIN public_albums xal ON xal.id = e.album_id WHERE e.list_id = l.id)
-    END)`
+  item: curatedListSummaryJsonSql("l")
 }
 
 export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalogue/CuratedListsRepo", {

@@ -1,12 +1,12 @@
 /**
  * The SQL of a curated list without its tracks (D7's /v1/curated-lists item, schema
  * `CuratedListSummary` in src/CuratedLists/Api.ts), for the groups that show lists elsewhere:
- * search results and discovery.
+ * the browse list, search results and discovery.
  */
 import { PLACEHOLDER } from "./Song.js"
 
-/** The key/value pairs of a list summary for a public_curated_lists row `l`. */
-export const curatedListSummaryPairsSql = (l: string) => `
+/** id .. updated_at of a list row `l`: the head of both a list's detail (2.3) and its summary. */
+export const curatedListHeaderPairsSql = (l: string) => `
   'id', ${l}.id,
   'title', ${l}.title,
   'description', ${l}.description,
@@ -15,7 +15,10 @@ export const curatedListSummaryPairsSql = (l: string) => `
   'artwork_colors', CASE WHEN ${l}.artwork_dominant IS NULL AND ${l}.artwork_average IS NULL THEN NULL
                          ELSE json_build_object('dominant', coalesce(${l}.artwork_dominant, ${l}.artwork_average),
                                                 'average', coalesce(${l}.artwork_average, ${l}.artwork_dominant)) END,
-  'updated_at', iso_time(${l}.updated_at),
+  'updated_at', iso_time(${l}.updated_at)`
+
+/** The key/value pairs of a list summary for a public_curated_lists row `l`. */
+export const curatedListSummaryPairsSql = (l: string) => `${curatedListHeaderPairsSql(l)},
   'content_type', ${l}.content_type,
   'item_count', ${curatedListItemCountSql(l)}`
 
