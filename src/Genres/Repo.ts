@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { keysetPage } from "../Domain/Keyset.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { PLACEHOLDER } from "../Domain/Song.js"
-import { type SongListSortName, songListSorts } from "../Labels/SongList.js"
+import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 
 const lit = Statement.unsafeFragment
 
@@ -42,9 +42,9 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
       )
 
     /** The genre's public songs (D7). found=false: no genre has the slug. */
-    const listGenreSongs = (slug: string, sortName: SongListSortName, page: PageParamsInput) =>
+    const listGenreSongs = (slug: string, sortName: SongSortName, page: PageParamsInput) =>
       keysetPage(
-        songListSorts[sortName],
+        songSort(sortName),
         [sql`EXISTS (SELECT 1 FROM song_genres sg
                      WHERE sg.song_id = s.id AND sg.genre_id = (SELECT id FROM genres WHERE slug = ${slug}))`],
         page,

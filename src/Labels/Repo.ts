@@ -2,7 +2,7 @@ import { SqlClient, Statement } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
-import { type SongListSortName, songListSorts } from "./SongList.js"
+import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 
 export type LabelSort = "name" | "total_songs" | "album_count"
 
@@ -67,9 +67,9 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
       )
 
     /** The label's public songs (D7). found=false: no such label. */
-    const listLabelSongs = (labelId: number, sortName: SongListSortName, page: PageParamsInput) =>
+    const listLabelSongs = (labelId: number, sortName: SongSortName, page: PageParamsInput) =>
       keysetPage(
-        songListSorts[sortName],
+        songSort(sortName),
         [sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${labelId})`],
         page,
         `label-songs|${labelId}|${sortName}`,

@@ -1,6 +1,7 @@
 import { SqlClient, Statement } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import { songSort, type SongSortName } from "../Domain/SongSorts.js"
+import { keysetPage } from "../Domain/Keyset.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
   artworkColorsJsonSql,
@@ -156,36 +157,6 @@ const contributorsSql = (audience: Audience) => `
   FROM ${songsOf(audience)} s
   WHERE s.id = `
 
-export type SongSortName = "released" | "popular" | "title"
-
-/** The sorts of /v1/songs (D7): keys match the partial indexes of 0001 and 0002. */
-const songSorts: Record<SongSortName, Omit<KeysetSort, "descending">> = {
-  released: {
-    source: "public_songs s",
-    alias: "s",
-    key: "s.released_at",
-    keyJson: "iso_date(s.released_at)",
-    keyType: "date",
-    item: songSummaryJsonSql("s")
-  },
-  popular: {
-    source: "public_songs s",
-    alias: "s",
-    key: "coalesce(s.vidsvc_views, -1)",
-    keyJson: "coalesce(s.vidsvc_views, -1)",
-    keyType: "bigint",
-    item: songSummaryJsonSql("s")
-  },
-  title: {
-    source: "public_songs s",
-    alias: "s",
-    key: "lower(s.title)",
-    keyJson: "lower(s.title)",
-    keyType: "text",
-    item: songSummaryJsonSql("s")
-  }
-}
-
 export interface SongBrowse {
   readonly genre?: string | undefined
   readonly label?: number | undefined
@@ -265,7 +236,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
                          AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`)
       }
       const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
-      return keysetPage({ ...songSorts[sortName], descending: order === "desc" }, filters, page, scope, {
+      return keysetPage(songSort(sortName, order === "desc"), filters, page, scope, {
         total: keptSongTotal(browse)
       }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),

@@ -1,0 +1,31 @@
+import type { KeysetSort } from "./Keyset.js"
+import { songSummaryJsonSql } from "./Song.js"
+
+export type SongSortName = "released" | "popular" | "title"
+
+const item = songSummaryJsonSql("s")
+
+/**
+ * The sorts of every list of public song summaries (D7: /v1/songs, a label's and a genre's
+ * songs): keys match the partial indexes of 0001 and 0002; `id` breaks ties (src/Domain/Keyset.ts).
+ */
+export const songSortKeys: Record<SongSortName, Omit<KeysetSort, "descending">> = {
+  released: { source: "public_songs s", alias: "s", key: "s.released_at", keyJson: "iso_date(s.released_at)", keyType: "date", item },
+  popular: {
+    source: "public_songs s",
+    alias: "s",
+    key: "coalesce(s.vidsvc_views, -1)",
+    keyJson: "coalesce(s.vidsvc_views, -1)",
+    keyType: "bigint",
+    item
+  },
+  title: { source: "public_songs s", alias: "s", key: "lower(s.title)", keyJson: "lower(s.title)", keyType: "text", item }
+}
+
+/** Newest first, most watched first, titles A-Z. */
+export const songSortDescendingByDefault: Record<SongSortName, boolean> = { released: true, popular: true, title: false }
+
+export const songSort = (name: SongSortName, descending = songSortDescendingByDefault[name]): KeysetSort => ({
+  ...songSortKeys[name],
+  descending
+})
