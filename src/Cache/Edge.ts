@@ -1,5 +1,5 @@
 import { HttpApp, HttpBody, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Metric, Option } from "effect"
+import { Context, Effect, Option } from "effect"
 import { TokenVerifier } from "../Auth/TokenVerifier.js"
 import { AppConfig } from "../Config.js"
 import { clientKey } from "../RateLimit/ClientAddress.js"
@@ -38,7 +38,6 @@ interface RequestState {
   readonly decision: RateLimitDecision | undefined
   /** Set for public GET/HEAD while the cache is on. */
   readonly cacheKey: string | undefined
-  hit: Representation | undefined
 }
 
 const appendVary = (response: HttpServerResponse.HttpServerResponse, field: string) => {
@@ -48,11 +47,28 @@ const appendVary = (response: HttpServerResponse.HttpServerResponse, field: stri
   return HttpServerResponse.setHeader(response, "vary", `${current}, ${field}`)
 }
 
+/** CORS headers of every public response but a preflight: always the same (D3). */
+const PUBLIC_CORS = corsHeaders({ staff: false, origin: undefined, preflight: false, staffOrigins: [] })
+
+/** Headers of a public 200 that go with its representation (D3). */
+const publicHeaders = (
+  headers: Record<string, string>,
+  representation: Representation,
+  coding: ReturnType<typeof chooseCoding>,
+  xCache: "hit" | "miss" | undefined
+) => {
+  headers["cache-control"] = PUBLIC_CACHE_CONTROL
+  headers["etag"] = etagOf(representation, coding)
+  if (xCache !== undefined) headers["x-cache"] = xCache
+  return headers
+}
+
 /**
  * The edge of the service, around the router: the rate limit (D4), the response cache,
  * validators, compression and cache headers (D3), CORS (D3), and staff-response headers (D5).
- * Decisions that must come before routing (429, a cache hit) are made here; everything that
- * shapes the final response happens in a pre-response handler, which also sees error responses.
+ * Decisions that must come before routing (429, a cache hit) are made here and answered at
+ * once; everything that shapes a routed response happens in a pre-response handler, which
+ * also sees error responses.
  */
 export const makeEdge = Effect.gen(function*() {
   const limiter = yield* RateLimiter
@@ -60,130 +76,160 @@ export const makeEdge = Effect.gen(function*() {
   const verifier = yield* TokenVerifier
   const config = yield* AppConfig
 
-  /** Shapes every response: runs after the handler (or the error encoder) and the charset fix. */
+  // Normalising the socket address (IPv6 parsing) once per address, not once per request.
+  const socketKeys = new Map<string, string>()
+  const clientKeyOf = (request: HttpServerRequest.HttpServerRequest) => {
+    const socket = Option.getOrUndefined(request.remoteAddress)
+    const forwarded = request.headers["x-forwarded-for"]
+    if (socket === undefined || (forwarded !== undefined && config.trustProxy > 0)) {
+      return clientKey(socket, forwarded, config.trustProxy)
+    }
+    let key = socketKeys.get(socket)
+    if (key === undefined) {
+      if (socketKeys.size >= 10_000) socketKeys.clear()
+      key = clientKey(socket, undefined, config.trustProxy)
+      socketKeys.set(socket, key)
+    }
+    return key
+  }
+
+  /** Headers every response of this request gets: rate limit (D4) and CORS (D3). */
+  const edgeHeaders = (request: HttpServerRequest.HttpServerRequest, state: RequestState): Record<string, string> => {
+    const preflight = request.method === "OPTIONS"
+    const cors = state.area !== "staff" && !preflight
+      ? PUBLIC_CORS
+      : corsHeaders({
+        staff: state.area === "staff",
+        origin: request.headers["origin"],
+        preflight,
+        staffOrigins: config.corsStaffOrigins
+      })
+    return state.decision === undefined ? { ...cors } : { ...rateLimitHeaders(state.decision), ...cors }
+  }
+
+  /** Shapes every routed response: runs after the handler (or the error encoder) and the charset fix. */
   const finalize = (state: RequestState) =>
   (
     request: HttpServerRequest.HttpServerRequest,
     response: HttpServerResponse.HttpServerResponse
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-    Effect.gen(function*() {
-      if (state.decision !== undefined) response = HttpServerResponse.setHeaders(response, rateLimitHeaders(state.decision))
-      response = HttpServerResponse.setHeaders(
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    const headers = edgeHeaders(request, state)
+    if (state.area === "staff") {
+      response = appendVary(HttpServerResponse.setHeader(response, "cache-control", "no-store"), "Authorization")
+      if (config.corsStaffOrigins.length > 0) response = appendVary(response, "Origin")
+      if (response.status === 401) {
+        const sent = /^Bearer +\S+/i.test(request.headers.authorization ?? "")
+        headers["www-authenticate"] = sent ? `Bearer realm="staff", error="invalid_token"` : `Bearer realm="staff"`
+      }
+    }
+    if (state.area === "health") headers["cache-control"] = "no-store"
+
+    const isRead = request.method === "GET" || request.method === "HEAD"
+    if (!isRead || response.status !== 200 || response.body._tag !== "Uint8Array") {
+      return Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+    }
+    const body = response.body.body
+    const contentType = response.body.contentType
+    const coding = chooseCoding(request.headers["accept-encoding"], body.length)
+
+    if (state.area !== "public") {
+      // Staff bodies are compressed but never cached or validated.
+      response = HttpServerResponse.setHeaders(response, headers)
+      if (body.length > COMPRESS_ABOVE_BYTES) response = appendVary(response, "Accept-Encoding")
+      if (coding === "identity") return Effect.succeed(response)
+      return Effect.succeed(codedResponse(response, makeRepresentation(body, contentType), coding))
+    }
+
+    const representation = makeRepresentation(body, contentType)
+    const public200 = appendVary(
+      HttpServerResponse.setHeaders(
         response,
-        corsHeaders({
-          staff: state.area === "staff",
-          origin: request.headers["origin"],
-          preflight: request.method === "OPTIONS",
-          staffOrigins: config.corsStaffOrigins
-        })
-      )
-      if (state.area === "staff") {
-        response = appendVary(HttpServerResponse.setHeader(response, "cache-control", "no-store"), "Authorization")
-        if (config.corsStaffOrigins.length > 0) response = appendVary(response, "Origin")
-        if (response.status === 401) {
-          const sent = /^Bearer +\S+/i.test(request.headers.authorization ?? "")
-          response = HttpServerResponse.setHeader(
-            response,
-            "www-authenticate",
-            sent ? `Bearer realm="staff", error="invalid_token"` : `Bearer realm="staff"`
-          )
-        }
-      }
-      if (state.area === "health") response = HttpServerResponse.setHeader(response, "cache-control", "no-store")
+        publicHeaders(headers, representation, coding, state.cacheKey === undefined ? undefined : "miss")
+      ),
+      "Accept-Encoding"
+    )
+    if (state.cacheKey === undefined) return Effect.succeed(answer(public200, request, representation, coding))
+    cacheMisses.unsafeUpdate(1, [])
+    // Stored before its first compressed form is made, which a later hit counts (cache.grew).
+    return Effect.map(cache.store(state.cacheKey, representation), () => answer(public200, request, representation, coding))
+  }
 
-      const isRead = request.method === "GET" || request.method === "HEAD"
-      if (!isRead || response.status !== 200) return response
-      if (response.body._tag !== "Uint8Array" && state.hit === undefined) return response
-      const contentType = response.body._tag === "Uint8Array"
-        ? response.body.contentType
-        : state.hit?.contentType ?? "application/octet-stream"
-      const coding = chooseCoding(request.headers["accept-encoding"], (state.hit?.body ?? bodyBytes(response)).length)
+  /** A cache hit, answered from the stored bytes: no routing, no hashing, no compression but the first. */
+  const answerHit = (
+    request: HttpServerRequest.HttpServerRequest,
+    state: RequestState,
+    cacheKey: string,
+    representation: Representation
+  ) => {
+    const coding = chooseCoding(request.headers["accept-encoding"], representation.body.length)
+    const { added } = encodeBody(representation, coding)
+    const headers = publicHeaders(edgeHeaders(request, state), representation, coding, "hit")
+    headers["vary"] = "Accept-Encoding"
+    const response = HttpServerResponse.uint8Array(representation.body, { contentType: representation.contentType, headers })
+    cacheHits.unsafeUpdate(1, [])
+    const answered = answer(response, request, representation, coding)
+    return added === 0 ? Effect.succeed(answered) : Effect.as(cache.grew(cacheKey, representation, added), answered)
+  }
 
-      if (state.area !== "public") {
-        // Staff bodies are compressed but never cached or validated.
-        if (response.body._tag !== "Uint8Array") return response
-        if (response.body.body.length > COMPRESS_ABOVE_BYTES) response = appendVary(response, "Accept-Encoding")
-        if (coding === "identity" || response.body._tag !== "Uint8Array") return response
-        const once = makeRepresentation(response.body.body, contentType)
-        return codedResponse(response, once, coding)
-      }
-
-      let representation = state.hit
-      if (representation === undefined) {
-        representation = makeRepresentation(bodyBytes(response), contentType)
-        if (state.cacheKey !== undefined) {
-          yield* cache.store(state.cacheKey, representation)
-          yield* Metric.increment(cacheMisses)
-        }
-      } else {
-        yield* Metric.increment(cacheHits)
-      }
-      const { added } = encodeBody(representation, coding)
-      if (state.hit !== undefined && state.cacheKey !== undefined) yield* cache.grew(state.cacheKey, representation, added)
-
-      response = HttpServerResponse.setHeaders(response, {
-        "cache-control": PUBLIC_CACHE_CONTROL,
-        etag: etagOf(representation, coding)
-      })
-      response = appendVary(response, "Accept-Encoding")
-      if (state.cacheKey !== undefined) {
-        response = HttpServerResponse.setHeader(response, "x-cache", state.hit === undefined ? "miss" : "hit")
-      }
-      if (matchesIfNoneMatch(request.headers["if-none-match"], representation)) {
-        return HttpServerResponse.setStatus(HttpServerResponse.setBody(response, HttpBody.empty), 304)
-      }
-      return codedResponse(response, representation, coding)
-    })
+  const proceed = <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+    request: HttpServerRequest.HttpServerRequest,
+    area: Area,
+    decision: RateLimitDecision | undefined
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+    const isRead = request.method === "GET" || request.method === "HEAD"
+    const state: RequestState = {
+      area,
+      decision,
+      cacheKey: area === "public" && isRead && cache.enabled ? request.url : undefined
+    }
+    if (decision !== undefined && !decision.allowed) {
+      const seconds = Math.max(1, decision.secondsUntilToken)
+      return Effect.succeed(HttpServerResponse.unsafeJson(
+        {
+          error: {
+            code: "rate_limited",
+            message: `Too many requests: ${decision.limit} per ${decision.windowSeconds} seconds per client; ` +
+              `retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
+          }
+        },
+        { status: 429, headers: edgeHeaders(request, state) }
+      ))
+    }
+    const routed = Effect.zipRight(HttpApp.appendPreResponseHandler(finalize(state)), app)
+    const cacheKey = state.cacheKey
+    if (cacheKey === undefined) return routed
+    return Effect.flatMap(
+      cache.lookup(cacheKey),
+      (hit) => hit === undefined ? routed : answerHit(request, state, cacheKey, hit)
+    )
+  }
 
   return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
+    Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, E, R>((fiber) => {
+      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
       const area = areaOf(pathOf(request.url))
-      let decision: RateLimitDecision | undefined
-      if (area !== "health") {
-        // A valid staff token skips the limit; a bad one pays for every try (no free brute force).
-        const validStaff = area === "staff" &&
-          Option.isSome(yield* Effect.option(verifier.verify(request.headers.authorization)))
-        if (!validStaff) {
-          const key = clientKey(
-            Option.getOrUndefined(request.remoteAddress),
-            request.headers["x-forwarded-for"],
-            config.trustProxy
-          )
-          decision = yield* limiter.take(key)
-        }
-      }
-      const isRead = request.method === "GET" || request.method === "HEAD"
-      const state: RequestState = {
-        area,
-        decision,
-        cacheKey: area === "public" && isRead && cache.enabled ? request.url : undefined,
-        hit: undefined
-      }
-      yield* HttpApp.appendPreResponseHandler(finalize(state))
-
-      if (decision !== undefined && !decision.allowed) {
-        const seconds = Math.max(1, decision.secondsUntilToken)
-        return HttpServerResponse.unsafeJson(
-          {
-            error: {
-              code: "rate_limited",
-              message: `Too many requests: ${decision.limit} per ${decision.windowSeconds} seconds per client; ` +
-                `retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
-            }
-          },
-          { status: 429 }
-        )
-      }
-      if (state.cacheKey !== undefined) {
-        state.hit = yield* cache.lookup(state.cacheKey)
-        if (state.hit !== undefined) {
-          return HttpServerResponse.uint8Array(state.hit.body, { contentType: state.hit.contentType })
-        }
-      }
-      return yield* app
+      if (area === "health") return proceed(app, request, area, undefined)
+      const limited = Effect.flatMap(limiter.take(clientKeyOf(request)), (decision) => proceed(app, request, area, decision))
+      if (area !== "staff") return limited
+      // A valid staff token skips the limit; a bad one pays for every try (no free brute force).
+      return Effect.flatMap(
+        Effect.option(verifier.verify(request.headers.authorization)),
+        (valid) => Option.isSome(valid) ? proceed(app, request, area, undefined) : limited
+      )
     })
 })
+
+/** The representation under its coding, or 304 when the client already has it (D3). */
+const answer = (
+  response: HttpServerResponse.HttpServerResponse,
+  request: HttpServerRequest.HttpServerRequest,
+  representation: Representation,
+  coding: ReturnType<typeof chooseCoding>
+) =>
+  matchesIfNoneMatch(request.headers["if-none-match"], representation)
+    ? HttpServerResponse.setStatus(HttpServerResponse.setBody(response, HttpBody.empty), 304)
+    : codedResponse(response, representation, coding)
 
 const bodyBytes = (response: HttpServerResponse.HttpServerResponse) =>
   response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array()
