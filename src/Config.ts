@@ -65,7 +65,7 @@ const rateLimitConfig = Config.all({
 
 const cacheConfig = Config.all({
   ttlSeconds: nonNegativeInt("CACHE_TTL_SECONDS", 30),
-  maxEntries: positiveInt("CACHE_MAX_ENTRIES", 2_000),
+  maxEntries: positiveInt("CACHE_MAX_ENTRIES", 10_000),
   maxBytes: positiveInt("CACHE_MAX_BYTES", 64 * 1024 * 1024)
 })
 
