@@ -9,7 +9,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { SqlError } from "@effect/sql"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Context, Effect, Option } from "effect"
 import { Api } from "./Api.js"
 import { makeEdge } from "./Cache/Edge.js"
 import { BadRequest, InternalError, NotFound, Unavailable } from "./Domain/Errors.js"
@@ -89,16 +89,16 @@ const methodNotAllowed = (method: string, path: string) =>
  * unknown routes, wrong methods, defects and database failures. Nothing internal leaks.
  */
 const envelopeErrors = (app: HttpApp.Default) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, NotFound, HttpServerRequest.HttpServerRequest>((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const path = pathOf(request.url)
     if (path.length > 1 && path.endsWith("/")) {
-      return yield* new NotFound({ message: `No endpoint at ${path}; paths have no trailing slash.` })
+      return new NotFound({ message: `No endpoint at ${path}; paths have no trailing slash.` })
     }
     if (request.method === "OPTIONS" && isKnownPath(path)) {
-      return HttpServerResponse.empty({ status: 204, headers: { allow: ALLOWED_METHODS } })
+      return Effect.succeed(HttpServerResponse.empty({ status: 204, headers: { allow: ALLOWED_METHODS } }))
     }
-    return yield* app
+    return app
   }).pipe(
     Effect.catchAllCause((cause) =>
       Effect.gen(function*() {
