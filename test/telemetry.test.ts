@@ -176,6 +176,41 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
   })
 })
 
+describe("tracing with the response cache on", () => {
+  let collector: ReturnType<typeof startCollector>
+  let server: TestServer
+  beforeAll(async () => {
+    collector = startCollector()
+    server = await startServer({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url + "/", CACHE_TTL_SECONDS: "30" }
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server.stop()
+    await server.database.drop()
+    collector.stop()
+  })
+
+  test("the cache lookup is a span of the request, marked hit or miss; a hit runs no SQL", async () => {
+    const first = await request(server.baseUrl, "/v1/genres")
+    const second = await request(server.baseUrl, "/v1/genres")
+    expect([first.headers.get("x-cache"), second.headers.get("x-cache")]).toEqual(["miss", "hit"])
+    for (const [reply, hit] of [[first, false], [second, true]] as const) {
+      const [, , serverSpanId] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
+      const lookup = await collector.waitFor((s) =>
+        s.name === "ResponseCache.lookup" && descendsFrom(collector.spans, s, serverSpanId!)
+      )
+      expect(attribute(lookup, "cache.hit")).toBe(hit)
+    }
+    const [, , hitSpanId] = TRACEPARENT.exec(second.headers.get("traceparent") ?? "") ?? []
+    await Bun.sleep(500)
+    const sqlUnderHit = collector.spans.filter((s) =>
+      attribute(s, "db.system.name") !== undefined && descendsFrom(collector.spans, s, hitSpanId!)
+    )
+    expect(sqlUnderHit).toEqual([])
+  })
+})
+
 describe("without a tracing endpoint", () => {
   let server: TestServer
   beforeAll(async () => {

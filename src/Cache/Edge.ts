@@ -200,7 +200,10 @@ export const makeEdge = Effect.gen(function*() {
     const cacheKey = state.cacheKey
     if (cacheKey === undefined) return routed
     return Effect.flatMap(
-      cache.lookup(cacheKey),
+      cache.lookup(cacheKey).pipe(
+        Effect.tap((hit) => Effect.annotateCurrentSpan("cache.hit", hit !== undefined)),
+        Effect.withSpan("ResponseCache.lookup")
+      ),
       (hit) => hit === undefined ? routed : answerHit(request, state, cacheKey, hit)
     )
   }
