@@ -1,7 +1,6 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../Config.js"
 import { LruMap } from "../Cache/Lru.js"
-import { makeRedisStore } from "./RedisStore.js"
 
 /** A token bucket: `capacity` tokens, refilled evenly over `windowSeconds` (D4: 360 per 60 s). */
 export interface RateLimitPolicy {
@@ -116,6 +115,8 @@ export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
       const policy = { capacity: rateLimit.capacity, windowSeconds: rateLimit.windowSeconds }
       const memory = makeMemoryStore(policy, rateLimit.maxClients)
       if (Option.isNone(rateLimit.redisUrl)) return RateLimiter.fromStore(policy, memory)
+      // loaded only when configured: ioredis costs ~15 MiB of memory in every process that imports it
+      const { makeRedisStore } = yield* Effect.promise(() => import("./RedisStore.js"))
       const redis = yield* makeRedisStore(rateLimit.redisUrl.value, policy, memory)
       yield* Effect.logInfo("rate limit: buckets shared through Redis")
       return RateLimiter.fromStore(policy, redis)
