@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { AlbumDetail } from "../src/Albums/Api.js"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
-import { decodeWith, request, type Reply } from "./support/http.js"
+import { decodeWith, request } from "./support/http.js"
+import { expectHiddenNotFound } from "./support/pages.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 
 let server: TestServer
@@ -18,12 +19,6 @@ const albumDetail = async (id: number) => {
   expect(reply.status).toBe(200)
   expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8")
   return { reply, album: decodeWith(DetailEnvelope(AlbumDetail, "AlbumDetailResponse"), reply.body).data }
-}
-
-const expectNotFound = (reply: Reply) => {
-  expect(reply.status).toBe(404)
-  expect(decodeWith(ErrorEnvelope, reply.body).error.code).toBe("not_found")
-  expect(reply.text).not.toContain("CANARY")
 }
 
 describe("GET /v1/albums/{albumId}", () => {
@@ -72,8 +67,8 @@ describe("GET /v1/albums/{albumId}", () => {
   })
 
   test("an unpublished album answers not_found like an id that never existed", async () => {
-    expectNotFound(await get("/v1/albums/3"))
-    expectNotFound(await get("/v1/albums/4242"))
+    expectHiddenNotFound(await get("/v1/albums/3"))
+    expectHiddenNotFound(await get("/v1/albums/4242"))
   })
 
   test("a malformed albumId is bad_request naming albumId", async () => {

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { CuratedList } from "../src/CuratedLists/Api.js"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
-import { decodeWith, request, type Reply } from "./support/http.js"
+import { decodeWith, request } from "./support/http.js"
+import { expectHiddenNotFound } from "./support/pages.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 
 let server: TestServer
@@ -18,12 +19,6 @@ const curatedList = async (id: number) => {
   expect(reply.status).toBe(200)
   expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8")
   return { reply, list: decodeWith(DetailEnvelope(CuratedList, "CuratedListResponse"), reply.body).data }
-}
-
-const expectNotFound = (reply: Reply) => {
-  expect(reply.status).toBe(404)
-  expect(decodeWith(ErrorEnvelope, reply.body).error.code).toBe("not_found")
-  expect(reply.text).not.toContain("CANARY")
 }
 
 describe("GET /v1/curated-lists/{listId}", () => {
@@ -75,8 +70,8 @@ describe("GET /v1/curated-lists/{listId}", () => {
   })
 
   test("an unpublished list answers not_found like an id that never existed", async () => {
-    expectNotFound(await get("/v1/curated-lists/3"))
-    expectNotFound(await get("/v1/curated-lists/4242"))
+    expectHiddenNotFound(await get("/v1/curated-lists/3"))
+    expectHiddenNotFound(await get("/v1/curated-lists/4242"))
   })
 
   test("a malformed listId is bad_request naming listId", async () => {

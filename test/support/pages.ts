@@ -47,3 +47,9 @@ export const expectNothingPrivate = (reply: Reply) => {
   expect(reply.text).not.toMatch(/CANARY|canary_banned|@mail\.example/)
   expect(reply.text).not.toMatch(/"(email|roles|is_banned|member_id)"\s*:/)
 }
+
+/** A hidden row answers exactly like a missing one: not_found, and nothing of what it holds. */
+export const expectHiddenNotFound = (reply: Reply) => {
+  expectNotFound(reply)
+  expectNothingPrivate(reply)
+}
