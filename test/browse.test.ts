@@ -6,6 +6,7 @@ import { ListAlbumEntry, SongSummary } from "../src/Domain/Song.js"
 import { resolveTestDatabase } from "./support/database.js"
 import { decodeWith, request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"
+import { PUBLIC_LIST_SUMMARIES } from "./support/fixture.js"
 
 let server: TestServer
 beforeAll(async () => {
@@ -180,28 +181,7 @@ describe("GET /v1/curated-lists (D7)", () => {
     const reply = await get("/v1/curated-lists")
     expect(reply.status).toBe(200)
     const list = decodeWith(CuratedListList, reply.body)
-    expect(list.data).toEqual([
-      {
-        id: 1,
-        title: "Lagu Raya Terbaik",
-        description: "Festive favourites.",
-        artwork_url: "https://cdn.test.example/artwork/lists/1.jpg",
-        artwork_colors: { dominant: "#112233", average: "#445566" },
-        updated_at: "2024-05-01T08:30:00.000Z",
-        content_type: "songs",
-        item_count: 2
-      },
-      {
-        id: 2,
-        title: "Album Klasik",
-        description: null,
-        artwork_url: null,
-        artwork_colors: null,
-        updated_at: "2024-04-01T08:30:00.000Z",
-        content_type: "albums",
-        item_count: 2
-      }
-    ])
+    expect(list.data).toEqual(PUBLIC_LIST_SUMMARIES)
     expect(list.meta.total).toBe(2)
     expect(reply.text).not.toContain("CANARY")
     const page = await walkByCursor("/v1/curated-lists?limit=1")

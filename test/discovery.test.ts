@@ -3,6 +3,7 @@ import { Discovery } from "../src/Discovery/Api.js"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { decodeWith, request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
+import { PUBLIC_LIST_SUMMARIES } from "./support/fixture.js"
 
 /**
  * Discovery depends on today's date, so this file runs its own server over its own database
@@ -61,28 +62,7 @@ describe("discovery", () => {
 
   test("featured lists are the published lists without tracks, latest edit first", async () => {
     const { data } = await discover()
-    expect(data.featured_lists).toEqual([
-      {
-        id: 1,
-        title: "Lagu Raya Terbaik",
-        description: "Festive favourites.",
-        artwork_url: "https://cdn.test.example/artwork/lists/1.jpg",
-        artwork_colors: { dominant: "#112233", average: "#445566" },
-        updated_at: "2024-05-01T08:30:00.000Z",
-        content_type: "songs",
-        item_count: 2
-      },
-      {
-        id: 2,
-        title: "Album Klasik",
-        description: null,
-        artwork_url: null,
-        artwork_colors: null,
-        updated_at: "2024-04-01T08:30:00.000Z",
-        content_type: "albums",
-        item_count: 2
-      }
-    ])
+    expect(data.featured_lists).toEqual(PUBLIC_LIST_SUMMARIES)
   })
 
   test("on this day: exact dates on today's month and day in earlier years, most viewed first", async () => {

@@ -1,0 +1,27 @@
+import type { CuratedListSummary } from "../../src/CuratedLists/Api.js"
+
+/** What the fixture (test/fixture/0001_base.sql) shows on public endpoints, for tests of several groups. */
+
+/** The two public curated lists as summaries (D7), most recently updated first. */
+export const PUBLIC_LIST_SUMMARIES: ReadonlyArray<typeof CuratedListSummary.Type> = [
+  {
+    id: 1,
+    title: "Lagu Raya Terbaik",
+    description: "Festive favourites.",
+    artwork_url: "https://cdn.test.example/artwork/lists/1.jpg",
+    artwork_colors: { dominant: "#112233", average: "#445566" },
+    updated_at: "2024-05-01T08:30:00.000Z",
+    content_type: "songs",
+    item_count: 2
+  },
+  {
+    id: 2,
+    title: "Album Klasik",
+    description: null,
+    artwork_url: null,
+    artwork_colors: null,
+    updated_at: "2024-04-01T08:30:00.000Z",
+    content_type: "albums",
+    item_count: 2
+  }
+]
