@@ -1,5 +1,4 @@
 import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
-import { BunHttpServer } from "@effect/platform-bun"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { seedCatalogue } from "./Seed/generate.js"
@@ -16,6 +15,7 @@ import { LabelsLive } from "./Labels/Http.js"
 import { logFeatures, LoggingLive } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
 import { SearchLive } from "./Search/Http.js"
+import { ServerLayer } from "./Server.js"
 import { GracefulShutdownLive, InFlightRequests, inFlightHooks } from "./Shutdown.js"
 import { SongsLive } from "./Songs/Http.js"
 import { StaffLive } from "./Staff/Http.js"
@@ -89,9 +89,7 @@ export const ServerLive = withRequestTracing(
   Layer.provide(EnvelopeErrorsLive.pipe(Layer.provide(EdgeServicesLive))),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress,
-  Layer.provideMerge(
-    Layer.unwrapEffect(Effect.map(AppConfig, (config) => BunHttpServer.layer({ port: config.port })))
-  )
+  Layer.provideMerge(ServerLayer.pipe(Layer.provide(EdgeServicesLive)))
 )
 
 /** The server, drained before it closes: built after it, so finalized before it (D13). */

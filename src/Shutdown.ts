@@ -1,4 +1,3 @@
-import type { HttpServerRequest } from "@effect/platform"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 
 /** How long SIGTERM or SIGINT waits for requests in flight before closing anyway (D13). */
@@ -9,8 +8,8 @@ interface StoppableServer {
 }
 
 /**
- * Requests in flight, and the Bun server that carries them. @effect/platform-bun closes the
- * server only after interrupting every request fiber; a graceful stop has to come first.
+ * Requests in flight, and the Bun server that carries them (set by src/Server.ts). The server's
+ * own finalizers interrupt every request fiber; a graceful stop has to come first.
  */
 export class InFlightRequests extends Context.Tag("catalogue/InFlightRequests")<
   InFlightRequests,
@@ -23,21 +22,9 @@ export class InFlightRequests extends Context.Tag("catalogue/InFlightRequests")<
   static readonly layer = Layer.sync(InFlightRequests, () => ({ count: 0, server: undefined, idle: new Set<() => void>() }))
 }
 
-/**
- * The Bun server behind a request. @effect/platform-bun keeps it in a private field and offers
- * no other way to it; without it, draining still waits for requests but cannot stop the listener early.
- */
-const bunServerOf = (request: HttpServerRequest.HttpServerRequest): StoppableServer | undefined => {
-  const server: unknown = (request as unknown as { readonly bunServer?: unknown }).bunServer
-  return typeof server === "object" && server !== null && "stop" in server && typeof server.stop === "function"
-    ? (server as StoppableServer)
-    : undefined
-}
-
 /** Counts each request while it runs: the hooks the outermost step of the HTTP pipeline calls. */
 export const inFlightHooks = (inFlight: InFlightRequests["Type"]) => ({
-  started: (request: HttpServerRequest.HttpServerRequest) => {
-    inFlight.server ??= bunServerOf(request)
+  started: () => {
     inFlight.count++
   },
   ended: () => {

@@ -80,26 +80,31 @@ const randomHex = (bytes: 8 | 16) => {
   return bytes === 16 ? hex : hex.slice(0, 16)
 }
 
-interface TraceIds {
+export interface TraceIds {
   readonly traceId: string
   readonly spanId: string
   readonly sampled: boolean
 }
 
+/** Ids for a request without a span of its own: the caller's trace (an incoming `traceparent`) or a fresh one. */
+export const unsampledTraceIds = (callerTraceId: string | undefined): TraceIds => ({
+  traceId: callerTraceId ?? randomHex(16),
+  spanId: randomHex(8),
+  sampled: false
+})
+
+export const traceparentOf = (ids: TraceIds) => `00-${ids.traceId}-${ids.spanId}-${ids.sampled ? "01" : "00"}`
+
 /**
  * The ids a request is known by: its server span's when tracing, otherwise the caller's trace
- * (an incoming `traceparent`) or a fresh one, so logs and responses correlate either way.
+ * or a fresh one, so logs and responses correlate either way.
  */
 const traceIdsOf = (span: Option.Option<Tracer.Span>, request: HttpServerRequest.HttpServerRequest): TraceIds => {
   if (Option.isSome(span) && span.value.traceId !== "noop") {
     return { traceId: span.value.traceId, spanId: span.value.spanId, sampled: span.value.sampled }
   }
   const caller = HttpTraceContext.fromHeaders(request.headers)
-  return {
-    traceId: Option.isSome(caller) ? caller.value.traceId : randomHex(16),
-    spanId: randomHex(8),
-    sampled: false
-  }
+  return unsampledTraceIds(Option.isSome(caller) ? caller.value.traceId : undefined)
 }
 
 /** Bytes of the body as sent (0 for HEAD, 204 and 304); undefined for a stream of unknown length. */
@@ -161,7 +166,7 @@ export const observeRequests = (app: HttpApp.Default, hooks: RequestHooks): Http
     // Nothing to write when the request line is below LOG_LEVEL and there is no span: skip the work.
     const logged = Option.isSome(span) ||
       !LogLevel.lessThan(LogLevel.Info, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))
-    const traceparent = `00-${ids.traceId}-${ids.spanId}-${ids.sampled ? "01" : "00"}`
+    const traceparent = traceparentOf(ids)
     hooks.started(request)
     const annotations = new Map<string, AnnotationValue>()
     const observed = HttpApp.appendPreResponseHandler((_request, response) =>
@@ -192,18 +197,45 @@ const logRequest = (
   const outcomes = edgeOutcomes(response)
   for (const [key, value] of Object.entries(outcomes)) if (!annotations.has(key)) annotations.set(key, value)
   if (Option.isSome(span)) for (const [key, value] of annotations) span.value.attribute(key, value)
-  const route = routeOf(pathOf(request.url))
-  return Effect.logInfo(`${request.method} ${route ?? pathOf(request.url)} ${response.status}`).pipe(
+  return logRequestLine({
+    method: request.method,
+    path: pathOf(request.url),
+    status: response.status,
+    durationMs: performance.now() - startedAt,
+    bytes: bytesSent(request, response),
+    traceId: ids.traceId,
+    clientAddress: Option.getOrElse(request.remoteAddress, () => ""),
+    annotations
+  })
+}
+
+/** What one request's log line says (D13). */
+export interface RequestLine {
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly durationMs: number
+  /** undefined for a stream of unknown length */
+  readonly bytes: number | undefined
+  readonly traceId: string
+  readonly clientAddress: string
+  readonly annotations: ReadonlyMap<string, AnnotationValue>
+}
+
+/** The one log line of a request, named by its route: from the pipeline and from the front door alike. */
+export const logRequestLine = (line: RequestLine) => {
+  const route = routeOf(line.path)
+  return Effect.logInfo(`${line.method} ${route ?? line.path} ${line.status}`).pipe(
     Effect.annotateLogs({
-      "http.method": request.method,
+      "http.method": line.method,
       "http.route": route ?? "",
-      "url.path": pathOf(request.url),
-      "http.status": response.status,
-      duration_ms: Math.round((performance.now() - startedAt) * 10) / 10,
-      bytes: bytesSent(request, response) ?? "",
-      trace_id: ids.traceId,
-      "client.address": Option.getOrElse(request.remoteAddress, () => ""),
-      ...Object.fromEntries(annotations)
+      "url.path": line.path,
+      "http.status": line.status,
+      duration_ms: Math.round(line.durationMs * 10) / 10,
+      bytes: line.bytes ?? "",
+      trace_id: line.traceId,
+      "client.address": line.clientAddress,
+      ...Object.fromEntries(line.annotations)
     })
   )
 }

@@ -2,21 +2,19 @@ import { HttpApp, HttpBody, HttpServerRequest, HttpServerResponse } from "@effec
 import { Context, Effect, Option } from "effect"
 import { TokenVerifier } from "../Auth/TokenVerifier.js"
 import { AppConfig } from "../Config.js"
-import { clientKey } from "../RateLimit/ClientAddress.js"
+import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { type RateLimitDecision, RateLimiter, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
+import { answerFromCache, publicEdgeHeaders, publicHeaders, rateLimitedEnvelope } from "./Answers.js"
 import { corsHeaders } from "./Cors.js"
 import {
   chooseCoding,
   COMPRESS_ABOVE_BYTES,
   encodeBody,
-  etagOf,
   makeRepresentation,
   matchesIfNoneMatch,
   type Representation
 } from "./Representation.js"
 import { cacheHits, cacheMisses, ResponseCache } from "./ResponseCache.js"
-
-export const PUBLIC_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=300"
 
 /** Which rules a path falls under (D3, D4, D5). */
 export type Area = "health" | "staff" | "public"
@@ -27,7 +25,7 @@ export const areaOf = (path: string): Area => {
   return "public"
 }
 
-const pathOf = (url: string) => {
+export const pathOf = (url: string) => {
   const query = url.indexOf("?")
   return query === -1 ? url : url.slice(0, query)
 }
@@ -47,22 +45,6 @@ const appendVary = (response: HttpServerResponse.HttpServerResponse, field: stri
   return HttpServerResponse.setHeader(response, "vary", `${current}, ${field}`)
 }
 
-/** CORS headers of every public response but a preflight: always the same (D3). */
-const PUBLIC_CORS = corsHeaders({ staff: false, origin: undefined, preflight: false, staffOrigins: [] })
-
-/** Headers of a public 200 that go with its representation (D3). */
-const publicHeaders = (
-  headers: Record<string, string>,
-  representation: Representation,
-  coding: ReturnType<typeof chooseCoding>,
-  xCache: "hit" | "miss" | undefined
-) => {
-  headers["cache-control"] = PUBLIC_CACHE_CONTROL
-  headers["etag"] = etagOf(representation, coding)
-  if (xCache !== undefined) headers["x-cache"] = xCache
-  return headers
-}
-
 /**
  * The edge of the service, around the router: the rate limit (D4), the response cache,
  * validators, compression and cache headers (D3), CORS (D3), and staff-response headers (D5).
@@ -76,35 +58,21 @@ export const makeEdge = Effect.gen(function*() {
   const verifier = yield* TokenVerifier
   const config = yield* AppConfig
 
-  // Normalising the socket address (IPv6 parsing) once per address, not once per request.
-  const socketKeys = new Map<string, string>()
-  const clientKeyOf = (request: HttpServerRequest.HttpServerRequest) => {
-    const socket = Option.getOrUndefined(request.remoteAddress)
-    const forwarded = request.headers["x-forwarded-for"]
-    if (socket === undefined || (forwarded !== undefined && config.trustProxy > 0)) {
-      return clientKey(socket, forwarded, config.trustProxy)
-    }
-    let key = socketKeys.get(socket)
-    if (key === undefined) {
-      if (socketKeys.size >= 10_000) socketKeys.clear()
-      key = clientKey(socket, undefined, config.trustProxy)
-      socketKeys.set(socket, key)
-    }
-    return key
-  }
+  const clientKeys = makeClientKeys(config.trustProxy)
+  const clientKeyOf = (request: HttpServerRequest.HttpServerRequest) =>
+    clientKeys(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"])
 
   /** Headers every response of this request gets: rate limit (D4) and CORS (D3). */
   const edgeHeaders = (request: HttpServerRequest.HttpServerRequest, state: RequestState): Record<string, string> => {
     const preflight = request.method === "OPTIONS"
-    const cors = state.area !== "staff" && !preflight
-      ? PUBLIC_CORS
-      : corsHeaders({
-        staff: state.area === "staff",
-        origin: request.headers["origin"],
-        preflight,
-        staffOrigins: config.corsStaffOrigins
-      })
-    return state.decision === undefined ? { ...cors } : { ...rateLimitHeaders(state.decision), ...cors }
+    if (state.area !== "staff" && !preflight) return publicEdgeHeaders(state.decision)
+    const cors = corsHeaders({
+      staff: state.area === "staff",
+      origin: request.headers["origin"],
+      preflight,
+      staffOrigins: config.corsStaffOrigins
+    })
+    return state.decision === undefined ? cors : { ...rateLimitHeaders(state.decision), ...cors }
   }
 
   /** Shapes every routed response: runs after the handler (or the error encoder) and the charset fix. */
@@ -161,14 +129,16 @@ export const makeEdge = Effect.gen(function*() {
     cacheKey: string,
     representation: Representation
   ) => {
-    const coding = chooseCoding(request.headers["accept-encoding"], representation.body.length)
-    const { added } = encodeBody(representation, coding)
-    const headers = publicHeaders(edgeHeaders(request, state), representation, coding, "hit")
-    headers["vary"] = "Accept-Encoding"
-    const response = HttpServerResponse.uint8Array(representation.body, { contentType: representation.contentType, headers })
+    const hit = answerFromCache(
+      representation,
+      { acceptEncoding: request.headers["accept-encoding"], ifNoneMatch: request.headers["if-none-match"] },
+      edgeHeaders(request, state)
+    )
     cacheHits.unsafeUpdate(1, [])
-    const answered = answer(response, request, representation, coding)
-    return added === 0 ? Effect.succeed(answered) : Effect.as(cache.grew(cacheKey, representation, added), answered)
+    const response = hit.body === undefined
+      ? HttpServerResponse.empty({ status: 304, headers: hit.headers })
+      : HttpServerResponse.uint8Array(hit.body, { contentType: hit.contentType, headers: hit.headers })
+    return hit.added === 0 ? Effect.succeed(response) : Effect.as(cache.grew(cacheKey, representation, hit.added), response)
   }
 
   const proceed = <E, R>(
@@ -184,17 +154,9 @@ export const makeEdge = Effect.gen(function*() {
       cacheKey: area === "public" && isRead && cache.enabled ? request.url : undefined
     }
     if (decision !== undefined && !decision.allowed) {
-      const seconds = Math.max(1, decision.secondsUntilToken)
-      return Effect.succeed(HttpServerResponse.unsafeJson(
-        {
-          error: {
-            code: "rate_limited",
-            message: `Too many requests: ${decision.limit} per ${decision.windowSeconds} seconds per client; ` +
-              `retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
-          }
-        },
-        { status: 429, headers: edgeHeaders(request, state) }
-      ))
+      return Effect.succeed(
+        HttpServerResponse.unsafeJson(rateLimitedEnvelope(decision), { status: 429, headers: edgeHeaders(request, state) })
+      )
     }
     const routed = Effect.zipRight(HttpApp.appendPreResponseHandler(finalize(state)), app)
     const cacheKey = state.cacheKey

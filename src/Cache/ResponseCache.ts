@@ -36,9 +36,12 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
   {
     readonly enabled: boolean
     readonly lookup: (key: string) => Effect.Effect<Representation | undefined>
+    /** lookup without Effect, at `nowMs` (the front door's wall clock) */
+    readonly lookupAt: (key: string, nowMs: number) => Representation | undefined
     readonly store: (key: string, representation: Representation) => Effect.Effect<void>
     /** A cached representation gained a compressed form: count its bytes. */
     readonly grew: (key: string, representation: Representation, addedBytes: number) => Effect.Effect<void>
+    readonly grewNow: (key: string, representation: Representation, addedBytes: number) => void
     readonly stats: Effect.Effect<{ readonly entries: number; readonly bytes: number }>
   }
 >() {
@@ -55,16 +58,24 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
         remove(oldest[0], oldest[1])
       }
     }
+    const lookupAt = (key: string, nowMs: number) => {
+      const entry = entries.get(key)
+      if (entry === undefined) return undefined
+      if (entry.expiresAtMs > nowMs) return entry.representation
+      remove(key, entry)
+      return undefined
+    }
+    const grewNow = (key: string, representation: Representation, addedBytes: number) => {
+      const entry = entries.peek(key)
+      if (entry === undefined || entry.representation !== representation || addedBytes === 0) return
+      entry.bytes += addedBytes
+      totalBytes += addedBytes
+      if (totalBytes > settings.maxBytes) shrinkTo(settings.maxEntries, settings.maxBytes)
+    }
     return ResponseCache.of({
       enabled: settings.ttlSeconds > 0,
-      lookup: (key) =>
-        Effect.map(Clock.currentTimeMillis, (nowMs) => {
-          const entry = entries.get(key)
-          if (entry === undefined) return undefined
-          if (entry.expiresAtMs > nowMs) return entry.representation
-          remove(key, entry)
-          return undefined
-        }),
+      lookup: (key) => Effect.map(Clock.currentTimeMillis, (nowMs) => lookupAt(key, nowMs)),
+      lookupAt,
       store: (key, representation) =>
         Effect.map(Clock.currentTimeMillis, (nowMs) => {
           const bytes = sizeOf(representation)
@@ -76,14 +87,8 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
           entries.set(key, { representation, expiresAtMs: nowMs + settings.ttlSeconds * 1000, bytes })
           totalBytes += bytes
         }),
-      grew: (key, representation, addedBytes) =>
-        Effect.sync(() => {
-          const entry = entries.peek(key)
-          if (entry === undefined || entry.representation !== representation || addedBytes === 0) return
-          entry.bytes += addedBytes
-          totalBytes += addedBytes
-          if (totalBytes > settings.maxBytes) shrinkTo(settings.maxEntries, settings.maxBytes)
-        }),
+      grew: (key, representation, addedBytes) => Effect.sync(() => grewNow(key, representation, addedBytes)),
+      grewNow,
       stats: Effect.sync(() => ({ entries: entries.size, bytes: totalBytes }))
     })
   }

@@ -54,3 +54,23 @@ const expandIPv6 = (address: string): Array<number> => {
   const zeros = new Array<number>(8 - left.length - right.length).fill(0)
   return [...left, ...zeros, ...right]
 }
+
+/**
+ * clientKey with the socket's address normalised once per address, not once per request
+ * (IPv6 parsing showed in profiles); a forwarded header (when trusted) is read every time.
+ */
+export const makeClientKeys = (trustedHops: number) => {
+  const socketKeys = new Map<string, string>()
+  return (socketAddress: string | undefined, forwardedFor: string | undefined): string => {
+    if (socketAddress === undefined || (forwardedFor !== undefined && trustedHops > 0)) {
+      return clientKey(socketAddress, forwardedFor, trustedHops)
+    }
+    let key = socketKeys.get(socketAddress)
+    if (key === undefined) {
+      if (socketKeys.size >= 10_000) socketKeys.clear()
+      key = clientKey(socketAddress, undefined, trustedHops)
+      socketKeys.set(socketAddress, key)
+    }
+    return key
+  }
+}

@@ -19,6 +19,8 @@ export interface BucketState {
 /** Where buckets live: process memory, or Redis shared by replicas. */
 export interface BucketStore {
   readonly take: (key: string) => Effect.Effect<BucketState>
+  /** The same take at once, for stores that need no I/O (memory); the front door uses it. */
+  readonly takeAt?: (key: string, nowMs: number) => BucketState
   /** How many clients have a bucket now (memory is bounded: D4). */
   readonly trackedClients: Effect.Effect<number>
 }
@@ -72,18 +74,20 @@ export const makeMemoryStore = (policy: RateLimitPolicy, maxClients: number): Bu
     }
   }
 
+  const takeAt = (key: string, nowMs: number): BucketState => {
+    const bucket = buckets.peek(key)
+    let tokens = bucket === undefined ? policy.capacity : refilled(bucket, nowMs)
+    if (bucket !== undefined) buckets.delete(key)
+    sweep(nowMs)
+    const allowed = tokens >= 1
+    if (allowed) tokens -= 1
+    buckets.set(key, { tokens, atMs: nowMs })
+    return { allowed, tokens, nowMs }
+  }
+
   return {
-    take: (key) =>
-      Effect.map(Clock.currentTimeMillis, (nowMs) => {
-        const bucket = buckets.peek(key)
-        let tokens = bucket === undefined ? policy.capacity : refilled(bucket, nowMs)
-        if (bucket !== undefined) buckets.delete(key)
-        sweep(nowMs)
-        const allowed = tokens >= 1
-        if (allowed) tokens -= 1
-        buckets.set(key, { tokens, atMs: nowMs })
-        return { allowed, tokens, nowMs }
-      }),
+    take: (key) => Effect.map(Clock.currentTimeMillis, (nowMs) => takeAt(key, nowMs)),
+    takeAt,
     trackedClients: Effect.sync(() => buckets.size)
   }
 }
@@ -94,15 +98,20 @@ export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
   {
     readonly policy: RateLimitPolicy
     readonly take: (clientKey: string) => Effect.Effect<RateLimitDecision>
+    /** take without Effect, on the wall clock; undefined when the store needs I/O (Redis). */
+    readonly takeNow: ((clientKey: string) => RateLimitDecision) | undefined
     readonly trackedClients: Effect.Effect<number>
   }
 >() {
-  static readonly fromStore = (policy: RateLimitPolicy, store: BucketStore) =>
-    RateLimiter.of({
+  static readonly fromStore = (policy: RateLimitPolicy, store: BucketStore) => {
+    const takeAt = store.takeAt
+    return RateLimiter.of({
       policy,
       take: (key) => Effect.map(store.take(key), (state) => decide(policy, state)),
+      takeNow: takeAt === undefined ? undefined : (key) => decide(policy, takeAt(key, Date.now())),
       trackedClients: store.trackedClients
     })
+  }
 
   static readonly memory = (policy: RateLimitPolicy, maxClients: number) =>
     Layer.sync(RateLimiter, () => RateLimiter.fromStore(policy, makeMemoryStore(policy, maxClients)))

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { makeFrontDoor, pathAndQuery } from "../src/Cache/FrontDoor.js"
+import { makeRepresentation } from "../src/Cache/Representation.js"
+import { ResponseCache } from "../src/Cache/ResponseCache.js"
+import { AppConfig } from "../src/Config.js"
+import { LoggingLive } from "../src/Logging.js"
+import { RateLimiter } from "../src/RateLimit/RateLimiter.js"
+import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
+import type { TestServer } from "./support/server.js"
+import { TEST_ENV } from "./support/server.js"
+
+/** The front door alone, over a memory limiter of `capacity` and a cache holding `/v1/cached`. */
+const frontDoorWith = (env: Record<string, string>) =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      const cache = yield* ResponseCache
+      yield* cache.store("/v1/cached", makeRepresentation(new TextEncoder().encode(`{"data":1}`), "application/json; charset=utf-8"))
+      return yield* makeFrontDoor
+    }).pipe(
+      Effect.provide(
+        Layer.mergeAll(RateLimiter.layer, ResponseCache.layer, LoggingLive).pipe(Layer.provideMerge(AppConfig.layer))
+      ),
+      Effect.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...TEST_ENV, ...env })))))
+    )
+  )
+
+const socket = { requestIP: () => ({ address: "192.0.2.7" }) }
+
+describe("the front door (cache hits before the Effect runtime)", () => {
+  test("answers a fresh hit and a 429 on it; leaves misses, other methods and uncached paths to the pipeline", async () => {
+    const door = await frontDoorWith({ ...REAL_EDGE_ENV, RATE_LIMIT_CAPACITY: "2" })
+    expect(door).toBeDefined()
+    const hit = door!(new Request("http://x/v1/cached"), socket)
+    expect(hit?.status).toBe(200)
+    expect(hit?.headers.get("x-cache")).toBe("hit")
+    expect(await hit?.text()).toBe(`{"data":1}`)
+    expect(door!(new Request("http://x/v1/other"), socket)).toBeUndefined()
+    expect(door!(new Request("http://x/v1/cached", { method: "OPTIONS" }), socket)).toBeUndefined()
+    expect(door!(new Request("http://x/v1/cached?page=2"), socket)).toBeUndefined()
+    door!(new Request("http://x/v1/cached"), socket)
+    const limited = door!(new Request("http://x/v1/cached"), socket)
+    expect(limited?.status).toBe(429)
+    expect(((await limited?.json()) as { error: { code: string } }).error.code).toBe("rate_limited")
+  })
+
+  test("is off where it could not be exact: tracing on, or the response cache off", async () => {
+    expect(await frontDoorWith({ ...REAL_EDGE_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" })).toBeUndefined()
+    expect(await frontDoorWith({ ...REAL_EDGE_ENV, CACHE_TTL_SECONDS: "0" })).toBeUndefined()
+  })
+
+  test("the cache key is the pipeline's request.url: path and query without the origin", () => {
+    expect(pathAndQuery("http://127.0.0.1:3000/v1/songs/1?a=b")).toBe("/v1/songs/1?a=b")
+    expect(pathAndQuery("http://127.0.0.1:3000")).toBe("/")
+    expect(pathAndQuery("/v1")).toBe("/v1")
+  })
+})
+
+/**
+ * Two servers over one database, one with tracing on (its hits go through the pipeline: a hit
+ * gets its server span there) and one without (its hits are answered by the front door): every
+ * answer must be the same bytes with the same headers.
+ */
+describe("front door and pipeline answer alike", () => {
+  let sink: ReturnType<typeof Bun.serve>
+  let frontDoor: TestServer
+  let pipeline: TestServer
+  const env = { ...REAL_EDGE_ENV, RATE_LIMIT_CAPACITY: "12" }
+  beforeAll(async () => {
+    sink = Bun.serve({ port: 0, fetch: () => new Response("{}", { headers: { "content-type": "application/json" } }) })
+    frontDoor = await startEdgeServer(env)
+    pipeline = await startEdgeServer({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}` })
+  }, 60_000)
+  afterAll(async () => {
+    await frontDoor.stop()
+    await pipeline.stop()
+    sink.stop(true)
+  })
+
+  const VARYING = new Set(["date", "traceparent", "x-ratelimit-reset", "ratelimit"])
+  const exchange = async (server: TestServer, path: string, method: string, headers: Record<string, string>) => {
+    const response = await fetch(server.baseUrl + path, { method, headers, decompress: false })
+    const fields = [...response.headers].filter(([name]) => !VARYING.has(name)).sort(([a], [b]) => a.localeCompare(b))
+    return { status: response.status, fields, bytes: Buffer.from(await response.arrayBuffer()).toString("base64") }
+  }
+
+  test("hits (identity, br, gzip, HEAD, 304) and the 429 after them", async () => {
+    const path = "/v1/songs/1"
+    const etag = (await fetch(frontDoor.baseUrl + path)).headers.get("etag") ?? ""
+    await fetch(pipeline.baseUrl + path)
+    const asks: Array<[string, Record<string, string>]> = [
+      ["GET", {}],
+      ["GET", { "accept-encoding": "br" }],
+      ["GET", { "accept-encoding": "gzip" }],
+      ["HEAD", {}],
+      ["GET", { "if-none-match": etag }],
+      ["HEAD", { "if-none-match": `W/${etag}` }],
+      ["GET", { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" }]
+    ]
+    // 12 tokens: the miss above, 7 hits, then 4 more hits and the 429s of GET and HEAD.
+    for (const [method, headers] of [...asks, ...asks.slice(0, 4), ["GET", {}], ["HEAD", {}]] as typeof asks) {
+      const [viaDoor, viaPipeline] = [await exchange(frontDoor, path, method, headers), await exchange(pipeline, path, method, headers)]
+      expect(viaDoor).toEqual(viaPipeline)
+    }
+    const last = await fetch(frontDoor.baseUrl + path, { method: "HEAD" })
+    expect(last.status).toBe(429)
+  })
+})
