@@ -1,4 +1,5 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { AlbumsApi } from "./Albums/Api.js"
 import { ArtistsApi } from "./Artists/Api.js"
 import { CuratedListsApi } from "./CuratedLists/Api.js"

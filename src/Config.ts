@@ -1,4 +1,10 @@
-import { Config, ConfigError, Context, Layer, LogLevel, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 
 const positiveInt = (name: string, fallback: number) =>
   Config.integer(name).pipe(

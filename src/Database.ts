@@ -1,7 +1,12 @@
-import { PgClient } from "@effect/sql-pg"
-import { SqlClient, SqlError } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlError from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -51,7 +56,7 @@ const startupOptions = (settings: Record<string, string>) =>
     .map(([name, value]) => `-c ${name}=${value.replace(/([\\ ])/g, "\\$1")}`)
     .join(" ")
 
-const poolLayer = (acquirePool: Effect.Effect<pg.Pool, SqlError.SqlError, import("effect").Scope.Scope>) =>
+const poolLayer = (acquirePool: Effect.Effect<pg.Pool, SqlError.SqlError, import("effect/Scope").Scope>) =>
   PgClient.layerFromPool({
     acquire: acquirePool,
     // int8 (counts) as JS numbers: every count here fits in 2^53

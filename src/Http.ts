@@ -1,15 +1,16 @@
-import {
-  HttpApi,
-  HttpBody,
-  HttpApiBuilder,
-  HttpApiError,
-  HttpApp,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-import { SqlError } from "@effect/sql"
-import { Cause, Context, Effect, Option } from "effect"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpBody from "@effect/platform/HttpBody"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as SqlError from "@effect/sql/SqlError"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { makeEdge } from "./Cache/Edge.js"
 import { BadRequest, InternalError, NotFound, Unavailable } from "./Domain/Errors.js"

@@ -1,5 +1,10 @@
-import { SqlError } from "@effect/sql"
-import { Cause, ConfigError, Effect, Layer, Logger, Option } from "effect"
+import * as SqlError from "@effect/sql/SqlError"
+import * as Cause from "effect/Cause"
+import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import { AppConfig, describeConfigError } from "./Config.js"
 
 /** Log lines as logfmt (`LOG_FORMAT=text`) or one JSON object per line, at or above LOG_LEVEL. */

@@ -1,4 +1,8 @@
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 /** How long SIGTERM or SIGINT waits for requests in flight before closing anyway (D13). */
 export const DRAIN_TIMEOUT = Duration.seconds(10)

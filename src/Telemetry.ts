@@ -1,16 +1,21 @@
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
-import {
-  FetchHttpClient,
-  HttpApp,
-  HttpMiddleware,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse,
-  HttpTraceContext
-} from "@effect/platform"
-import { Context, Effect, type Exit, FiberRef, Layer, LogLevel, Option, Tracer } from "effect"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import { globalValue } from "effect/GlobalValue"
+import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 import { API_VERSION } from "./Api.js"
 import { AppConfig } from "./Config.js"
 import { pathOf, routeOf } from "./Http.js"

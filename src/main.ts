@@ -1,5 +1,8 @@
-import { BunRuntime } from "@effect/platform-bun"
-import { Cause, Console, Effect, Layer } from "effect"
+import * as BunRuntime from "@effect/platform-bun/BunRuntime"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AppLive } from "./App.js"
 import { describeStartupFailure } from "./Logging.js"
 

@@ -1,5 +1,6 @@
-import { BunRuntime } from "@effect/platform-bun"
-import { Effect, Layer } from "effect"
+import * as BunRuntime from "@effect/platform-bun/BunRuntime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { DatabaseReady } from "./App.js"
 import { AppConfig } from "./Config.js"
 

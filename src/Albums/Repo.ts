@@ -1,5 +1,7 @@
-import { SqlClient, Statement } from "@effect/sql"
-import { Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {

@@ -1,5 +1,10 @@
-import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { ForbiddenError, UnauthorizedError } from "../Domain/Errors.js"
 import { type StaffIdentity, TokenVerifier } from "./TokenVerifier.js"
 

@@ -1,5 +1,6 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
 import { detailJson } from "../Domain/Json.js"
 import { DiscoveryRepo } from "./Repo.js"

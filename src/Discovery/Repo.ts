@@ -1,5 +1,6 @@
-import { SqlClient, Statement } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
 import { curatedListSummaryJsonSql } from "../Domain/CuratedListSummary.js"
 import { songSummaryJsonSql } from "../Domain/Song.js"
 import { DISCOVERY_SIZE } from "./Api.js"

@@ -2,8 +2,8 @@
  * The artist summary (DESIGN D6) and the SQL that builds it: shown by /v1/artists and by search.
  * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
  */
-import { Statement } from "@effect/sql"
-import { Schema } from "effect"
+import * as Statement from "@effect/sql/Statement"
+import * as Schema from "effect/Schema"
 import { PLACEHOLDER } from "./Song.js"
 
 /** The summary's fields before `song_count`: the detail starts the same way. */

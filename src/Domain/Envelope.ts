@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** `meta` of every list (spec part 1, DESIGN D1). `next_cursor` is "" on the last page. */
 export const ListMeta = Schema.Struct({

@@ -1,5 +1,5 @@
-import { HttpApiSchema } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Schema from "effect/Schema"
 
 /** The six codes of spec part 7; `code` takes no other value. */
 export const ErrorCode = Schema.Literal(

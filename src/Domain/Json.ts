@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 

@@ -1,5 +1,6 @@
-import { SqlClient, Statement } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
 import type { ListMeta } from "./Envelope.js"
 import { BadRequest } from "./Errors.js"
 import { type PageParamsInput, pageMeta, resolvePage, type SortKey } from "./Pagination.js"

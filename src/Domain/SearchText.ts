@@ -4,7 +4,7 @@
  * dropped, hyphens and punctuation as spaces), stored beside each name by sql/0004_search.sql
  * with a GIN trigram index.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const MAX_QUERY_LENGTH = 100
 

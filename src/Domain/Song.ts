@@ -15,8 +15,8 @@
  * - Absent images become placeholder URLs through asset_url(key, placeholder) (D10, D14); use the
  *   `PLACEHOLDER` names so every group shows the same placeholders.
  */
-import { Statement } from "@effect/sql"
-import { Schema } from "effect"
+import * as Statement from "@effect/sql/Statement"
+import * as Schema from "effect/Schema"
 
 /** Placeholder image names under `<CDN>/placeholders/<name>.png` (D10, D14). */
 export const PLACEHOLDER = {

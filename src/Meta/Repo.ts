@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 
 export class MetaRepo extends Effect.Service<MetaRepo>()("catalogue/MetaRepo", {
   effect: Effect.gen(function*() {

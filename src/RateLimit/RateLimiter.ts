@@ -1,4 +1,8 @@
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { AppConfig } from "../Config.js"
 import { LruMap } from "../Cache/Lru.js"
 

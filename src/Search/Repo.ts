@@ -1,5 +1,6 @@
-import { SqlClient, Statement } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
 import { artistSongCountSql, artistSummaryPairsSql } from "../Domain/Artist.js"
 import { curatedListItemCountSql, curatedListSummaryPairsSql } from "../Domain/CuratedListSummary.js"
 import { listAlbumEntryJsonSql, PLACEHOLDER, songSummaryPairsSql } from "../Domain/Song.js"

@@ -6,10 +6,12 @@
  * already has songs is left alone unless `--force` is given, which empties every catalogue
  * table first (TRUNCATE ... RESTART IDENTITY CASCADE).
  */
-import { BunRuntime } from "@effect/platform-bun"
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Data, Effect, Redacted } from "effect"
+import * as BunRuntime from "@effect/platform-bun/BunRuntime"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import { SEED_TABLES, seedCatalogue, type SeedSummary } from "./generate.js"
 
 class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}

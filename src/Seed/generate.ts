@@ -21,7 +21,9 @@
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Data, Effect, Fiber } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as W from "./names.js"
 import { combine, hashString, mix32, Permutation, Random, streamFor } from "./random.js"
 

@@ -1,5 +1,6 @@
-import { SqlClient, Statement } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { PLACEHOLDER, songSummaryJsonSql } from "../Domain/Song.js"
