@@ -15,6 +15,7 @@ import { Api } from "./Api.js"
 import { makeEdge } from "./Cache/Edge.js"
 import { BadRequest, InternalError, NotFound, Unavailable } from "./Domain/Errors.js"
 import { JSON_CONTENT_TYPE } from "./Domain/Json.js"
+import { pathOf } from "./Domain/Url.js"
 import { DOCS_PATH, OPENAPI_PATH } from "./Meta/Http.js"
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS"
@@ -47,10 +48,6 @@ export const routeOf = (path: string): string | undefined =>
 
 const isKnownPath = (path: string) => routeOf(path) !== undefined
 
-export const pathOf = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
 
 const issueText = (issue: { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }) => {
   const name = issue.path.map(String).join(".")

@@ -18,7 +18,8 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import { API_VERSION } from "./Api.js"
 import { AppConfig } from "./Config.js"
-import { pathOf, routeOf } from "./Http.js"
+import { pathOf } from "./Domain/Url.js"
+import { routeOf } from "./Http.js"
 
 /**
  * Tracing (DESIGN D13): spans go out over OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT is

@@ -1,8 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
   albumArtistsJsonSql,
@@ -15,7 +14,6 @@ import {
   songsOf
 } from "../Domain/Song.js"
 
-const lit = Statement.unsafeFragment
 
 /** The albums an audience may see: a view or table name, fixed text. */
 export const albumsOf = (audience: Audience) => (audience === "public" ? "public_albums" : "albums")
@@ -76,12 +74,11 @@ export interface AlbumBrowse {
 export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const detailText = { public: albumDetailSql("public"), staff: albumDetailSql("staff") } as const
+    const detailById = { public: jsonById(sql, albumDetailSql("public")), staff: jsonById(sql, albumDetailSql("staff")) } as const
 
     /** Spec 2.4 as JSON text; None when the audience may not see the album. */
     const albumDetailJson = (albumId: number, audience: Audience) =>
-      sql<{ json: string }>`${lit(detailText[audience])}${albumId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
+      detailById[audience](albumId).pipe(
         Effect.orDie,
         Effect.withSpan("AlbumsRepo.albumDetailJson")
       )

@@ -1,7 +1,10 @@
-import type { RateLimitDecision } from "../RateLimit/RateLimiter.js"
+import * as Option from "effect/Option"
+import type { AppConfig } from "../Config.js"
+import type { RateLimitDecision, RateLimiter } from "../RateLimit/RateLimiter.js"
 import { rateLimitHeaders } from "../RateLimit/RateLimiter.js"
 import { corsHeaders } from "./Cors.js"
 import { chooseCoding, type ContentCoding, encodeBody, etagOf, matchesIfNoneMatch, type Representation } from "./Representation.js"
+import type { ResponseCache } from "./ResponseCache.js"
 
 /**
  * The answers the edge gives without routing - a cache hit and a 429 - as plain status, headers
@@ -67,3 +70,10 @@ export const rateLimitedEnvelope = (decision: RateLimitDecision) => {
     }
   }
 }
+
+/**
+ * Whether fresh hits are answered by the front door (FrontDoor.ts) rather than the pipeline:
+ * without tracing (a hit then gets its server span), with buckets in memory, the cache on.
+ */
+export const frontDoorAnswersHits = (config: AppConfig["Type"], limiter: RateLimiter["Type"], cache: ResponseCache["Type"]) =>
+  Option.isNone(config.otlpEndpoint) && limiter.takeNow !== undefined && cache.enabled

@@ -7,9 +7,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { TokenVerifier } from "../Auth/TokenVerifier.js"
 import { AppConfig } from "../Config.js"
+import { pathOf } from "../Domain/Url.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { type RateLimitDecision, RateLimiter, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
-import { answerFromCache, publicEdgeHeaders, publicHeaders, rateLimitedEnvelope } from "./Answers.js"
+import { answerFromCache, frontDoorAnswersHits, publicEdgeHeaders, publicHeaders, rateLimitedEnvelope } from "./Answers.js"
 import { corsHeaders } from "./Cors.js"
 import {
   chooseCoding,
@@ -30,10 +31,6 @@ export const areaOf = (path: string): Area => {
   return "public"
 }
 
-export const pathOf = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
 
 /** What the pre-response step needs to know about one request. */
 interface RequestState {
@@ -63,6 +60,8 @@ export const makeEdge = Effect.gen(function*() {
   const verifier = yield* TokenVerifier
   const config = yield* AppConfig
 
+  const takeNow = limiter.takeNow
+  const frontDoorOn = frontDoorAnswersHits(config, limiter, cache)
   const clientKeys = makeClientKeys(config.trustProxy)
   const clientKeyOf = (request: HttpServerRequest.HttpServerRequest) =>
     clientKeys(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"])
@@ -165,7 +164,8 @@ export const makeEdge = Effect.gen(function*() {
     }
     const routed = Effect.zipRight(HttpApp.appendPreResponseHandler(finalize(state)), app)
     const cacheKey = state.cacheKey
-    if (cacheKey === undefined) return routed
+    // With the front door on, it has just looked this key up and missed.
+    if (cacheKey === undefined || frontDoorOn) return routed
     return Effect.flatMap(
       cache.lookup(cacheKey).pipe(
         Effect.tap((hit) => Effect.annotateCurrentSpan("cache.hit", hit !== undefined)),
@@ -180,12 +180,16 @@ export const makeEdge = Effect.gen(function*() {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
       const area = areaOf(pathOf(request.url))
       if (area === "health") return proceed(app, request, area, undefined)
-      const limited = Effect.flatMap(limiter.take(clientKeyOf(request)), (decision) => proceed(app, request, area, decision))
-      if (area !== "staff") return limited
+      // Buckets in memory decide at once; Redis is a round trip.
+      const limited = () =>
+        takeNow === undefined
+          ? Effect.flatMap(limiter.take(clientKeyOf(request)), (decision) => proceed(app, request, area, decision))
+          : proceed(app, request, area, takeNow(clientKeyOf(request)))
+      if (area !== "staff") return limited()
       // A valid staff token skips the limit; a bad one pays for every try (no free brute force).
       return Effect.flatMap(
         Effect.option(verifier.verify(request.headers.authorization)),
-        (valid) => Option.isSome(valid) ? proceed(app, request, area, undefined) : limited
+        (valid) => Option.isSome(valid) ? proceed(app, request, area, undefined) : limited()
       )
     })
 })
@@ -200,9 +204,6 @@ const answer = (
   matchesIfNoneMatch(request.headers["if-none-match"], representation)
     ? HttpServerResponse.setStatus(HttpServerResponse.setBody(response, HttpBody.empty), 304)
     : codedResponse(response, representation, coding)
-
-const bodyBytes = (response: HttpServerResponse.HttpServerResponse) =>
-  response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array()
 
 const codedResponse = (
   response: HttpServerResponse.HttpServerResponse,

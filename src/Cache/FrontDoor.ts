@@ -8,22 +8,15 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { AppConfig } from "../Config.js"
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
+import { pathAndQuery, pathOf } from "../Domain/Url.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
 import { logRequestLine, traceparentOf, unsampledTraceIds } from "../Telemetry.js"
-import { answerFromCache, publicEdgeHeaders, rateLimitedEnvelope } from "./Answers.js"
-import { pathOf } from "./Edge.js"
+import { answerFromCache, frontDoorAnswersHits, publicEdgeHeaders, rateLimitedEnvelope } from "./Answers.js"
 import { cacheHits, ResponseCache } from "./ResponseCache.js"
 
 /** Answers a request straight from Bun's `fetch`, or leaves it (undefined) to the Effect pipeline. */
 export type FrontDoor = (request: Request, server: { requestIP(request: Request): { address: string } | null }) => Response | undefined
-
-/** `/v1/songs/1?x=y` of `http://host/v1/songs/1?x=y`: the pipeline's `request.url`, the cache's key. */
-export const pathAndQuery = (url: string) => {
-  if (url[0] === "/") return url
-  const slash = url.indexOf("/", url.indexOf("//") + 2)
-  return slash === -1 ? "/" : url.slice(slash)
-}
 
 const callerTraceId = (headers: globalThis.Headers): string | undefined => {
   if (!headers.has("traceparent") && !headers.has("b3") && !headers.has("x-b3-traceid")) return undefined
@@ -51,7 +44,7 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
     const limiter = yield* RateLimiter
     const cache = yield* ResponseCache
     const takeNow = limiter.takeNow
-    if (Option.isSome(config.otlpEndpoint) || takeNow === undefined || !cache.enabled) return undefined
+    if (!frontDoorAnswersHits(config, limiter, cache) || takeNow === undefined) return undefined
     const runtime = yield* Effect.runtime<never>()
     const minimumLevel = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel)
     const logged = !LogLevel.lessThan(LogLevel.Info, minimumLevel)

@@ -1,21 +1,18 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { albumsOf } from "../Albums/Repo.js"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
 import { curatedListHeaderPairsSql, curatedListSummaryJsonSql } from "../Domain/CuratedListSummary.js"
+import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
   type Audience,
   listAlbumEntryJsonSql,
   listSongEntryJsonSql,
-  PLACEHOLDER,
   publicationStatusSql,
   songsOf
 } from "../Domain/Song.js"
 
-const lit = Statement.unsafeFragment
 
 /** The lists an audience may see: a view or table name, fixed text. */
 const listsOf = (audience: Audience) => (audience === "public" ? "public_curated_lists" : "curated_lists")
@@ -58,12 +55,11 @@ const listSummarySort: KeysetSort = {
 export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalogue/CuratedListsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const detailText = { public: listDetailSql("public"), staff: listDetailSql("staff") } as const
+    const detailById = { public: jsonById(sql, listDetailSql("public")), staff: jsonById(sql, listDetailSql("staff")) } as const
 
     /** Spec 2.3 as JSON text; None when the audience may not see the list. */
     const curatedListJson = (listId: number, audience: Audience) =>
-      sql<{ json: string }>`${lit(detailText[audience])}${listId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
+      detailById[audience](listId).pipe(
         Effect.orDie,
         Effect.withSpan("CuratedListsRepo.curatedListJson")
       )

@@ -1572,11 +1572,6 @@ const yieldToEventLoop = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
-interface DeferredDdl {
-  readonly drop: string
-  readonly create: string
-}
-
 /**
  * Foreign keys and plain (non-unique) secondary indexes of the catalogue tables, with the DDL
  * to drop them and to recreate them exactly (`pg_get_constraintdef` / `pg_get_indexdef`).

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { keysetPage } from "../Domain/Keyset.js"
+import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
   artworkColorsJsonSql,
@@ -14,7 +15,6 @@ import {
   songsOf
 } from "../Domain/Song.js"
 
-const lit = Statement.unsafeFragment
 
 /** The member who made a contribution, or "Former member" when they are banned or have no handle (D14). */
 const formerMemberJsonSql = `json_build_object('username', '', 'name', 'Former member',
@@ -172,13 +172,12 @@ const firstJson = (rows: ReadonlyArray<{ json: string }>) => Option.fromNullable
 export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const detailText = { public: songDetailSql("public"), staff: songDetailSql("staff") } as const
-    const contributorsText = { public: contributorsSql("public"), staff: contributorsSql("staff") } as const
+    const detailById = { public: jsonById(sql, songDetailSql("public")), staff: jsonById(sql, songDetailSql("staff")) } as const
+    const contributorsById = { public: jsonById(sql, contributorsSql("public")), staff: jsonById(sql, contributorsSql("staff")) } as const
 
     /** Spec 2.5 as JSON text; None when the audience may not see the song. Staff: any state, plus status. */
     const songDetailJson = (songId: number, audience: Audience) =>
-      sql<{ json: string }>`${lit(detailText[audience])}${songId}`.pipe(
-        Effect.map(firstJson),
+      detailById[audience](songId).pipe(
         Effect.orDie,
         Effect.withSpan("SongsRepo.songDetailJson")
       )
@@ -193,8 +192,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
 
     /** Spec 2.7 as JSON text; None when the audience may not see the song. */
     const songContributorsJson = (songId: number, audience: Audience) =>
-      sql<{ json: string }>`${lit(contributorsText[audience])}${songId}`.pipe(
-        Effect.map(firstJson),
+      contributorsById[audience](songId).pipe(
         Effect.orDie,
         Effect.withSpan("SongsRepo.songContributorsJson")
       )
