@@ -17,6 +17,7 @@ import { EnvelopeErrorsLive, finishResponse } from "./Http.js"
 import { LabelsLive } from "./Labels/Http.js"
 import { logFeatures, LoggingLive } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
+import { MemoryGuardLive } from "./MemoryGuard.js"
 import { SearchLive } from "./Search/Http.js"
 import { ServerLayer } from "./Server.js"
 import { GracefulShutdownLive, InFlightRequests, inFlightHooks } from "./Shutdown.js"
@@ -105,6 +106,7 @@ const DrainedServerLive = GracefulShutdownLive.pipe(
 export const AppLive = DrainedServerLive.pipe(
   Layer.provideMerge(DatabaseReady),
   Layer.provide(Layer.effectDiscard(logFeatures)),
+  Layer.provide(MemoryGuardLive),
   Layer.provide(TracingLive),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfig.layer)

@@ -27,13 +27,15 @@ export const logFeatures = Effect.gen(function*() {
   yield* Effect.logInfo(
     `features: tracing ${tracing}; staff tokens ${staffTokens ? "on" : "off"}; ` +
       `rate limits ${sharedLimits ? "shared in Redis" : "in memory"}; ` +
-      `response cache ${config.cache.ttlSeconds > 0 ? `${config.cache.ttlSeconds} s` : "off"}`
+      `response cache ${config.cache.ttlSeconds > 0 ? `${config.cache.ttlSeconds} s` : "off"}; ` +
+      `memory limit ${config.memoryLimitMiB > 0 ? `${config.memoryLimitMiB} MiB` : "off"}`
   ).pipe(
     Effect.annotateLogs({
       tracing: Option.isSome(config.otlpEndpoint),
       staff_tokens: staffTokens,
       redis_rate_limits: sharedLimits,
-      response_cache: config.cache.ttlSeconds > 0
+      response_cache: config.cache.ttlSeconds > 0,
+      memory_limit_mib: config.memoryLimitMiB
     })
   )
 })

@@ -19,6 +19,8 @@ export const TEST_ENV: Readonly<Record<string, string>> = {
   RATE_LIMIT_CAPACITY: "1000000",
   RATE_LIMIT_WINDOW_SECONDS: "1000000",
   CACHE_TTL_SECONDS: "0",
+  // The test process holds many servers and the test runner: the service's memory guard is not for it.
+  MEMORY_LIMIT_MIB: "0",
   // Staff tokens in tests are minted with this secret (test/support/tokens.ts).
   ADMIN_JWT_SECRET: "test-secret-for-staff-tokens-0123456789abcdef"
 }
