@@ -152,11 +152,22 @@ export const renderReport = (results: Results, context: ReportContext) => {
     ])
   )
 
-  const serviceP99s = SCENARIOS.flatMap(({ name: scenario }) => {
+  /** The p99 target, scenario by scenario, with the fastest baseline's p99 of the same traffic beside it. */
+  const p99Targets = SCENARIOS.flatMap(({ name: scenario }) => {
     const role = scenario === "search-1" ? undefined : serviceRoleOf(results, scenario)
-    return role === undefined ? [] : [{ scenario, p99: medianOf(results, scenario, role, (m) => m.wrk.p99Ms) }]
+    if (role === undefined) return []
+    const value = medianOf(results, scenario, role, (m) => m.wrk.p99Ms)
+    const baselines = rolesOf(results, scenario)
+      .filter((other) => !isService(other))
+      .map((other) => `${name(other)} ${fixed(medianOf(results, scenario, other, (m) => m.wrk.p99Ms), 0)} ms`)
+    return [{
+      what: `p99 at ${context.settings.connections} connections: ${scenario}${baselines.length > 0 ? ` (same traffic: ${baselines.join(", ")})` : ""}`,
+      target: "<= 50 ms",
+      value,
+      met: value <= 50,
+      shown: `${fixed(value, 1)} ms`
+    }]
   })
-  const worstP99 = serviceP99s.reduce((worst, next) => (next.p99 > worst.p99 ? next : worst), { scenario: "-", p99: -Infinity })
   const servicePeakRss = Math.max(
     ...results.rounds.flatMap((round) =>
       Object.values(round).flatMap((byRole) =>
@@ -173,13 +184,7 @@ export const renderReport = (results: Results, context: ReportContext) => {
       const value = medianRatio(results, "detail-zipf", "service-cached", "detail-zipf", "bunsql", (m) => m.wrk.requestsPerSecond)
       return { what: "Zipf song detail, req/s vs Bun.SQL", target: ">= 1.5x", value, met: value >= 1.5, shown: ratio(value) }
     })(),
-    {
-      what: `p99 at ${context.settings.connections} connections, worst service scenario (${worstP99.scenario})`,
-      target: "<= 50 ms",
-      value: worstP99.p99,
-      met: worstP99.p99 <= 50,
-      shown: `${fixed(worstP99.p99, 1)} ms`
-    },
+    ...p99Targets,
     (() => {
       const value = deepOverFirst("service")
       return { what: `cursor page ${context.settings.deepOffset.toLocaleString("en")} rows deep vs page 1 (service)`, target: "<= 2x", value, met: value <= 2, shown: ratio(value) }
