@@ -15,7 +15,7 @@ import { DiscoveryLive } from "./Discovery/Http.js"
 import { GenresLive } from "./Genres/Http.js"
 import { EnvelopeErrorsLive, finishResponse } from "./Http.js"
 import { LabelsLive } from "./Labels/Http.js"
-import { logFeatures, LoggingLive } from "./Logging.js"
+import { logFeatures, LoggingLive, makeInfoLineWriter } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
 import { MemoryGuardLive } from "./MemoryGuard.js"
 import { SearchLive } from "./Search/Http.js"
@@ -82,8 +82,8 @@ const EdgeServicesLive = Layer.mergeAll(RateLimiter.layer, ResponseCache.layer, 
 /** The whole service on a Bun server: the API, its docs, and the one HTTP pipeline. */
 export const ServerLive = withRequestTracing(
   Layer.unwrapEffect(
-    Effect.map(InFlightRequests, (inFlight) => {
-      const hooks = { ...inFlightHooks(inFlight), finish: finishResponse }
+    Effect.map(Effect.all([InFlightRequests, AppConfig]), ([inFlight, config]) => {
+      const hooks = { ...inFlightHooks(inFlight), finish: finishResponse, writeLine: makeInfoLineWriter(config.logFormat) }
       return HttpApiBuilder.serve((app) => observeRequests(app, hooks))
     })
   )

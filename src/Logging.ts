@@ -2,7 +2,12 @@ import * as SqlError from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
+import * as List from "effect/List"
+import * as LogLevel from "effect/LogLevel"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import { AppConfig, describeConfigError } from "./Config.js"
@@ -13,6 +18,32 @@ export const LoggingLive = Layer.unwrapEffect(
     Layer.merge(Logger.minimumLogLevel(config.logLevel), config.logFormat === "json" ? Logger.json : Logger.logFmt)
   )
 )
+
+/** Writes one INFO line without a fiber. */
+export type InfoLineWriter = (message: string, annotations: Readonly<Record<string, unknown>>, fiberId?: FiberId.FiberId) => void
+
+/**
+ * The formatter behind LoggingLive's logger, called directly: the same text Effect's logger
+ * writes (same format, same sink), at ~6 us a line instead of ~17 us through a fiber (`runSync`
+ * of `Effect.logInfo`). For the one line per request, which the front door writes without any fiber.
+ */
+export const makeInfoLineWriter = (format: "text" | "json"): InfoLineWriter => {
+  const logger = format === "json" ? Logger.jsonLogger : Logger.logfmtLogger
+  const context = FiberRefs.empty()
+  // lines written outside any fiber (the front door) say fiber=#0
+  const noFiber = FiberId.make(0, 0)
+  return (message, annotations, fiberId = noFiber) =>
+    console.log(logger.log({
+      fiberId,
+      logLevel: LogLevel.Info,
+      message,
+      cause: Cause.empty,
+      context,
+      spans: List.empty(),
+      annotations: HashMap.fromIterable(Object.entries(annotations)),
+      date: new Date()
+    }))
+}
 
 /** Which optional features this start has switched on, in one line (D13). */
 export const logFeatures = Effect.gen(function*() {

@@ -10,6 +10,7 @@ import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
+import type * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import { globalValue } from "effect/GlobalValue"
 import * as Layer from "effect/Layer"
@@ -17,6 +18,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import { API_VERSION } from "./Api.js"
+import type { InfoLineWriter } from "./Logging.js"
 import { AppConfig } from "./Config.js"
 import { pathOf } from "./Domain/Url.js"
 import { routeOf } from "./Http.js"
@@ -153,6 +155,8 @@ export interface RequestHooks {
   readonly ended: () => void
   /** The first change to every response, before the edge's (charset, no-store on errors). */
   readonly finish: (response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.HttpServerResponse
+  /** Where the request line goes (src/Logging.ts makeInfoLineWriter). */
+  readonly writeLine: InfoLineWriter
 }
 
 /**
@@ -169,9 +173,9 @@ export const observeRequests = (app: HttpApp.Default, hooks: RequestHooks): Http
       Option.filter((parent): parent is Tracer.Span => parent._tag === "Span")
     )
     const ids = traceIdsOf(span, request)
-    // Nothing to write when the request line is below LOG_LEVEL and there is no span: skip the work.
-    const logged = Option.isSome(span) ||
-      !LogLevel.lessThan(LogLevel.Info, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))
+    // Nothing to record when the request line is below LOG_LEVEL and there is no span: skip the work.
+    const lineWanted = !LogLevel.lessThan(LogLevel.Info, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))
+    const logged = Option.isSome(span) || lineWanted
     const traceparent = traceparentOf(ids)
     hooks.started(request)
     const annotations = new Map<string, AnnotationValue>()
@@ -185,25 +189,29 @@ export const observeRequests = (app: HttpApp.Default, hooks: RequestHooks): Http
       Effect.ensuring(Effect.sync(hooks.ended))
     )
     return Effect.flatMap(observed, (exit) => {
-      if (!logged) return exit
-      return Effect.zipRight(logRequest(request, exit, span, ids, annotations, startedAt), exit)
+      if (logged) recordRequest(request, exit, span, ids, annotations, startedAt, lineWanted ? hooks.writeLine : undefined, fiber.id())
+      return exit
     })
   })
 
-const logRequest = (
+/** The request's facts on its span, and its log line (when LOG_LEVEL lets it through). */
+const recordRequest = (
   request: HttpServerRequest.HttpServerRequest,
   exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>,
   span: Option.Option<Tracer.Span>,
   ids: TraceIds,
   annotations: Map<string, AnnotationValue>,
-  startedAt: number
+  startedAt: number,
+  writeLine: InfoLineWriter | undefined,
+  fiberId: FiberId.FiberId
 ) => {
   // A client that hangs up is logged too (499), with what it would have got otherwise.
   const response = HttpServerError.exitResponse(exit)
   const outcomes = edgeOutcomes(response)
   for (const [key, value] of Object.entries(outcomes)) if (!annotations.has(key)) annotations.set(key, value)
   if (Option.isSome(span)) for (const [key, value] of annotations) span.value.attribute(key, value)
-  return logRequestLine({
+  if (writeLine === undefined) return
+  writeRequestLine(writeLine, {
     method: request.method,
     path: pathOf(request.url),
     status: response.status,
@@ -212,7 +220,7 @@ const logRequest = (
     traceId: ids.traceId,
     clientAddress: Option.getOrElse(request.remoteAddress, () => ""),
     annotations
-  })
+  }, fiberId)
 }
 
 /** What one request's log line says (D13). */
@@ -228,20 +236,18 @@ export interface RequestLine {
   readonly annotations: ReadonlyMap<string, AnnotationValue>
 }
 
-/** The one log line of a request, named by its route: from the pipeline and from the front door alike. */
-export const logRequestLine = (line: RequestLine) => {
+/** The one log line of a request, named by its route: from the pipeline and the front door alike. */
+export const writeRequestLine = (write: InfoLineWriter, line: RequestLine, fiberId?: FiberId.FiberId) => {
   const route = routeOf(line.path)
-  return Effect.logInfo(`${line.method} ${route ?? line.path} ${line.status}`).pipe(
-    Effect.annotateLogs({
-      "http.method": line.method,
-      "http.route": route ?? "",
-      "url.path": line.path,
-      "http.status": line.status,
-      duration_ms: Math.round(line.durationMs * 10) / 10,
-      bytes: line.bytes ?? "",
-      trace_id: line.traceId,
-      "client.address": line.clientAddress,
-      ...Object.fromEntries(line.annotations)
-    })
-  )
+  write(`${line.method} ${route ?? line.path} ${line.status}`, {
+    "http.method": line.method,
+    "http.route": route ?? "",
+    "url.path": line.path,
+    "http.status": line.status,
+    duration_ms: Math.round(line.durationMs * 10) / 10,
+    bytes: line.bytes ?? "",
+    trace_id: line.traceId,
+    "client.address": line.clientAddress,
+    ...Object.fromEntries(line.annotations)
+  }, fiberId)
 }

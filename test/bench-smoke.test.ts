@@ -56,7 +56,11 @@ describe("bench smoke", () => {
       const serviceRow = stdout.split("\n").find((line) => line.startsWith("| detail-uniform | service |"))
       expect(serviceRow?.split("|").slice(3, 9).every((cell) => /^\s*\d+(\.\d+)?\s*$/.test(cell))).toBe(true)
       expect(stdout).toContain("Targets (issue 7):")
-      expect(stdout.match(/\| (yes|\*\*no\*\*) \|/g)?.length).toBe(6)
+      // five targets, and the p99 one for each service scenario under load (all but search-1)
+      for (const scenario of ["detail-uniform", "detail-zipf", "list-first", "list-deep", "search", "flood-429"]) {
+        expect(stdout).toMatch(new RegExp(`\\| p99 at \\d+ connections: ${scenario}[ |]`))
+      }
+      expect(stdout.match(/\| (yes|\*\*no\*\*) \|/g)?.length).toBe(5 + 6)
       // a smoke run never overwrites the recorded results
       expect(mtimeOf(RESULTS)).toBe(resultsBefore)
       // and drops its own database

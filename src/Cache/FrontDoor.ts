@@ -1,17 +1,15 @@
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
-import * as FiberRefs from "effect/FiberRefs"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import { AppConfig } from "../Config.js"
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
+import { makeInfoLineWriter } from "../Logging.js"
 import { pathAndQuery, pathOf } from "../Domain/Url.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
-import { logRequestLine, traceparentOf, unsampledTraceIds } from "../Telemetry.js"
+import { traceparentOf, unsampledTraceIds, writeRequestLine } from "../Telemetry.js"
 import { answerFromCache, frontDoorAnswersHits, publicEdgeHeaders, rateLimitedEnvelope } from "./Answers.js"
 import { cacheHits, ResponseCache } from "./ResponseCache.js"
 
@@ -45,10 +43,8 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
     const cache = yield* ResponseCache
     const takeNow = limiter.takeNow
     if (!frontDoorAnswersHits(config, limiter, cache) || takeNow === undefined) return undefined
-    const runtime = yield* Effect.runtime<never>()
-    const minimumLevel = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel)
-    const logged = !LogLevel.lessThan(LogLevel.Info, minimumLevel)
-    const runLog = Runtime.runSync(runtime)
+    const logged = !LogLevel.lessThan(LogLevel.Info, config.logLevel)
+    const writeLine = makeInfoLineWriter(config.logFormat)
     const clientKeys = makeClientKeys(config.trustProxy)
 
     return (request, server) => {
@@ -91,7 +87,7 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
       if (logged) {
         const annotations = new Map<string, string>([["ratelimit.outcome", decision.allowed ? "allowed" : "limited"]])
         if (decision.allowed) annotations.set("cache", "hit")
-        runLog(logRequestLine({
+        writeRequestLine(writeLine, {
           method,
           path: pathOf(key),
           status: response.status,
@@ -100,7 +96,7 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
           traceId: ids.traceId,
           clientAddress: socket ?? "",
           annotations
-        }))
+        })
       }
       return response
     }
