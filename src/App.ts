@@ -4,7 +4,6 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { seedCatalogue } from "./Seed/generate.js"
 import { AlbumsLive } from "./Albums/Http.js"
 import { Api } from "./Api.js"
 import { ArtistsLive } from "./Artists/Http.js"
@@ -36,6 +35,8 @@ const seedEmptyEmbeddedDatabase = Effect.gen(function*() {
   const [row] = yield* sql<{ empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM songs) AS empty`
   if (demoSeedSongs === 0 || row?.empty !== true) return
   yield* Effect.logInfo(`seeding the demo catalogue (${demoSeedSongs} songs) into the empty embedded database`)
+  // loaded only here: the generator and its name lists are memory a serving process never needs
+  const { seedCatalogue } = yield* Effect.promise(() => import("./Seed/generate.js"))
   const summary = yield* seedCatalogue(sql, {
     songs: demoSeedSongs,
     onProgress: (done, total) => {

@@ -39,7 +39,7 @@ const parseOptions = (argv: ReadonlyArray<string>): Options => {
     ? { smoke, rounds: 1, seconds: 1, warmupSeconds: 0, connections: 10, threads: 1, songs: value("--songs", 2000) }
     : {
       smoke,
-      rounds: value("--rounds", 3),
+      rounds: value("--rounds", 5),
       seconds: value("--seconds", 10),
       warmupSeconds: value("--warmup", 2),
       connections: value("--connections", 50),
