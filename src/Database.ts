@@ -56,20 +56,66 @@ const startupOptions = (settings: Record<string, string>) =>
     .map(([name, value]) => `-c ${name}=${value.replace(/([\\ ])/g, "\\$1")}`)
     .join(" ")
 
+/** int8 (counts) as JS numbers: every count here fits in 2^53. */
+const TYPES = {
+  getTypeParser: (oid: number, format?: "text" | "binary") =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")
+}
+
+/**
+ * One parameterised statement straight through the pool, for the hottest reads (a detail by
+ * id): ~75 us of CPU against ~160 us through `@effect/sql`'s statement (compile, transformer
+ * and span bookkeeping, a scope per connection acquire), measured 20 at a time in process. It
+ * keeps what matters of the latter: the `sql.execute` client span with the same attributes
+ * (the text, never the values), the statement named by its text, a SqlError on failure.
+ */
+export class PoolQuery extends Context.Tag("catalogue/PoolQuery")<
+  PoolQuery,
+  <A extends object>(text: string, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+>() {}
+
+const makePoolQuery = (pool: pg.Pool): PoolQuery["Type"] => {
+  const options = pool.options as pg.PoolConfig
+  const connection = options.connectionString === undefined ? undefined : new URL(options.connectionString)
+  const attributes = {
+    "db.system.name": "postgresql",
+    "db.namespace": connection?.pathname.slice(1) || (options.database ?? "postgres"),
+    "server.address": connection?.hostname ?? options.host ?? "localhost",
+    "server.port": Number(connection?.port || options.port || 5432),
+    "db.operation.name": "execute"
+  }
+  return <A extends object>(text: string, params: ReadonlyArray<unknown>) =>
+    Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
+      pool.query(text, params as Array<unknown>, (error: Error | undefined, result: pg.QueryResult) => {
+        resume(
+          error === undefined || error === null
+            ? Effect.succeed(result.rows as Array<A>)
+            : Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" }))
+        )
+      })
+    }).pipe(
+      Effect.withSpan("sql.execute", {
+        kind: "client",
+        captureStackTrace: false,
+        attributes: { ...attributes, "db.query.text": text }
+      })
+    )
+}
+
+/** The @effect/sql client and PoolQuery over one pool. */
 const poolLayer = (acquirePool: Effect.Effect<pg.Pool, SqlError.SqlError, import("effect/Scope").Scope>) =>
-  PgClient.layerFromPool({
-    acquire: acquirePool,
-    // int8 (counts) as JS numbers: every count here fits in 2^53
-    types: {
-      getTypeParser: (oid: number, format?: "text" | "binary") =>
-        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")
-    }
-  })
+  Layer.unwrapScoped(
+    Effect.map(acquirePool, (pool) =>
+      Layer.merge(
+        PgClient.layerFromPool({ acquire: Effect.succeed(pool), types: TYPES }),
+        Layer.succeed(PoolQuery, makePoolQuery(pool))
+      ))
+  )
 
 const makePool = (options: pg.PoolConfig) =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const pool = new pg.Pool(options)
+      const pool = new pg.Pool({ ...options, types: TYPES })
       const names = new Map<string, string>()
       pool.on("connect", (client) => prepareStatementsByName(client, names))
       // An idle client losing its connection must not crash the process; the next query reconnects.

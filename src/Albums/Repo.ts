@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
@@ -74,7 +75,8 @@ export interface AlbumBrowse {
 export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const detailById = { public: jsonById(sql, albumDetailSql("public")), staff: jsonById(sql, albumDetailSql("staff")) } as const
+    const query = yield* PoolQuery
+    const detailById = { public: jsonById(query, albumDetailSql("public")), staff: jsonById(query, albumDetailSql("staff")) } as const
 
     /** Spec 2.4 as JSON text; None when the audience may not see the album. */
     const albumDetailJson = (albumId: number, audience: Audience) =>

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { albumsOf } from "../Albums/Repo.js"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
 import { curatedListHeaderPairsSql, curatedListSummaryJsonSql } from "../Domain/CuratedListSummary.js"
+import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
@@ -55,7 +56,8 @@ const listSummarySort: KeysetSort = {
 export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalogue/CuratedListsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const detailById = { public: jsonById(sql, listDetailSql("public")), staff: jsonById(sql, listDetailSql("staff")) } as const
+    const query = yield* PoolQuery
+    const detailById = { public: jsonById(query, listDetailSql("public")), staff: jsonById(query, listDetailSql("staff")) } as const
 
     /** Spec 2.3 as JSON text; None when the audience may not see the list. */
     const curatedListJson = (listId: number, audience: Audience) =>

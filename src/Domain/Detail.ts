@@ -1,6 +1,6 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { PoolQuery } from "../Database.js"
 import { notFound } from "./Errors.js"
 import { detailJson } from "./Json.js"
 
@@ -19,11 +19,10 @@ export const detailOrNotFound = (what: string) => <E, R>(json: Effect.Effect<Opt
 
 /**
  * The JSON of one row by id, from a fixed statement that ends where its id goes
- * (`... WHERE s.id = `). The text is made once, so the statement-name lookup of
- * src/Database.ts hashes it once, not on every request (a template compiles a new string).
+ * (`... WHERE s.id = `), through PoolQuery (src/Database.ts): the detail reads are the hottest
+ * statements. The text is made once, so the statement-name lookup hashes it once.
  */
-export const jsonById = (sql: SqlClient.SqlClient, textBeforeId: string) => {
+export const jsonById = (query: PoolQuery["Type"], textBeforeId: string) => {
   const text = `${textBeforeId}$1`
-  return (id: number) =>
-    Effect.map(sql.unsafe<{ readonly json: string }>(text, [id]), (rows) => Option.fromNullable(rows[0]?.json))
+  return (id: number) => Effect.map(query<{ readonly json: string }>(text, [id]), (rows) => Option.fromNullable(rows[0]?.json))
 }

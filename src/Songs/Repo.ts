@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { keysetPage } from "../Domain/Keyset.js"
+import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
@@ -35,7 +36,7 @@ const versionsJsonSql = (audience: Audience, mine: "song_id" | "original_song_id
  * Spec 2.5 for one song, as JSON built in one statement. Staff see every state and get the
  * song's `status` and `deleted_at` at the end; `published_at` is then null while never published.
  */
-const songDetailSql = (audience: Audience) => `
+export const songDetailSql = (audience: Audience) => `
   SELECT json_build_object(
     'id', s.id,
     'title', s.title,
@@ -172,8 +173,9 @@ const firstJson = (rows: ReadonlyArray<{ json: string }>) => Option.fromNullable
 export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const detailById = { public: jsonById(sql, songDetailSql("public")), staff: jsonById(sql, songDetailSql("staff")) } as const
-    const contributorsById = { public: jsonById(sql, contributorsSql("public")), staff: jsonById(sql, contributorsSql("staff")) } as const
+    const query = yield* PoolQuery
+    const detailById = { public: jsonById(query, songDetailSql("public")), staff: jsonById(query, songDetailSql("staff")) } as const
+    const contributorsById = { public: jsonById(query, contributorsSql("public")), staff: jsonById(query, contributorsSql("staff")) } as const
 
     /** Spec 2.5 as JSON text; None when the audience may not see the song. Staff: any state, plus status. */
     const songDetailJson = (songId: number, audience: Audience) =>

@@ -1,13 +1,13 @@
 /**
  * The statements the baselines run, taken from the service's own repository: each repository
  * method is run once against the bench database with a statement transformer that records the
- * compiled [text, params]. So the baselines run the identical SQL text, whatever the repository
- * builds today; nothing is copied.
+ * compiled [text, params] (and a PoolQuery that records what the detail reads send). So the
+ * baselines run the identical SQL text, whatever the repository builds today; nothing is copied.
  */
 import { Statement } from "@effect/sql"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/Config.js"
-import { DatabaseLive, sessionSettings } from "../../src/Database.js"
+import { DatabaseLive, PoolQuery, sessionSettings } from "../../src/Database.js"
 import { SongsRepo } from "../../src/Songs/Repo.js"
 
 export interface CapturedStatement {
@@ -35,10 +35,22 @@ export const LIST_LIMIT = 20
 const decodeCursor = (cursor: string) =>
   JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { s: string; o: number; k: Array<string | number> }
 
-/** Runs `effect` and returns the one statement it executed. */
+/** What the repository sent through PoolQuery (src/Database.ts), the detail reads' path. */
+const sentThroughPool: Array<CapturedStatement> = []
+const RecordingPoolQuery = Layer.effect(
+  PoolQuery,
+  Effect.map(PoolQuery, (query): PoolQuery["Type"] => (text, params) =>
+    Effect.suspend(() => {
+      sentThroughPool.push({ text, params })
+      return query(text, params)
+    }))
+)
+
+/** Runs `effect` and returns the one statement it executed, through @effect/sql or PoolQuery. */
 const captureOne = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const seen: Array<CapturedStatement> = []
+    sentThroughPool.length = 0
     yield* effect.pipe(
       Statement.withTransformer((statement) =>
         Effect.sync(() => {
@@ -48,6 +60,7 @@ const captureOne = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         })
       )
     )
+    seen.push(...sentThroughPool)
     if (seen.length !== 1) return yield* Effect.die(new Error(`expected one statement, the repository ran ${seen.length}`))
     return seen[0]!
   })
@@ -83,7 +96,7 @@ export const captureStatements = (databaseUrl: string, probeSongId: number, deep
     }
     return statements
   }).pipe(
-    Effect.provide(SongsRepo.Default),
+    Effect.provide(SongsRepo.Default.pipe(Layer.provide(RecordingPoolQuery))),
     Effect.provide(DatabaseLive),
     Effect.provide(Layer.effect(AppConfig, AppConfigShape)),
     Effect.withConfigProvider(
