@@ -12,6 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
+import { withSpan } from "./Spans.js"
 
 export const SQL_DIR = resolve(import.meta.dir, "../sql")
 
@@ -94,9 +95,8 @@ const makePoolQuery = (pool: pg.Pool): PoolQuery["Type"] => {
         )
       })
     }).pipe(
-      Effect.withSpan("sql.execute", {
+      withSpan("sql.execute", {
         kind: "client",
-        captureStackTrace: false,
         attributes: { ...attributes, "db.query.text": text }
       })
     )

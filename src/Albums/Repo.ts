@@ -14,6 +14,7 @@ import {
   publicationStatusSql,
   songsOf
 } from "../Domain/Song.js"
+import { withSpan } from "../Spans.js"
 
 
 /** The albums an audience may see: a view or table name, fixed text. */
@@ -82,7 +83,7 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
     const albumDetailJson = (albumId: number, audience: Audience) =>
       detailById[audience](albumId).pipe(
         Effect.orDie,
-        Effect.withSpan("AlbumsRepo.albumDetailJson")
+        withSpan("AlbumsRepo.albumDetailJson")
       )
 
     /** D7 browse of public albums as list album entries. */
@@ -97,7 +98,7 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
         : sql`SELECT coalesce((SELECT album_count FROM public_album_type_counts WHERE album_type = ${browse.type}), 0)`
       return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, { total }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.withSpan("AlbumsRepo.browseAlbums")
+        withSpan("AlbumsRepo.browseAlbums")
       )
     }
 

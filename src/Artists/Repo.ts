@@ -7,6 +7,7 @@ import { BadRequest } from "../Domain/Errors.js"
 import type { PageRequest, SortKey } from "../Domain/Pagination.js"
 import { albumArtistJson, listAlbumEntryJson, songSummaryJson } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
+import { withSpan } from "../Spans.js"
 
 /** One page of a list as Postgres built it: the items' JSON and the last row's sort key. */
 export interface JsonPage {
@@ -124,7 +125,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       }).pipe(
         Effect.map((rows) => toPage(rows[0])),
         Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("ArtistsRepo.list")
+        withSpan("ArtistsRepo.list")
       )
 
     /** D6 detail as JSON text, or None when the artist is not visible (D14). */
@@ -154,7 +155,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         FROM public_artists a WHERE a.id = ${artistId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
         Effect.orDie,
-        Effect.withSpan("ArtistsRepo.detailJson")
+        withSpan("ArtistsRepo.detailJson")
       )
 
     /** The artist's public songs in `role`, newest first; None when the artist is not visible. */
@@ -186,7 +187,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         Effect.flatMap((rows) =>
           Effect.succeed(rows[0]?.found === true ? Option.some(toPage(rows[0])) : Option.none<JsonPage>())),
         Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("ArtistsRepo.songs")
+        withSpan("ArtistsRepo.songs")
       )
 
     /** The artist's public albums (D6), newest first; None when the artist is not visible. */
@@ -212,7 +213,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         Effect.flatMap((rows) =>
           Effect.succeed(rows[0]?.found === true ? Option.some(toPage(rows[0])) : Option.none<JsonPage>())),
         Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("ArtistsRepo.albums")
+        withSpan("ArtistsRepo.albums")
       )
 
     /**
@@ -258,7 +259,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
             'song_year', song_year) ORDER BY ord), '[]') FROM hints)::text AS json`.pipe(
         Effect.map((rows) => ({ json: rows[0]?.json ?? "[]", count: rows[0]?.count ?? 0 })),
         Effect.orDie,
-        Effect.withSpan("ArtistsRepo.namesakeHintsJson")
+        withSpan("ArtistsRepo.namesakeHintsJson")
       )
 
     return { list, detailJson, songs, albums, namesakeHintsJson } as const

@@ -8,6 +8,7 @@ import * as jose from "jose"
 import { readFileSync } from "node:fs"
 import { AppConfig } from "../Config.js"
 import { Forbidden, Unauthorized } from "../Domain/Errors.js"
+import { withSpan } from "../Spans.js"
 
 /** Who a valid staff token speaks for. */
 export interface StaffIdentity {
@@ -141,7 +142,7 @@ export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
           return { subject: typeof payload.sub === "string" ? payload.sub : "", role: role as StaffIdentity["role"] }
         }).pipe(
           Effect.tapError((error) => Effect.annotateCurrentSpan("auth.outcome", error._tag)),
-          Effect.withSpan("TokenVerifier.verify")
+          withSpan("TokenVerifier.verify")
         )
 
       return TokenVerifier.of({ enabled: algorithms.length > 0, verify })

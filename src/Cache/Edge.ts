@@ -21,6 +21,7 @@ import {
   type Representation
 } from "./Representation.js"
 import { cacheHits, cacheMisses, ResponseCache } from "./ResponseCache.js"
+import { withSpan } from "../Spans.js"
 
 /** Which rules a path falls under (D3, D4, D5). */
 export type Area = "health" | "staff" | "public"
@@ -169,7 +170,7 @@ export const makeEdge = Effect.gen(function*() {
     return Effect.flatMap(
       cache.lookup(cacheKey).pipe(
         Effect.tap((hit) => Effect.annotateCurrentSpan("cache.hit", hit !== undefined)),
-        Effect.withSpan("ResponseCache.lookup")
+        withSpan("ResponseCache.lookup")
       ),
       (hit) => hit === undefined ? routed : answerHit(request, state, cacheKey, hit)
     )

@@ -13,6 +13,7 @@ import {
   publicationStatusSql,
   songsOf
 } from "../Domain/Song.js"
+import { withSpan } from "../Spans.js"
 
 
 /** The lists an audience may see: a view or table name, fixed text. */
@@ -63,14 +64,14 @@ export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalo
     const curatedListJson = (listId: number, audience: Audience) =>
       detailById[audience](listId).pipe(
         Effect.orDie,
-        Effect.withSpan("CuratedListsRepo.curatedListJson")
+        withSpan("CuratedListsRepo.curatedListJson")
       )
 
     /** D7 browse of public lists. */
     const browseCuratedLists = (page: PageParamsInput) =>
       keysetPage(listSummarySort, [], page, "curated-lists|updated|desc").pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.withSpan("CuratedListsRepo.browseCuratedLists")
+        withSpan("CuratedListsRepo.browseCuratedLists")
       )
 
     return { curatedListJson, browseCuratedLists } as const

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import { curatedListSummaryJsonSql } from "../Domain/CuratedListSummary.js"
 import { songSummaryJsonSql } from "../Domain/Song.js"
 import { DISCOVERY_SIZE } from "./Api.js"
+import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
 
@@ -38,7 +39,7 @@ export class DiscoveryRepo extends Effect.Service<DiscoveryRepo>()("catalogue/Di
     const discoveryJson = sql<{ json: string }>`${lit(discoverySql)}`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
       Effect.orDie,
-      Effect.withSpan("DiscoveryRepo.discoveryJson")
+      withSpan("DiscoveryRepo.discoveryJson")
     )
     return { discoveryJson } as const
   })

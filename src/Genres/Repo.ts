@@ -6,6 +6,7 @@ import { keysetPage } from "../Domain/Keyset.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { PLACEHOLDER } from "../Domain/Song.js"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
+import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
 
@@ -29,7 +30,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
       FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id`.pipe(
       Effect.map((rows) => rows[0] ?? { total: 0, json: "[]" }),
       Effect.orDie,
-      Effect.withSpan("GenresRepo.listGenres")
+      withSpan("GenresRepo.listGenres")
     )
 
     /** Spec 2.11 detail as JSON text; None when no genre has the slug. */
@@ -40,7 +41,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
         WHERE g.slug = ${slug}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
         Effect.orDie,
-        Effect.withSpan("GenresRepo.genreJsonBySlug")
+        withSpan("GenresRepo.genreJsonBySlug")
       )
 
     /** The genre's public songs (D7). found=false: no genre has the slug. */
@@ -56,7 +57,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
           total: sql`SELECT coalesce((SELECT gc.song_count FROM public_genre_counts gc JOIN genres g ON g.id = gc.genre_id
                                       WHERE g.slug = ${slug}), 0)`
         }
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.withSpan("GenresRepo.listGenreSongs"))
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("GenresRepo.listGenreSongs"))
 
     return { listGenres, genreJsonBySlug, listGenreSongs } as const
   })

@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
+import { withSpan } from "../Spans.js"
 
 export type LabelSort = "name" | "total_songs" | "album_count"
 
@@ -55,7 +56,7 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
       const scope = `labels|${sortName}|${descending ? "desc" : "asc"}|q=${query.q ?? ""}`
       return keysetPage({ ...sort, descending }, filters, page, scope).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.withSpan("LabelsRepo.listLabels")
+        withSpan("LabelsRepo.listLabels")
       )
     }
 
@@ -65,7 +66,7 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
         FROM ${Statement.unsafeFragment(countedLabels)} WHERE l.id = ${labelId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
         Effect.orDie,
-        Effect.withSpan("LabelsRepo.labelJsonById")
+        withSpan("LabelsRepo.labelJsonById")
       )
 
     /** The label's public songs (D7). found=false: no such label. */
@@ -79,7 +80,7 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
           guard: sql`EXISTS (SELECT 1 FROM labels WHERE id = ${labelId})`,
           total: sql`SELECT coalesce((SELECT song_count FROM public_label_counts WHERE label_id = ${labelId}), 0)`
         }
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.withSpan("LabelsRepo.listLabelSongs"))
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("LabelsRepo.listLabelSongs"))
 
     return { listLabels, labelJsonById, listLabelSongs } as const
   })

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { withSpan } from "../Spans.js"
 
 export class MetaRepo extends Effect.Service<MetaRepo>()("catalogue/MetaRepo", {
   effect: Effect.gen(function*() {
@@ -24,7 +25,7 @@ export class MetaRepo extends Effect.Service<MetaRepo>()("catalogue/MetaRepo", {
       FROM public_catalogue_counts pc`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
       Effect.orDie,
-      Effect.withSpan("MetaRepo.statsJson")
+      withSpan("MetaRepo.statsJson")
     )
 
     const ping = sql`SELECT 1`.pipe(Effect.asVoid)

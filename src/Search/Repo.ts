@@ -5,6 +5,7 @@ import { artistSongCountSql, artistSummaryPairsSql } from "../Domain/Artist.js"
 import { curatedListItemCountSql, curatedListSummaryPairsSql } from "../Domain/CuratedListSummary.js"
 import { listAlbumEntryJsonSql, PLACEHOLDER, songSummaryPairsSql } from "../Domain/Song.js"
 import type { SearchType } from "./Api.js"
+import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
 
@@ -227,7 +228,7 @@ export class SearchRepo extends Effect.Service<SearchRepo>()("catalogue/SearchRe
       ).pipe(
         Effect.map((sections) => new Map(sections)),
         Effect.orDie,
-        Effect.withSpan("SearchRepo.search")
+        withSpan("SearchRepo.search")
       )
     return { search } as const
   })

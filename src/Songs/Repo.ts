@@ -15,6 +15,7 @@ import {
   songSummaryJsonSql,
   songsOf
 } from "../Domain/Song.js"
+import { withSpan } from "../Spans.js"
 
 
 /** The member who made a contribution, or "Former member" when they are banned or have no handle (D14). */
@@ -181,7 +182,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     const songDetailJson = (songId: number, audience: Audience) =>
       detailById[audience](songId).pipe(
         Effect.orDie,
-        Effect.withSpan("SongsRepo.songDetailJson")
+        withSpan("SongsRepo.songDetailJson")
       )
 
     /** Spec 2.6 as JSON text; None when the song is not public. */
@@ -189,14 +190,14 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       sql.unsafe<{ json: string }>(similarSql, [songId]).pipe(
         Effect.map(firstJson),
         Effect.orDie,
-        Effect.withSpan("SongsRepo.similarSongsJson")
+        withSpan("SongsRepo.similarSongsJson")
       )
 
     /** Spec 2.7 as JSON text; None when the audience may not see the song. */
     const songContributorsJson = (songId: number, audience: Audience) =>
       contributorsById[audience](songId).pipe(
         Effect.orDie,
-        Effect.withSpan("SongsRepo.songContributorsJson")
+        withSpan("SongsRepo.songContributorsJson")
       )
 
     /**
@@ -242,7 +243,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         total: keptSongTotal(browse)
       }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.withSpan("SongsRepo.browseSongs")
+        withSpan("SongsRepo.browseSongs")
       )
     }
 

@@ -5,6 +5,7 @@ import type { PageParamsInput } from "../Domain/Pagination.js"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import { songStatusSql, songSummaryPairsSql } from "../Domain/Song.js"
 import { MetaRepo } from "../Meta/Repo.js"
+import { withSpan } from "../Spans.js"
 
 export type StaffSongFilter = "published" | "unpublished" | "deleted" | "all"
 
@@ -44,7 +45,7 @@ export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo"
       if (q !== undefined) filters.push(sql`s.search_title LIKE '%' || fold_name(${q}) || '%'`)
       return keysetPage(staffSongSort, filters, page, `admin-songs|${status}|${q ?? ""}`).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.withSpan("StaffRepo.songs")
+        withSpan("StaffRepo.songs")
       )
     }
 
@@ -59,7 +60,7 @@ export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo"
       Effect.map(([stats, [counts]]) =>
         `${stats.slice(0, -1)},"unpublished_songs":${counts?.unpublished ?? 0},"deleted_songs":${counts?.deleted ?? 0}}`
       ),
-      Effect.withSpan("StaffRepo.statsJson")
+      withSpan("StaffRepo.statsJson")
     )
 
     return { songs, statsJson } as const

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { PLACEHOLDER, songSummaryJsonSql } from "../Domain/Song.js"
+import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
 
@@ -128,7 +129,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
       return keysetPage({ ...sort, descending }, filters, page, scope).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.withSpan("UsersRepo.listProfiles")
+        withSpan("UsersRepo.listProfiles")
       )
     }
 
@@ -147,7 +148,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
           total: sql`SELECT coalesce((SELECT cc.contribution_count FROM public_member_contribution_counts cc
                                       WHERE cc.member_id = ${memberId(username)}), 0)`
         }
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.withSpan("UsersRepo.listContributions"))
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listContributions"))
 
     /** Public songs the member loves, most recently loved first. found=false: no such public member. */
     const listLoves = (username: string, page: PageParamsInput) =>
@@ -160,7 +161,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
         page,
         `loves|${username.toLowerCase()}`,
         { guard: sql`${memberId(username)} IS NOT NULL` }
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.withSpan("UsersRepo.listLoves"))
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listLoves"))
 
     return { listProfiles, listContributions, listLoves } as const
   })

@@ -1,0 +1,19 @@
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import type * as Tracer from "effect/Tracer"
+
+type SpanOptions = Omit<Tracer.SpanOptions, "captureStackTrace">
+
+/**
+ * `Effect.withSpan` that costs nothing while tracing is off (no OTLP endpoint: src/Telemetry.ts).
+ * Effect's own makes a no-op span and a context copy even then, and by default an `Error` per
+ * call to record where the span was opened: together ~8% of an uncached song detail's CPU
+ * (A/B, 2026-11-22). With tracing on it is Effect's, without the stack trace; span names say
+ * where we are well enough.
+ */
+export const withSpan = (name: string, options?: SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.withFiberRuntime<A, E, R>((fiber) =>
+    fiber.getFiberRef(FiberRef.currentTracerEnabled)
+      ? Effect.withSpan(self, name, { ...options, captureStackTrace: false })
+      : self
+  )
