@@ -17,6 +17,7 @@ import { BadRequest, InternalError, NotFound, Unavailable } from "./Domain/Error
 import { JSON_CONTENT_TYPE } from "./Domain/Json.js"
 import { pathOf } from "./Domain/Url.js"
 import { DOCS_PATH, OPENAPI_PATH } from "./Meta/Http.js"
+import { traceIdOf } from "./RequestTrace.js"
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 
@@ -118,7 +119,7 @@ const envelopeErrors = (app: HttpApp.Default) =>
         }
         if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
         const squashed = Cause.squash(cause)
-        yield* Effect.logError("request failed", cause)
+        yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs("trace_id", traceIdOf(request)))
         if (squashed instanceof SqlError.SqlError && isDatabaseUnavailable(squashed)) {
           return yield* new Unavailable({ message: "The database is not available; try again shortly." })
         }

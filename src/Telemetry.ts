@@ -19,6 +19,7 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import { API_VERSION } from "./Api.js"
 import type { InfoLineWriter } from "./Logging.js"
+import { rememberTraceId } from "./RequestTrace.js"
 import { AppConfig } from "./Config.js"
 import { pathOf } from "./Domain/Url.js"
 import { routeOf } from "./Http.js"
@@ -178,12 +179,12 @@ export const observeRequests = (app: HttpApp.Default, hooks: RequestHooks): Http
     const logged = Option.isSome(span) || lineWanted
     const traceparent = traceparentOf(ids)
     hooks.started(request)
+    rememberTraceId(request, ids.traceId)
     const annotations = new Map<string, AnnotationValue>()
     const observed = HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.succeed(hooks.finish(HttpServerResponse.setHeader(response, "traceparent", traceparent)))
     ).pipe(
       Effect.zipRight(logged ? Effect.locally(app, currentRequestAnnotations, annotations) : app),
-      Effect.annotateLogs("trace_id", ids.traceId),
       Effect.exit,
       // also when the fiber is interrupted (shutdown, a client that hangs up)
       Effect.ensuring(Effect.sync(hooks.ended))
