@@ -114,6 +114,35 @@ describe("logs with LOG_FORMAT=json", () => {
   })
 })
 
+describe("a failed request's log line", () => {
+  test("names the request's trace id, the one its traceparent carries", async () => {
+    const database = await resolveTestDatabase()
+    if (database.kind !== "postgres") return database.drop() // the embedded database cannot become unreachable
+    const service = spawnService({ ...databaseEnv(database), LOG_FORMAT: "json" })
+    const { default: pg } = await import("pg")
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+    await admin.connect()
+    const name = new URL(database.url).pathname.slice(1)
+    try {
+      const baseUrl = await service.baseUrl(90_000)
+      await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS false`)
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name])
+      const reply = await request(baseUrl, "/v1/songs/1")
+      expect(reply.status).toBe(503)
+      const traceId = reply.headers.get("traceparent")?.split("-")[1] ?? "missing"
+      await service.waitForLine(/"request failed"/, 10_000)
+      const failed = jsonLines(service).find((line) => line.message === "request failed")!
+      expect(failed.logLevel).toBe("ERROR")
+      expect(failed.annotations["trace_id"]).toBe(traceId)
+    } finally {
+      await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS true`)
+      await admin.end()
+      await stopService(service)
+      await database.drop()
+    }
+  }, 120_000)
+})
+
 /** A port nobody listens on right now (at LOG_LEVEL=warn the service does not log its address). */
 const freePort = () => {
   const probe = Bun.serve({ port: 0, fetch: () => new Response() })
