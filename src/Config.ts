@@ -118,7 +118,7 @@ export const AppConfigShape = Config.all({
   databaseStatementTimeoutMs: positiveInt("DATABASE_STATEMENT_TIMEOUT_MS", 5000),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   demoSeedSongs: nonNegativeInt("DEMO_SEED_SONGS", 3000),
-  memoryLimitMiB: nonNegativeInt("MEMORY_LIMIT_MIB", 256),
+  memoryLimitMiB: nonNegativeInt("MEMORY_LIMIT_MIB", 240),
   cdnBaseUrl: httpUrl("CDN_BASE_URL", "https://cdn.example.com"),
   logLevel: Config.string().pipe(
     Config.map((text) => text.trim().toLowerCase()),

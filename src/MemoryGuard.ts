@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import { fullGC } from "bun:jsc"
 import { AppConfig } from "./Config.js"
 
 const CHECK_EVERY_MS = 1000
@@ -13,7 +14,8 @@ export const forcedCollections = Metric.counter("process_forced_gc_total", {
  * A soft memory limit, as Go's GOMEMLIMIT is one: JavaScriptCore lets its heap grow to ~2.5x the
  * live data between collections under load (~350-400 MiB at 8,000 req/s, ~60 MiB live). While
  * resident memory is above MEMORY_LIMIT_MIB, a full collection runs once a second, which keeps
- * the peak near the limit for a pause of ~10-40 ms a second (test/bench/README.md).
+ * the peak near the limit. JavaScriptCore's own `fullGC` pauses ~25-35 ms under load; `Bun.gc(true)`
+ * (which also asks the native allocator to clean up) ~50 ms for a higher peak (test/bench/README.md).
  */
 export const MemoryGuardLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -24,7 +26,7 @@ export const MemoryGuardLive = Layer.scopedDiscard(
       Effect.sync(() =>
         setInterval(() => {
           if (process.memoryUsage.rss() <= limitBytes) return
-          Bun.gc(true)
+          fullGC()
           forcedCollections.unsafeUpdate(1, [])
         }, CHECK_EVERY_MS).unref()
       ),

@@ -60,14 +60,14 @@ describe("logs with LOG_FORMAT=json", () => {
     expect(String(databaseLine.annotations["migrations_applied"])).toMatch(/^1_catalogue(,\d+_\w+)*$/)
     const features = lines.find((line) => line.message.startsWith("features: "))!
     expect(features.message).toBe(
-      "features: tracing off; staff tokens off; rate limits in memory; response cache 30 s; memory limit 256 MiB"
+      "features: tracing off; staff tokens off; rate limits in memory; response cache 30 s; memory limit 240 MiB"
     )
     expect(features.annotations).toEqual({
       tracing: false,
       staff_tokens: false,
       redis_rate_limits: false,
       response_cache: true,
-      memory_limit_mib: 256
+      memory_limit_mib: 240
     })
   })
 
