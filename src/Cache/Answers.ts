@@ -17,7 +17,7 @@ export const PUBLIC_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=
 export const PUBLIC_CORS = corsHeaders({ staff: false, origin: undefined, preflight: false, staffOrigins: [] })
 
 /** Headers of a public 200 that go with its representation (D3). */
-export const publicHeaders = (
+const publicHeaders = (
   headers: Record<string, string>,
   representation: Representation,
   coding: ContentCoding,
@@ -43,15 +43,19 @@ export interface CachedAnswer {
   readonly added: number
 }
 
-/** A fresh cache hit: the stored bytes under the client's coding, or 304 when it has them (D3). */
-export const answerFromCache = (
+/**
+ * A public 200's bytes under the client's coding, or 304 when it has them (D3): for a cache
+ * hit and for a freshly routed response alike.
+ */
+export const answerRepresentation = (
   representation: Representation,
   request: { readonly acceptEncoding: string | undefined; readonly ifNoneMatch: string | undefined },
-  headers: Record<string, string>
+  headers: Record<string, string>,
+  xCache: "hit" | "miss" | undefined
 ): CachedAnswer => {
   const coding = chooseCoding(request.acceptEncoding, representation.body.length)
   const { added, body } = encodeBody(representation, coding)
-  publicHeaders(headers, representation, coding, "hit")
+  publicHeaders(headers, representation, coding, xCache)
   headers["vary"] = "Accept-Encoding"
   const contentType = representation.contentType
   if (matchesIfNoneMatch(request.ifNoneMatch, representation)) return { status: 304, headers, body: undefined, contentType, added }

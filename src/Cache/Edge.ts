@@ -10,14 +10,13 @@ import { AppConfig } from "../Config.js"
 import { pathOf } from "../Domain/Url.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { type RateLimitDecision, RateLimiter, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
-import { answerFromCache, frontDoorAnswersHits, publicEdgeHeaders, publicHeaders, rateLimitedEnvelope } from "./Answers.js"
+import { answerRepresentation, type CachedAnswer, frontDoorAnswersHits, publicEdgeHeaders, rateLimitedEnvelope } from "./Answers.js"
 import { corsHeaders } from "./Cors.js"
 import {
   chooseCoding,
   COMPRESS_ABOVE_BYTES,
   encodeBody,
   makeRepresentation,
-  matchesIfNoneMatch,
   type Representation
 } from "./Representation.js"
 import { cacheHits, cacheMisses, ResponseCache } from "./ResponseCache.js"
@@ -114,17 +113,13 @@ export const makeEdge = Effect.gen(function*() {
     }
 
     const representation = makeRepresentation(body, contentType)
-    const public200 = appendVary(
-      HttpServerResponse.setHeaders(
-        response,
-        publicHeaders(headers, representation, coding, state.cacheKey === undefined ? undefined : "miss")
-      ),
-      "Accept-Encoding"
+    const answered = toResponse(
+      response,
+      answerRepresentation(representation, validatorsOf(request), headers, state.cacheKey === undefined ? undefined : "miss")
     )
-    if (state.cacheKey === undefined) return Effect.succeed(answer(public200, request, representation, coding))
+    if (state.cacheKey === undefined) return Effect.succeed(answered)
     cacheMisses.unsafeUpdate(1, [])
-    // Stored before its first compressed form is made, which a later hit counts (cache.grew).
-    return Effect.map(cache.store(state.cacheKey, representation), () => answer(public200, request, representation, coding))
+    return Effect.as(cache.store(state.cacheKey, representation), answered)
   }
 
   /** A cache hit, answered from the stored bytes: no routing, no hashing, no compression but the first. */
@@ -134,16 +129,10 @@ export const makeEdge = Effect.gen(function*() {
     cacheKey: string,
     representation: Representation
   ) => {
-    const hit = answerFromCache(
-      representation,
-      { acceptEncoding: request.headers["accept-encoding"], ifNoneMatch: request.headers["if-none-match"] },
-      edgeHeaders(request, state)
-    )
+    const hit = answerRepresentation(representation, validatorsOf(request), edgeHeaders(request, state), "hit")
     cacheHits.unsafeUpdate(1, [])
-    const response = hit.body === undefined
-      ? HttpServerResponse.empty({ status: 304, headers: hit.headers })
-      : HttpServerResponse.uint8Array(hit.body, { contentType: hit.contentType, headers: hit.headers })
-    return hit.added === 0 ? Effect.succeed(response) : Effect.as(cache.grew(cacheKey, representation, hit.added), response)
+    if (hit.added > 0) cache.grew(cacheKey, representation, hit.added)
+    return Effect.succeed(toResponse(HttpServerResponse.empty({ status: 200 }), hit))
   }
 
   const proceed = <E, R>(
@@ -195,17 +184,20 @@ export const makeEdge = Effect.gen(function*() {
     })
 })
 
-/** The representation under its coding, or 304 when the client already has it (D3). */
-const answer = (
-  response: HttpServerResponse.HttpServerResponse,
-  request: HttpServerRequest.HttpServerRequest,
-  representation: Representation,
-  coding: ReturnType<typeof chooseCoding>
-) =>
-  matchesIfNoneMatch(request.headers["if-none-match"], representation)
-    ? HttpServerResponse.setStatus(HttpServerResponse.setBody(response, HttpBody.empty), 304)
-    : codedResponse(response, representation, coding)
+const validatorsOf = (request: HttpServerRequest.HttpServerRequest) => ({
+  acceptEncoding: request.headers["accept-encoding"],
+  ifNoneMatch: request.headers["if-none-match"]
+})
 
+/** A public answer (Answers.ts) on top of the routed response, or of an empty one for a hit. */
+const toResponse = (response: HttpServerResponse.HttpServerResponse, answer: CachedAnswer) => {
+  const withHeaders = HttpServerResponse.setHeaders(response, answer.headers)
+  return answer.body === undefined
+    ? HttpServerResponse.setStatus(HttpServerResponse.setBody(withHeaders, HttpBody.empty), 304)
+    : HttpServerResponse.setBody(withHeaders, HttpBody.uint8Array(answer.body, answer.contentType))
+}
+
+/** A staff body under the client's coding: compressed, never cached or validated. */
 const codedResponse = (
   response: HttpServerResponse.HttpServerResponse,
   representation: Representation,

@@ -10,7 +10,7 @@ import { pathAndQuery, pathOf } from "../Domain/Url.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
 import { traceparentOf, unsampledTraceIds, writeRequestLine } from "../Telemetry.js"
-import { answerFromCache, frontDoorAnswersHits, publicEdgeHeaders, rateLimitedEnvelope } from "./Answers.js"
+import { answerRepresentation, frontDoorAnswersHits, publicEdgeHeaders, rateLimitedEnvelope } from "./Answers.js"
 import { cacheHits, ResponseCache } from "./ResponseCache.js"
 
 /** Answers a request straight from Bun's `fetch`, or leaves it (undefined) to the Effect pipeline. */
@@ -64,12 +64,13 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
       let response: Response
       let bytes: number
       if (decision.allowed) {
-        const hit = answerFromCache(
+        const hit = answerRepresentation(
           representation,
           { acceptEncoding: headers.get("accept-encoding") ?? undefined, ifNoneMatch: headers.get("if-none-match") ?? undefined },
-          publicEdgeHeaders(decision)
+          publicEdgeHeaders(decision),
+          "hit"
         )
-        if (hit.added > 0) cache.grewNow(key, representation, hit.added)
+        if (hit.added > 0) cache.grew(key, representation, hit.added)
         cacheHits.unsafeUpdate(1, [])
         hit.headers["traceparent"] = traceparentOf(ids)
         if (hit.body !== undefined) hit.headers["content-type"] = hit.contentType

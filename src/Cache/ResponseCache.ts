@@ -44,8 +44,7 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
     readonly lookupAt: (key: string, nowMs: number) => Representation | undefined
     readonly store: (key: string, representation: Representation) => Effect.Effect<void>
     /** A cached representation gained a compressed form: count its bytes. */
-    readonly grew: (key: string, representation: Representation, addedBytes: number) => Effect.Effect<void>
-    readonly grewNow: (key: string, representation: Representation, addedBytes: number) => void
+    readonly grew: (key: string, representation: Representation, addedBytes: number) => void
     readonly stats: Effect.Effect<{ readonly entries: number; readonly bytes: number }>
   }
 >() {
@@ -69,7 +68,7 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
       remove(key, entry)
       return undefined
     }
-    const grewNow = (key: string, representation: Representation, addedBytes: number) => {
+    const grew = (key: string, representation: Representation, addedBytes: number) => {
       const entry = entries.peek(key)
       if (entry === undefined || entry.representation !== representation || addedBytes === 0) return
       entry.bytes += addedBytes
@@ -91,8 +90,7 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
           entries.set(key, { representation, expiresAtMs: nowMs + settings.ttlSeconds * 1000, bytes })
           totalBytes += bytes
         }),
-      grew: (key, representation, addedBytes) => Effect.sync(() => grewNow(key, representation, addedBytes)),
-      grewNow,
+      grew,
       stats: Effect.sync(() => ({ entries: entries.size, bytes: totalBytes }))
     })
   }
