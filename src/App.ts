@@ -1,5 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -12,20 +13,23 @@ import { CuratedListsLive } from "./CuratedLists/Http.js"
 import { DatabaseLive, DatabaseMode, runMigrations } from "./Database.js"
 import { DiscoveryLive } from "./Discovery/Http.js"
 import { GenresLive } from "./Genres/Http.js"
-import { EnvelopeErrorsLive, finishResponse } from "./Http.js"
 import { LabelsLive } from "./Labels/Http.js"
-import { logFeatures, LoggingLive, makeInfoLineWriter } from "./Logging.js"
+import { Edge } from "./Http/Edge.js"
+import { EnvelopeErrorsLive } from "./Http/Errors.js"
+import { withRequestTracing } from "./Http/Observe.js"
+import { makePipeline } from "./Http/Pipeline.js"
+import { ServerLayer } from "./Http/Server.js"
+import { logFeatures, LoggingLive } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
 import { MemoryGuardLive } from "./MemoryGuard.js"
 import { SearchLive } from "./Search/Http.js"
-import { ServerLayer } from "./Server.js"
-import { GracefulShutdownLive, InFlightRequests, inFlightHooks } from "./Shutdown.js"
+import { GracefulShutdownLive, InFlightRequests } from "./Shutdown.js"
 import { SongsLive } from "./Songs/Http.js"
 import { StaffLive } from "./Staff/Http.js"
 import { RateLimiter } from "./RateLimit/RateLimiter.js"
 import { ResponseCache } from "./Cache/ResponseCache.js"
 import { TokenVerifier } from "./Auth/TokenVerifier.js"
-import { observeRequests, TracingLive, withRequestTracing } from "./Telemetry.js"
+import { TracingLive } from "./Telemetry.js"
 import { UsersLive } from "./Users/Http.js"
 
 /** D12: an empty embedded database gets the demo catalogue; PostgreSQL is never seeded unasked. */
@@ -77,24 +81,24 @@ const GroupsLive = Layer.mergeAll(
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(GroupsLive))
 
-/** The edge's services (D3, D4, D5); the token verifier is one instance for the edge and the Staff group. */
-const EdgeServicesLive = Layer.mergeAll(RateLimiter.layer, ResponseCache.layer, TokenVerifier.layer)
+/** The edge and its services: one instance each, shared by the front door, the pipeline and the Staff group. */
+const EdgeLive = Edge.layer.pipe(Layer.provideMerge(Layer.mergeAll(RateLimiter.layer, ResponseCache.layer, TokenVerifier.layer)))
+
+/** The router matches paths exactly as the edge does (docs/edge.md): case, slashes and all. */
+const ExactRoutesLive = HttpRouter.setRouterConfig({ caseSensitive: true, ignoreDuplicateSlashes: false, ignoreTrailingSlash: false })
 
 /** The whole service on a Bun server: the API, its docs, and the one HTTP pipeline. */
 export const ServerLive = withRequestTracing(
-  Layer.unwrapEffect(
-    Effect.map(Effect.all([InFlightRequests, AppConfig]), ([inFlight, config]) => {
-      const hooks = { ...inFlightHooks(inFlight), finish: finishResponse, writeLine: makeInfoLineWriter(config.logFormat) }
-      return HttpApiBuilder.serve((app) => observeRequests(app, hooks))
-    })
-  )
+  Layer.unwrapEffect(Effect.map(makePipeline, (pipeline) => HttpApiBuilder.serve(pipeline)))
 ).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
-  Layer.provide(EnvelopeErrorsLive.pipe(Layer.provide(EdgeServicesLive))),
+  Layer.provide(EnvelopeErrorsLive),
   Layer.provide(ApiLive),
+  Layer.provide(ExactRoutesLive),
   HttpServer.withLogAddress,
-  Layer.provideMerge(ServerLayer.pipe(Layer.provide(EdgeServicesLive)))
+  Layer.provideMerge(ServerLayer),
+  Layer.provide(EdgeLive)
 )
 
 /** The server, drained before it closes: built after it, so finalized before it (D13). */

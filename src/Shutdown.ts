@@ -19,11 +19,13 @@ export class InFlightRequests extends Context.Tag("catalogue/InFlightRequests")<
   InFlightRequests,
   {
     count: number
+    /** From SIGTERM or SIGINT on: every response says `Connection: close`. */
+    draining: boolean
     server: StoppableServer | undefined
     readonly idle: Set<() => void>
   }
 >() {
-  static readonly layer = Layer.sync(InFlightRequests, () => ({ count: 0, server: undefined, idle: new Set<() => void>() }))
+  static readonly layer = Layer.sync(InFlightRequests, () => ({ count: 0, draining: false, server: undefined, idle: new Set<() => void>() }))
 }
 
 /** Counts each request while it runs: the hooks the outermost step of the HTTP pipeline calls. */
@@ -47,6 +49,7 @@ export const GracefulShutdownLive = Layer.scopedDiscard(
     const inFlight = yield* InFlightRequests
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
+        inFlight.draining = true
         yield* Effect.logInfo(`shutting down: no new connections; ${inFlight.count} request(s) in flight`)
         const idle = Effect.async<void>((resume) => {
           if (inFlight.count === 0) return resume(Effect.void)

@@ -13,7 +13,7 @@ export class CurrentStaff extends Context.Tag("catalogue/CurrentStaff")<CurrentS
 
 /**
  * Bearer-token security for the Staff group (D5): 401 for a missing or bad token, 403 for a
- * valid token without the staff role. WWW-Authenticate is added by the pipeline (src/Http.ts).
+ * valid token without the staff role. WWW-Authenticate is added with every header, in src/Http/Answer.ts.
  */
 export class StaffAuth extends HttpApiMiddleware.Tag<StaffAuth>()("catalogue/StaffAuth", {
   failure: Schema.Union(UnauthorizedError, ForbiddenError),
@@ -21,12 +21,15 @@ export class StaffAuth extends HttpApiMiddleware.Tag<StaffAuth>()("catalogue/Sta
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
-/** The header is read here, not the decoded token: the platform strips 7 characters unchecked. */
+/**
+ * The header is read here, not the decoded token (the platform strips 7 characters unchecked);
+ * the verdict is the one the edge already reached for this request (src/Http/Edge.ts).
+ */
 export const StaffAuthLive = Layer.effect(
   StaffAuth,
   Effect.map(TokenVerifier, (verifier) =>
     StaffAuth.of({
       bearer: () =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => verifier.verify(request.headers.authorization))
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => verifier.verifyRequest(request.source as object, request.headers.authorization))
     }))
 )

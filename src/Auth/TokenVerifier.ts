@@ -1,6 +1,7 @@
 import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -58,6 +59,14 @@ export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
     /** False when no key is configured: every staff request is then 401. */
     readonly enabled: boolean
     readonly verify: (authorization: string | undefined) => Effect.Effect<StaffIdentity, Unauthorized | Forbidden>
+    /**
+     * `verify` once per request (keyed by the web Request): the edge decides the rate limit with
+     * it and the Staff group's security reads the same verdict.
+     */
+    readonly verifyRequest: (
+      request: object,
+      authorization: string | undefined
+    ) => Effect.Effect<StaffIdentity, Unauthorized | Forbidden>
   }
 >() {
   static readonly layer = Layer.effect(
@@ -145,7 +154,15 @@ export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
           withSpan("TokenVerifier.verify")
         )
 
-      return TokenVerifier.of({ enabled: algorithms.length > 0, verify })
+      const verdicts = new WeakMap<object, Exit.Exit<StaffIdentity, Unauthorized | Forbidden>>()
+      const verifyRequest = (request: object, authorization: string | undefined) =>
+        Effect.suspend(() => {
+          const known = verdicts.get(request)
+          if (known !== undefined) return known
+          return Effect.flatten(Effect.tap(Effect.exit(verify(authorization)), (exit) => void verdicts.set(request, exit)))
+        })
+
+      return TokenVerifier.of({ enabled: algorithms.length > 0, verify, verifyRequest })
     })
   )
 }

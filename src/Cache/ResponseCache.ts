@@ -33,7 +33,7 @@ const sizeOf = (representation: Representation) =>
 /**
  * The in-process cache of final public response bytes (D3), keyed by path and query.
  * Bounded by entries and by bytes (least recently used dropped first); entries live
- * `ttlSeconds`; 0 turns it off. Staff requests never reach it (the pipeline decides).
+ * `ttlSeconds`; 0 turns it off. Only a public endpoint's 200 is ever stored: the edge (src/Http/Edge.ts) decides by the route matched.
  */
 export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
   ResponseCache,
@@ -43,6 +43,8 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
     /** lookup without Effect, at `nowMs` (the front door's wall clock) */
     readonly lookupAt: (key: string, nowMs: number) => Representation | undefined
     readonly store: (key: string, representation: Representation) => Effect.Effect<void>
+    /** store without Effect, at `nowMs` */
+    readonly storeAt: (key: string, representation: Representation, nowMs: number) => void
     /** A cached representation gained a compressed form: count its bytes. */
     readonly grew: (key: string, representation: Representation, addedBytes: number) => void
     readonly stats: Effect.Effect<{ readonly entries: number; readonly bytes: number }>
@@ -75,21 +77,22 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
       totalBytes += addedBytes
       if (totalBytes > settings.maxBytes) shrinkTo(settings.maxEntries, settings.maxBytes)
     }
+    const storeAt = (key: string, representation: Representation, nowMs: number) => {
+      const bytes = sizeOf(representation)
+      // One body may take at most an eighth of the budget, so a few big pages cannot flush the rest.
+      if (settings.ttlSeconds <= 0 || bytes > settings.maxBytes / 8) return
+      const previous = entries.get(key)
+      if (previous !== undefined) remove(key, previous)
+      shrinkTo(settings.maxEntries - 1, settings.maxBytes - bytes)
+      entries.set(key, { representation, expiresAtMs: nowMs + settings.ttlSeconds * 1000, bytes })
+      totalBytes += bytes
+    }
     return ResponseCache.of({
       enabled: settings.ttlSeconds > 0,
       lookup: (key) => Effect.map(Clock.currentTimeMillis, (nowMs) => lookupAt(key, nowMs)),
       lookupAt,
-      store: (key, representation) =>
-        Effect.map(Clock.currentTimeMillis, (nowMs) => {
-          const bytes = sizeOf(representation)
-          // One body may take at most an eighth of the budget, so a few big pages cannot flush the rest.
-          if (settings.ttlSeconds <= 0 || bytes > settings.maxBytes / 8) return
-          const previous = entries.get(key)
-          if (previous !== undefined) remove(key, previous)
-          shrinkTo(settings.maxEntries - 1, settings.maxBytes - bytes)
-          entries.set(key, { representation, expiresAtMs: nowMs + settings.ttlSeconds * 1000, bytes })
-          totalBytes += bytes
-        }),
+      store: (key, representation) => Effect.map(Clock.currentTimeMillis, (nowMs) => storeAt(key, representation, nowMs)),
+      storeAt,
       grew,
       stats: Effect.sync(() => ({ entries: entries.size, bytes: totalBytes }))
     })

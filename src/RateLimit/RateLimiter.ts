@@ -25,6 +25,8 @@ export interface BucketStore {
   readonly take: (key: string) => Effect.Effect<BucketState>
   /** The same take at once, for stores that need no I/O (memory); the front door uses it. */
   readonly takeAt?: (key: string, nowMs: number) => BucketState
+  /** Returns one token taken for a request that turned out free (a 304); no answer awaited. */
+  readonly giveBack: (key: string) => void
   /** How many clients have a bucket now (memory is bounded: D4). */
   readonly trackedClients: Effect.Effect<number>
 }
@@ -89,9 +91,15 @@ export const makeMemoryStore = (policy: RateLimitPolicy, maxClients: number): Bu
     return { allowed, tokens, nowMs }
   }
 
+  const giveBack = (key: string) => {
+    const bucket = buckets.peek(key)
+    if (bucket !== undefined) bucket.tokens = Math.min(policy.capacity, bucket.tokens + 1)
+  }
+
   return {
     take: (key) => Effect.map(Clock.currentTimeMillis, (nowMs) => takeAt(key, nowMs)),
     takeAt,
+    giveBack,
     trackedClients: Effect.sync(() => buckets.size)
   }
 }
@@ -104,6 +112,8 @@ export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
     readonly take: (clientKey: string) => Effect.Effect<RateLimitDecision>
     /** take without Effect, on the wall clock; undefined when the store needs I/O (Redis). */
     readonly takeNow: ((clientKey: string) => RateLimitDecision) | undefined
+    /** A 304 is free: the token its request took goes back. */
+    readonly giveBack: (clientKey: string) => void
     readonly trackedClients: Effect.Effect<number>
   }
 >() {
@@ -113,6 +123,7 @@ export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
       policy,
       take: (key) => Effect.map(store.take(key), (state) => decide(policy, state)),
       takeNow: takeAt === undefined ? undefined : (key) => decide(policy, takeAt(key, Date.now())),
+      giveBack: store.giveBack,
       trackedClients: store.trackedClients
     })
   }

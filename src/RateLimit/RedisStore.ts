@@ -33,6 +33,16 @@ redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((capacity - tokens) / per_m
 return {allowed, tostring(tokens), tostring(now)}
 `
 
+/** One token back into an existing bucket, never above capacity. */
+const GIVE_BACK_SCRIPT = `
+local capacity = tonumber(ARGV[1])
+local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens'))
+if tokens ~= nil then
+  redis.call('HSET', KEYS[1], 'tokens', tostring(math.min(capacity, tokens + 1)))
+end
+return 1
+`
+
 type TakeReply = [number, string, string]
 
 /**
@@ -53,6 +63,7 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
         // Connection errors are reported per command; an unhandled 'error' event would crash.
         redis.on("error", () => undefined)
         redis.defineCommand("takeToken", { numberOfKeys: 1, lua: TAKE_SCRIPT })
+        redis.defineCommand("giveToken", { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT })
         return redis
       }),
       (redis) => Effect.promise(() => redis.quit().catch(() => redis.disconnect()))
@@ -64,6 +75,7 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
     )
     const run = client as unknown as {
       takeToken: (key: string, capacity: number, perMs: number) => Promise<TakeReply>
+      giveToken: (key: string, capacity: number) => Promise<number>
     }
     let lastWarningMs = 0
     const warn = (cause: unknown) =>
@@ -96,5 +108,9 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
       return count
     }).pipe(Effect.orElse(() => fallback.trackedClients))
 
-    return { take, trackedClients } satisfies BucketStore
+    const giveBack = (key: string) => {
+      run.giveToken(KEY_PREFIX + key, policy.capacity).catch(() => fallback.giveBack(key))
+    }
+
+    return { take, giveBack, trackedClients } satisfies BucketStore
   })

@@ -7,17 +7,26 @@ import * as BunHttpServer from "@effect/platform-bun/BunHttpServer"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import { makeFrontDoor } from "./Cache/FrontDoor.js"
-import { AppConfig } from "./Config.js"
-import { InFlightRequests } from "./Shutdown.js"
+import { AppConfig } from "../Config.js"
+import { InFlightRequests } from "../Shutdown.js"
+import { envelope } from "./Errors.js"
+import { makeFrontDoor } from "./FrontDoor.js"
 
 type BunServer = ReturnType<typeof Bun.serve>
 type Handler = (request: Request, server: BunServer) => Response | Promise<Response>
 
-const notFound: Handler = () => new Response("not found", { status: 404 })
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" }
+
+/** Before the app is up and after it is down: the envelope all the same. */
+const notServing: Handler = () =>
+  new Response(envelope("internal_error", "The service is not serving yet; try again shortly."), { status: 503, headers: JSON_HEADERS })
+
+/** What Bun sends when a handler throws (it should not): never its own page. */
+const thrown = () =>
+  new Response(envelope("internal_error", "Something went wrong on our side; it has been logged."), { status: 500, headers: JSON_HEADERS })
 
 /**
- * The HTTP server: Bun.serve with the front door (src/Cache/FrontDoor.ts) ahead of the Effect
+ * The HTTP server: Bun.serve with the front door (src/Http/FrontDoor.ts) ahead of the Effect
  * app. It does what @effect/platform-bun's server does for this service (one fiber per request,
  * interrupted when the client hangs up; HEAD without a body) and hands the Bun server to the
  * graceful shutdown (D13), which platform-bun keeps private.
@@ -26,9 +35,10 @@ const make = Effect.gen(function*() {
   const config = yield* AppConfig
   const inFlight = yield* InFlightRequests
   const frontDoor = yield* makeFrontDoor
-  let app = notFound
+  let app = notServing
   const server = Bun.serve({
     port: config.port,
+    error: thrown,
     fetch: frontDoor === undefined
       ? (request, server) => app(request, server)
       : (request, server) => frontDoor(request, server) ?? app(request, server)
@@ -45,16 +55,17 @@ const make = Effect.gen(function*() {
         const runtime = yield* Effect.runtime<never>()
         // by the web Request: the pipeline may pass on a modified HttpServerRequest with the same source
         const resolvers = new WeakMap<Request, (response: Response) => void>()
+        // The pipeline (the middleware) answers every request itself, so it goes inside: the
+        // platform would otherwise send the router's response before the pipeline's.
         const handled = HttpApp.toHandled(
-          httpApp,
+          (middleware === undefined ? httpApp : middleware(httpApp)) as HttpApp.Default<unknown>,
           (request, response) =>
             Effect.sync(() => {
               const source = request.source as Request
               const resolve = resolvers.get(source)
               resolvers.delete(source)
               resolve?.(HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD", runtime }))
-            }),
-          middleware
+            })
         )
         const handle: Handler = (request, bun) =>
           new Promise((resolve) => {
@@ -73,7 +84,7 @@ const make = Effect.gen(function*() {
           }),
           () =>
             Effect.sync(() => {
-              app = notFound
+              app = notServing
             })
         )
       })

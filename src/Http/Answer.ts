@@ -1,0 +1,172 @@
+import { chooseCoding, COMPRESS_ABOVE_BYTES, encodeBody, etagOf, matchesIfNoneMatch, type Representation } from "../Cache/Representation.js"
+import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
+import { type RateLimitDecision, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
+import type { RouteKind } from "./Routes.js"
+
+/**
+ * Every response the service sends, as a plain value, and every rule for its headers: cache
+ * control, Vary, validators, CORS, rate-limit fields, traceparent, content type, connection.
+ * The front door and the routed pipeline both send what these functions make, and nothing else
+ * writes a header (docs/edge.md).
+ */
+export interface Answer {
+  readonly status: number
+  readonly headers: Record<string, string>
+  /** undefined: no body (204, 304) */
+  readonly body: Uint8Array | string | undefined
+}
+
+/** What the headers of one request's answer depend on, decided once at the edge. */
+export interface AnswerContext {
+  /** the matched route's kind; an unknown path answers under the public rules */
+  readonly kind: RouteKind
+  readonly method: string
+  readonly origin: string | undefined
+  /** whether an Authorization header with a bearer credential was sent (for WWW-Authenticate) */
+  readonly bearerSent: boolean
+  /** the rate-limit decision; undefined where no limit applies (health, valid staff tokens) */
+  readonly decision: RateLimitDecision | undefined
+  readonly traceparent: string
+}
+
+/** What the answers depend on beyond the request: fixed at start, but for `draining`. */
+export interface AnswerSettings {
+  readonly staffOrigins: ReadonlyArray<string>
+  /** From SIGTERM on: every answer asks the client to close its connection. */
+  readonly draining: () => boolean
+}
+
+export const PUBLIC_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=300"
+export const ALLOWED_METHODS = "GET, HEAD, OPTIONS"
+
+/** Response headers a browser may read across origins. */
+const EXPOSED_HEADERS = [
+  "ETag",
+  "RateLimit",
+  "RateLimit-Policy",
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+  "Retry-After",
+  "X-Cache",
+  "traceparent"
+].join(", ")
+
+const PREFLIGHT_MAX_AGE_SECONDS = "86400"
+
+/**
+ * CORS: public data is readable from any origin (GET/HEAD, no credentials); staff routes answer
+ * CORS only to origins in CORS_STAFF_ORIGINS, and none otherwise.
+ */
+const setCors = (headers: Record<string, string>, settings: AnswerSettings, context: AnswerContext) => {
+  const staff = context.kind === "staff"
+  if (staff) {
+    if (context.origin === undefined || !settings.staffOrigins.includes(context.origin)) return
+    headers["access-control-allow-origin"] = context.origin
+  } else {
+    headers["access-control-allow-origin"] = "*"
+  }
+  headers["access-control-expose-headers"] = EXPOSED_HEADERS
+  if (context.method === "OPTIONS") {
+    headers["access-control-allow-methods"] = ALLOWED_METHODS
+    headers["access-control-allow-headers"] = staff
+      ? "Authorization, If-None-Match, traceparent"
+      : "If-None-Match, Cache-Control, traceparent"
+    headers["access-control-max-age"] = PREFLIGHT_MAX_AGE_SECONDS
+  }
+}
+
+/**
+ * The headers every answer of this request carries, whatever its status. Only a public 200 or
+ * 304 may be stored by anyone; a staff answer varies by Authorization, so no shared cache ever
+ * hands one to another caller, whatever spelling reached it.
+ */
+const baseHeaders = (settings: AnswerSettings, context: AnswerContext, status: number): Record<string, string> => {
+  const headers: Record<string, string> = context.decision === undefined ? {} : rateLimitHeaders(context.decision)
+  setCors(headers, settings, context)
+  const storable = context.kind === "public" && (status === 200 || status === 304)
+  headers["cache-control"] = storable ? PUBLIC_CACHE_CONTROL : "no-store"
+  if (context.kind === "staff") {
+    headers["vary"] = settings.staffOrigins.length > 0 ? "Authorization, Origin" : "Authorization"
+    if (status === 401) {
+      headers["www-authenticate"] = context.bearerSent ? `Bearer realm="staff", error="invalid_token"` : `Bearer realm="staff"`
+    }
+  } else if (storable) {
+    headers["vary"] = "Accept-Encoding"
+  }
+  headers["traceparent"] = context.traceparent
+  if (settings.draining()) headers["connection"] = "close"
+  return headers
+}
+
+/** The envelope of every failure: `{"error":{"code","message"}}`. */
+export const errorAnswer = (
+  settings: AnswerSettings,
+  context: AnswerContext,
+  status: number,
+  envelope: string,
+  extra?: Readonly<Record<string, string>>
+): Answer => {
+  const headers = baseHeaders(settings, context, status)
+  headers["content-type"] = JSON_CONTENT_TYPE
+  return { status, headers: extra === undefined ? headers : Object.assign(headers, extra), body: envelope }
+}
+
+/** An OPTIONS request on a known path: 204 with `Allow` and, where allowed, the preflight's CORS fields. */
+export const optionsAnswer = (settings: AnswerSettings, context: AnswerContext): Answer => {
+  const headers = baseHeaders(settings, context, 204)
+  headers["allow"] = ALLOWED_METHODS
+  return { status: 204, headers, body: undefined }
+}
+
+/** A public answer: the client's coding of the bytes, or 304 when it has them already. */
+export interface PublicAnswer extends Answer {
+  /** bytes of a compressed form first made for this answer, to count in the cache */
+  readonly added: number
+}
+
+/** A public 200 (or its 304) from a representation, fresh or cached: `x-cache` says which. */
+export const publicAnswer = (
+  settings: AnswerSettings,
+  context: AnswerContext,
+  representation: Representation,
+  request: { readonly acceptEncoding: string | undefined; readonly ifNoneMatch: string | undefined },
+  xCache: "hit" | "miss" | undefined
+): PublicAnswer => {
+  const notModified = matchesIfNoneMatch(request.ifNoneMatch, representation)
+  const coding = chooseCoding(request.acceptEncoding, representation.body.length)
+  const { added, body } = encodeBody(representation, coding)
+  const headers = baseHeaders(settings, context, notModified ? 304 : 200)
+  headers["etag"] = etagOf(representation, coding)
+  if (xCache !== undefined) headers["x-cache"] = xCache
+  if (notModified) return { status: 304, headers, body: undefined, added }
+  headers["content-type"] = representation.contentType
+  if (coding !== "identity") headers["content-encoding"] = coding
+  return { status: 200, headers, body, added }
+}
+
+/**
+ * Any other routed answer (a staff or health 200, an error the router's encoder made): sent as
+ * it is, compressed when it is a 200 and the client asks, never validated or stored.
+ */
+export const uncachedAnswer = (
+  settings: AnswerSettings,
+  context: AnswerContext,
+  status: number,
+  body: Uint8Array,
+  contentType: string,
+  acceptEncoding: string | undefined
+): Answer => {
+  const headers = baseHeaders(settings, context, status)
+  headers["content-type"] = contentType
+  const compressible = status === 200 && body.length > COMPRESS_ABOVE_BYTES
+  if (compressible) headers["vary"] = headers["vary"] === undefined ? "Accept-Encoding" : `${headers["vary"]}, Accept-Encoding`
+  const coding = compressible ? chooseCoding(acceptEncoding, body.length) : "identity"
+  if (coding === "identity") return { status, headers, body }
+  headers["content-encoding"] = coding
+  return { status, headers, body: encodeBody({ contentType, body, hash: "", coded: {} }, coding).body }
+}
+
+/** The rate-limit fields as they stand once a request's token is given back (a 304 is free). */
+export const givenBack = (decision: RateLimitDecision): RateLimitDecision =>
+  decision.allowed ? { ...decision, remaining: Math.min(decision.limit, decision.remaining + 1) } : decision

@@ -1,0 +1,247 @@
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { TokenVerifier } from "../Auth/TokenVerifier.js"
+import { makeRepresentation, matchesIfNoneMatch, type Representation } from "../Cache/Representation.js"
+import { cacheHits, cacheMisses, ResponseCache } from "../Cache/ResponseCache.js"
+import { AppConfig } from "../Config.js"
+import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
+import { pathAndQuery, pathOf } from "../Domain/Url.js"
+import { makeClientKeys } from "../RateLimit/ClientAddress.js"
+import { type RateLimitDecision, RateLimiter } from "../RateLimit/RateLimiter.js"
+import { InFlightRequests } from "../Shutdown.js"
+import type { TraceIds } from "../Telemetry.js"
+import {
+  ALLOWED_METHODS,
+  type Answer,
+  type AnswerContext,
+  type AnswerSettings,
+  errorAnswer,
+  givenBack,
+  optionsAnswer,
+  publicAnswer,
+  uncachedAnswer
+} from "./Answer.js"
+import {
+  envelope,
+  HEADERS_TOO_LARGE_MESSAGE,
+  methodNotAllowedMessage,
+  rateLimitedMessage,
+  routeNotFoundMessage,
+  UNREADABLE_PARAMETER,
+  URL_TOO_LONG_MESSAGE
+} from "./Errors.js"
+import { matchRoute, parametersOf, type Route, type RouteKind } from "./Routes.js"
+
+/** Longest path and query we read; longer targets get our 414 before anything else. */
+export const MAX_TARGET_BYTES = 8192
+/** Largest sum of header names and values we read; larger gets our 431 (Bun's own limit is set above it). */
+export const MAX_HEADER_BYTES = 16384
+
+/** What the edge knows of a request: taken once from the web Request, by either adapter. */
+export interface RequestFacts {
+  readonly source: Request
+  readonly method: string
+  /** path and query: the response cache's key */
+  readonly target: string
+  readonly path: string
+  readonly clientKey: string
+}
+
+/** Where a request goes, decided once (docs/edge.md): its route and the rules of its kind. */
+export interface Screened {
+  readonly facts: RequestFacts
+  /** undefined: no endpoint has this path (answered not_found after the rate limit) */
+  readonly route: Route | undefined
+  readonly kind: RouteKind
+}
+
+/** A request let through to its handler, with everything its answer will need. */
+export interface Admitted {
+  readonly facts: RequestFacts
+  readonly context: AnswerContext
+  /** set for a public GET/HEAD while the response cache is on */
+  readonly cacheKey: string | undefined
+}
+
+export type Verdict = { readonly answer: Answer } | { readonly admitted: Admitted }
+
+/** What the front door passes on to the pipeline for a request it did not answer: nothing is decided twice. */
+export type HandedOn =
+  | { readonly ids: TraceIds; readonly admitted: Admitted }
+  | { readonly ids: TraceIds; readonly screened: Screened }
+
+const headerBytes = (headers: Headers) => {
+  let bytes = 0
+  for (const [name, value] of headers) bytes += name.length + value.length + 4
+  return bytes
+}
+
+const readableParameter = (raw: string) => {
+  if (!raw.includes("%")) return true
+  try {
+    return !decodeURIComponent(raw).includes("\u0000")
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The edge: everything decided about a request before and after its handler, as plain
+ * functions both adapters call (src/Http/FrontDoor.ts before the Effect runtime, src/Http/Pipeline.ts
+ * inside it). In order: our own size limits, the route (exact spelling), the rate limit, wrong
+ * methods, unreadable parameters, the response cache; after the handler, the answer's headers.
+ */
+const makeEdge = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const limiter = yield* RateLimiter
+  const cache = yield* ResponseCache
+  const verifier = yield* TokenVerifier
+  const inFlight = yield* InFlightRequests
+  const clientKeys = makeClientKeys(config.trustProxy)
+  const settings: AnswerSettings = { staffOrigins: config.corsStaffOrigins, draining: () => inFlight.draining }
+
+  const factsOf = (source: Request, socketAddress: string | undefined): RequestFacts => {
+    const target = pathAndQuery(source.url)
+    return {
+      source,
+      method: source.method,
+      target,
+      path: pathOf(target),
+      clientKey: clientKeys(socketAddress, source.headers.get("x-forwarded-for") ?? undefined)
+    }
+  }
+
+  const contextOf = (facts: RequestFacts, kind: RouteKind, decision: RateLimitDecision | undefined, traceparent: string): AnswerContext => ({
+    kind,
+    method: facts.method,
+    origin: facts.source.headers.get("origin") ?? undefined,
+    bearerSent: /^Bearer +\S+/i.test(facts.source.headers.get("authorization") ?? ""),
+    decision,
+    traceparent
+  })
+
+  /** Our size limits, then the route: the request's kind never depends on anything but the route it matched. */
+  const screen = (facts: RequestFacts, traceparent: string): Screened | { readonly answer: Answer } => {
+    const tooLong = facts.target.length > MAX_TARGET_BYTES
+    if (tooLong || headerBytes(facts.source.headers) > MAX_HEADER_BYTES) {
+      const context = contextOf(facts, "public", undefined, traceparent)
+      return tooLong
+        ? { answer: errorAnswer(settings, context, 414, envelope("bad_request", URL_TOO_LONG_MESSAGE)) }
+        : { answer: errorAnswer(settings, context, 431, envelope("bad_request", HEADERS_TOO_LARGE_MESSAGE)) }
+    }
+    const route = matchRoute(facts.path)
+    return { facts, route, kind: route?.kind ?? "public" }
+  }
+
+  /** The token this request pays: none for health checks and valid staff tokens (a bad token pays: no free brute force). */
+  const limit = (screened: Screened): Effect.Effect<RateLimitDecision | undefined> => {
+    if (screened.kind === "health") return Effect.succeed(undefined)
+    const take = limiter.take(screened.facts.clientKey)
+    if (screened.kind !== "staff") return take
+    const authorization = screened.facts.source.headers.get("authorization") ?? undefined
+    return Effect.matchEffect(verifier.verifyRequest(screened.facts.source, authorization), {
+      onSuccess: () => Effect.succeed(undefined),
+      onFailure: () => take
+    })
+  }
+
+  /** A 304 costs no token: the one taken goes back, and the headers say so. */
+  const free = (facts: RequestFacts, context: AnswerContext): AnswerContext => {
+    if (context.decision === undefined || !context.decision.allowed) return context
+    limiter.giveBack(facts.clientKey)
+    return { ...context, decision: givenBack(context.decision) }
+  }
+
+  const answerFromCache = (facts: RequestFacts, context: AnswerContext, key: string, representation: Representation): Answer => {
+    const ifNoneMatch = facts.source.headers.get("if-none-match") ?? undefined
+    const notModified = matchesIfNoneMatch(ifNoneMatch, representation)
+    const hit = publicAnswer(
+      settings,
+      notModified ? free(facts, context) : context,
+      representation,
+      { acceptEncoding: facts.source.headers.get("accept-encoding") ?? undefined, ifNoneMatch },
+      "hit"
+    )
+    cacheHits.unsafeUpdate(1, [])
+    if (hit.added > 0) cache.grew(key, representation, hit.added)
+    return hit
+  }
+
+  /** Everything that can be answered before the handler runs; otherwise the request is admitted. */
+  const decide = (screened: Screened, decision: RateLimitDecision | undefined, traceparent: string): Verdict => {
+    const { facts, kind, route } = screened
+    const context = contextOf(facts, kind, decision, traceparent)
+    const read = facts.method === "GET" || facts.method === "HEAD"
+    const cacheKey = kind === "public" && read && route !== undefined && cache.enabled ? facts.target : undefined
+    const cached = cacheKey === undefined ? undefined : cache.lookupAt(cacheKey, Date.now())
+    if (decision !== undefined && !decision.allowed) {
+      // past its limit, a client still gets the 304s the cache can give without any database work
+      if (cached !== undefined && matchesIfNoneMatch(facts.source.headers.get("if-none-match") ?? undefined, cached)) {
+        return { answer: answerFromCache(facts, context, cacheKey!, cached) }
+      }
+      return {
+        answer: errorAnswer(settings, context, 429, envelope("rate_limited", rateLimitedMessage(decision)))
+      }
+    }
+    if (route === undefined) return { answer: errorAnswer(settings, context, 404, envelope("not_found", routeNotFoundMessage(facts.path))) }
+    if (facts.method === "OPTIONS") return { answer: optionsAnswer(settings, context) }
+    if (!read) {
+      return {
+        answer: errorAnswer(settings, context, 405, envelope("bad_request", methodNotAllowedMessage(facts.method, route.template)), {
+          allow: ALLOWED_METHODS
+        })
+      }
+    }
+    for (const [name, raw] of parametersOf(route, facts.path)) {
+      if (!readableParameter(raw)) return { answer: errorAnswer(settings, context, 400, envelope("bad_request", UNREADABLE_PARAMETER(name))) }
+    }
+    if (cached !== undefined) return { answer: answerFromCache(facts, context, cacheKey!, cached) }
+    return { admitted: { facts, context, cacheKey } }
+  }
+
+  /** The answer for what the handler (or the router's error encoder) made; a public 200 is stored. */
+  const finish = (admitted: Admitted, status: number, body: Uint8Array, bodyType: string): Answer => {
+    const { cacheKey, context, facts } = admitted
+    // the router's encoder says plain application/json: every JSON answer names its charset
+    const contentType = bodyType === "application/json" ? JSON_CONTENT_TYPE : bodyType
+    const acceptEncoding = facts.source.headers.get("accept-encoding") ?? undefined
+    if (status !== 200 || context.kind !== "public") {
+      return uncachedAnswer(settings, context, status, body, contentType, acceptEncoding)
+    }
+    const representation = makeRepresentation(body, contentType)
+    const ifNoneMatch = facts.source.headers.get("if-none-match") ?? undefined
+    const notModified = matchesIfNoneMatch(ifNoneMatch, representation)
+    const answer = publicAnswer(
+      settings,
+      notModified ? free(facts, context) : context,
+      representation,
+      { acceptEncoding, ifNoneMatch },
+      cacheKey === undefined ? undefined : "miss"
+    )
+    if (cacheKey !== undefined) {
+      cacheMisses.unsafeUpdate(1, [])
+      cache.storeAt(cacheKey, representation, Date.now())
+    }
+    return answer
+  }
+
+  /** A failure outside the router (it should not happen): the envelope all the same. */
+  const failed = (admitted: Admitted, status: 500 | 503, message: string): Answer =>
+    errorAnswer(settings, admitted.context, status, envelope("internal_error", message))
+
+  const handedOn = new WeakMap<Request, HandedOn>()
+  const handOn = (source: Request, what: HandedOn) => void handedOn.set(source, what)
+  const takeHandedOn = (source: Request) => {
+    const what = handedOn.get(source)
+    if (what !== undefined) handedOn.delete(source)
+    return what
+  }
+
+  return { factsOf, screen, limit, decide, finish, failed, handOn, takeHandedOn, takeNow: limiter.takeNow, cacheOn: cache.enabled }
+})
+
+/** One edge per process, shared by the front door and the pipeline. */
+export class Edge extends Context.Tag("catalogue/Edge")<Edge, Effect.Effect.Success<typeof makeEdge>>() {
+  static readonly layer = Layer.effect(Edge, makeEdge)
+}

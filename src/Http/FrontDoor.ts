@@ -1,0 +1,71 @@
+import * as Effect from "effect/Effect"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import { AppConfig } from "../Config.js"
+import { makeInfoLineWriter } from "../Logging.js"
+import { callerTraceId, traceparentOf, unsampledTraceIds } from "../Telemetry.js"
+import type { Answer } from "./Answer.js"
+import { Edge } from "./Edge.js"
+import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
+
+/** Answers a request straight from Bun's `fetch`, or leaves it (undefined) to the Effect pipeline. */
+export type FrontDoor = (request: Request, server: { requestIP(request: Request): { address: string } | null }) => Response | undefined
+
+/** HEAD says the length GET would send, as the pipeline's responses do. */
+const toWebResponse = (method: string, answer: Answer) => {
+  if (method !== "HEAD" || answer.body === undefined) return new Response(answer.body ?? null, answer)
+  const length = typeof answer.body === "string" ? Buffer.byteLength(answer.body) : answer.body.byteLength
+  return new Response(null, { status: answer.status, headers: { ...answer.headers, "content-length": String(length) } })
+}
+
+/**
+ * The edge's decisions made before the Effect runtime (src/Http/Edge.ts), for what needs no I/O:
+ * our size limits, unknown paths, wrong methods, the rate limit and its 429, cache hits and 304s
+ * are answered here with the pipeline's exact bytes, headers and log line; the rest goes on to
+ * the pipeline with what was decided. Only where it can be exact: without tracing (requests then
+ * get their server span in the pipeline) and with buckets in memory (Redis needs I/O). Staff
+ * requests go on undecided but for their route: verifying a token is asynchronous.
+ */
+export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfig | Edge> = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const edge = yield* Edge
+  const takeNow = edge.takeNow
+  if (Option.isSome(config.otlpEndpoint) || takeNow === undefined) return undefined
+  const logged = !LogLevel.lessThan(LogLevel.Info, config.logLevel)
+  const writeLine = makeInfoLineWriter(config.logFormat)
+
+  return (request, server) => {
+    const startedAt = performance.now()
+    const ids = unsampledTraceIds(callerTraceId(request.headers))
+    const socket = server.requestIP(request)?.address
+    const facts = edge.factsOf(request, socket)
+    const screened = edge.screen(facts, traceparentOf(ids))
+    let answer: Answer
+    if ("answer" in screened) {
+      answer = screened.answer
+    } else if (screened.kind === "staff") {
+      edge.handOn(request, { ids, screened })
+      return undefined
+    } else {
+      const verdict = edge.decide(screened, screened.kind === "health" ? undefined : takeNow(facts.clientKey), traceparentOf(ids))
+      if ("admitted" in verdict) {
+        edge.handOn(request, { ids, admitted: verdict.admitted })
+        return undefined
+      }
+      answer = verdict.answer
+    }
+    if (logged) {
+      writeRequestLine(writeLine, {
+        method: facts.method,
+        path: facts.path,
+        status: answer.status,
+        durationMs: performance.now() - startedAt,
+        bytes: bytesOf(facts.method, answer),
+        traceId: ids.traceId,
+        clientAddress: socket ?? "",
+        annotations: outcomesOf(answer)
+      })
+    }
+    return toWebResponse(facts.method, answer)
+  }
+})

@@ -1,0 +1,123 @@
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
+import { AppConfig } from "../Config.js"
+import { pathAndQuery, pathOf } from "../Domain/Url.js"
+import { makeInfoLineWriter } from "../Logging.js"
+import { rememberTraceId } from "../RequestTrace.js"
+import { inFlightHooks, InFlightRequests } from "../Shutdown.js"
+import { withSpan } from "../Spans.js"
+import { traceIdsOf, traceparentOf } from "../Telemetry.js"
+import type { Answer } from "./Answer.js"
+import { type Admitted, Edge, type Verdict } from "./Edge.js"
+import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
+
+/** An answer as the platform's response: the content type and length follow the body. */
+const toResponse = (answer: Answer): HttpServerResponse.HttpServerResponse => {
+  const options = { status: answer.status, headers: answer.headers, contentType: answer.headers["content-type"] }
+  if (answer.body === undefined) return HttpServerResponse.empty(options)
+  return typeof answer.body === "string" ? HttpServerResponse.text(answer.body, options) : HttpServerResponse.uint8Array(answer.body, options)
+}
+
+const EMPTY = new Uint8Array(0)
+
+/**
+ * The order of the steps for a request the front door did not answer, in one place:
+ * observe (trace ids, in-flight count, the log line) -> the edge's decisions (src/Http/Edge.ts),
+ * unless the front door already made them -> the router and handler -> the answer's headers.
+ */
+export const makePipeline = Effect.gen(function*() {
+  const edge = yield* Edge
+  const config = yield* AppConfig
+  const hooks = inFlightHooks(yield* InFlightRequests)
+  const writeLine = makeInfoLineWriter(config.logFormat)
+
+  /** The router's response, answered with the edge's headers; a failure that escaped it is still the envelope. */
+  const route = (app: HttpApp.Default, admitted: Admitted): Effect.Effect<Answer, never, HttpServerRequest.HttpServerRequest> =>
+    Effect.flatMap(Effect.exit(app), (exit) => {
+      if (Exit.isSuccess(exit)) {
+        const { body, status } = exit.value
+        if (body._tag === "Uint8Array") return Effect.succeed(edge.finish(admitted, status, body.body, body.contentType))
+        if (body._tag === "Empty") return Effect.succeed(edge.finish(admitted, status, EMPTY, ""))
+      } else if (Cause.isInterruptedOnly(exit.cause)) {
+        return Effect.interrupt
+      }
+      return Effect.as(
+        Effect.logError("response not answerable", Exit.isFailure(exit) ? exit.cause : "unexpected body"),
+        edge.failed(admitted, 500, "Something went wrong on our side; it has been logged.")
+      )
+    })
+
+  return (app: HttpApp.Default): HttpApp.Default =>
+    Effect.withFiberRuntime((fiber) => {
+      const startedAt = performance.now()
+      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      const source = request.source as Request
+      const handed = edge.takeHandedOn(source)
+      const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan).pipe(
+        Option.filter((parent): parent is Tracer.Span => parent._tag === "Span")
+      )
+      const ids = handed?.ids ?? traceIdsOf(span, source.headers)
+      const traceparent = traceparentOf(ids)
+      rememberTraceId(request, ids.traceId)
+      hooks.started()
+
+      let verdict: Effect.Effect<Verdict>
+      if (handed !== undefined && "admitted" in handed) {
+        verdict = Effect.succeed({ admitted: handed.admitted })
+      } else {
+        const screened = handed?.screened ?? edge.screen(edge.factsOf(source, Option.getOrUndefined(request.remoteAddress)), traceparent)
+        if ("answer" in screened) {
+          verdict = Effect.succeed(screened)
+        } else {
+          const looksUp = edge.cacheOn && screened.kind === "public" && screened.route !== undefined && request.method !== "OPTIONS"
+          verdict = Effect.flatMap(edge.limit(screened), (decision) => {
+            const decided = Effect.sync(() => edge.decide(screened, decision, traceparent))
+            if (!looksUp) return decided
+            return decided.pipe(
+              Effect.tap((v) => Effect.annotateCurrentSpan("cache.hit", "answer" in v && v.answer.headers["x-cache"] === "hit")),
+              withSpan("ResponseCache.lookup")
+            )
+          })
+        }
+      }
+
+      const answered = Effect.flatMap(verdict, (v) => ("answer" in v ? Effect.succeed(v.answer) : route(app, v.admitted)))
+      return answered.pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() => {
+            hooks.ended()
+            const lineWanted = !LogLevel.lessThan(LogLevel.Info, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))
+            if (!lineWanted && Option.isNone(span)) return
+            // a client that hangs up is logged too (499)
+            const answer: Answer = Exit.isSuccess(exit)
+              ? exit.value
+              : { status: HttpServerError.exitResponse(Exit.failCause(exit.cause)).status, headers: {}, body: undefined }
+            const outcomes = outcomesOf(answer)
+            if (Option.isSome(span)) for (const [key, value] of Object.entries(outcomes)) span.value.attribute(key, value)
+            if (!lineWanted) return
+            writeRequestLine(writeLine, {
+              method: request.method,
+              path: pathOf(pathAndQuery(source.url)),
+              status: answer.status,
+              durationMs: performance.now() - startedAt,
+              bytes: bytesOf(request.method, answer),
+              traceId: ids.traceId,
+              clientAddress: Option.getOrElse(request.remoteAddress, () => ""),
+              annotations: outcomes
+            }, fiber.id())
+          })
+        ),
+        Effect.map(toResponse)
+      )
+    })
+})

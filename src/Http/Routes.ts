@@ -1,0 +1,95 @@
+import * as HttpApi from "@effect/platform/HttpApi"
+import { Api } from "../Api.js"
+import { DOCS_PATH, OPENAPI_PATH } from "../Meta/Http.js"
+
+/**
+ * Which rules a route falls under: `staff` (bearer token, never cached, outside the rate limit
+ * with a valid token), `health` (no limit, never cached) or `public` (everything else).
+ */
+export type RouteKind = "public" | "staff" | "health"
+
+export interface Route {
+  /** `/v1/songs/:songId` */
+  readonly template: string
+  readonly kind: RouteKind
+  /** Each segment after the leading slash: a literal, or a parameter's name. */
+  readonly segments: ReadonlyArray<{ readonly literal: string } | { readonly parameter: string }>
+}
+
+const kindOf = (group: string, name: string): RouteKind => {
+  if (group === "Staff") return "staff"
+  if (group === "Meta" && (name === "health" || name === "ready")) return "health"
+  return "public"
+}
+
+const makeRoute = (template: string, kind: RouteKind): Route => ({
+  template,
+  kind,
+  segments: template.slice(1).split("/").map((segment) =>
+    segment.startsWith(":") ? { parameter: segment.slice(1) } : { literal: segment }
+  )
+})
+
+/** Every route the service answers, from the HttpApi itself, and the two document routes beside it. */
+export const routes: ReadonlyArray<Route> = (() => {
+  const found: Array<Route> = [makeRoute(DOCS_PATH, "public"), makeRoute(OPENAPI_PATH, "public")]
+  HttpApi.reflect(Api, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint, group }) => void found.push(makeRoute(endpoint.path, kindOf(group.identifier, endpoint.name)))
+  })
+  return found
+})()
+
+const literalRoutes = new Map(routes.filter((route) => !route.template.includes("/:")).map((route) => [route.template, route]))
+const parameterRoutes = routes.filter((route) => route.template.includes("/:"))
+
+/**
+ * A `%` escape of a character that may stand in the path as itself (RFC 3986 unreserved): such a
+ * spelling is another path, not this one, so `/v1/%61dmin` never reaches the staff routes.
+ */
+const ESCAPED_UNRESERVED = /%(?:[46][1-9a-fA-F]|[57][0-9aA]|3[0-9]|2[dDeE]|5[fF]|7[eE])/
+
+/**
+ * The route a path names, matched exactly as written: case-sensitive, `//` is not `/`, no
+ * trailing slash, no escaped letters or digits. Literal segments win over parameters (as the
+ * router prefers them): `/v1/artists/namesake-hints` is not artist `namesake-hints`.
+ * Dot segments never get here: Bun resolves them while parsing the request target.
+ */
+export const matchRoute = (path: string): Route | undefined => {
+  const literal = literalRoutes.get(path)
+  if (literal !== undefined) return literal
+  if (ESCAPED_UNRESERVED.test(path)) return undefined
+  const segments = path.slice(1).split("/")
+  let best: Route | undefined
+  let bestLiterals = -1
+  for (const route of parameterRoutes) {
+    if (route.segments.length !== segments.length) continue
+    let literals = 0
+    let matches = true
+    for (let i = 0; i < segments.length && matches; i++) {
+      const expected = route.segments[i]!
+      const actual = segments[i]!
+      if ("literal" in expected) {
+        matches = expected.literal === actual
+        literals++
+      } else {
+        matches = actual !== ""
+      }
+    }
+    if (matches && literals > bestLiterals) {
+      best = route
+      bestLiterals = literals
+    }
+  }
+  return best
+}
+
+/** The parameters of `path` under `route` (which it matched), still percent-encoded. */
+export const parametersOf = (route: Route, path: string): ReadonlyArray<readonly [name: string, raw: string]> => {
+  const segments = path.slice(1).split("/")
+  const found: Array<readonly [string, string]> = []
+  route.segments.forEach((segment, i) => {
+    if ("parameter" in segment) found.push([segment.parameter, segments[i] ?? ""])
+  })
+  return found
+}
