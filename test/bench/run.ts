@@ -256,7 +256,8 @@ const main = async () => {
   const flood = results.rounds.map((round) => round["flood-429"]?.["service-limited"]?.wrk)
   for (const run of flood) {
     const mayPass = floodCapacity + Math.ceil((floodCapacity / 60) * options.seconds) + 1
-    if (run !== undefined && (run.non2xx === 0 || run.non2xx < run.requests - mayPass)) {
+    // a run too slow to empty the bucket (a loaded machine) proves nothing either way
+    if (run !== undefined && run.requests > mayPass && run.non2xx < run.requests - mayPass) {
       throw new Error(`flood: only ${run.non2xx} of ${run.requests} requests were refused`)
     }
   }
