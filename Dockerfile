@@ -29,4 +29,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["bun", "-e", "fetch(`http://127.0.0.1:${process.env.PORT ?? 3000}/v1/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM drains requests in flight (up to 10 s) and closes the database; give it that long.
 STOPSIGNAL SIGTERM
-CMD ["bun", "src/main.ts"]
+CMD ["bun", "--max-http-header-size=131072", "src/main.ts"]

@@ -98,7 +98,7 @@ const main = async () => {
   })
   const startService = async (name: string, extra: Record<string, string>) => {
     const port = freePort()
-    const server = await startServer(name, ["bun", "src/main.ts"], serviceEnv(extra, port), port)
+    const server = await startServer(name, ["bun", "--max-http-header-size=131072", "src/main.ts"], serviceEnv(extra, port), port)
     servers.push(server)
     return server
   }

@@ -1,8 +1,14 @@
+import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 
 const ROOT = resolve(import.meta.dir, "../..")
 
-/** `bun src/main.ts` as an operator starts it: a child process with only the given environment. */
+/** The command of `bun run start`, word for word from package.json. */
+export const START_COMMAND: ReadonlyArray<string> = (
+  JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }
+).scripts.start.split(" ")
+
+/** The service as an operator starts it (`bun run start`): a child process with only the given environment. */
 export interface ServiceProcess {
   readonly process: Bun.Subprocess<"ignore", "pipe", "pipe">
   /** Everything written so far to stdout and stderr. */
@@ -22,7 +28,7 @@ const collect = (stream: ReadableStream<Uint8Array>, onText: (text: string) => v
   })()
 
 export const spawnService = (env: Record<string, string>): ServiceProcess => {
-  const child = Bun.spawn(["bun", "src/main.ts"], {
+  const child = Bun.spawn([...START_COMMAND], {
     cwd: ROOT,
     // No demo catalogue: an empty embedded database starts in seconds.
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", DEMO_SEED_SONGS: "0", ...env },

@@ -23,7 +23,7 @@ export const rawExchange = (baseUrl: string, head: string, body = "", timeoutMs 
       socket.destroy()
       reject(new Error(`no end of answer within ${timeoutMs} ms`))
     }, timeoutMs)
-    socket.on("data", (chunk) => chunks.push(chunk))
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk))
     socket.on("error", () => undefined)
     socket.on("close", () => {
       clearTimeout(timer)
