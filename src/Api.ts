@@ -17,7 +17,7 @@ export const API_VERSION = "1.0.0"
 
 /**
  * Effect documents its own decode error for 400; the pipeline answers those with the
- * bad_request envelope instead (src/Http.ts), so the document says so.
+ * bad_request envelope instead (src/Http/Errors.ts), so the document says so.
  */
 function documentDecodeErrorsAsEnvelope(spec: Record<string, any>): Record<string, any> {
   const badRequest = {

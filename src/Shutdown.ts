@@ -12,7 +12,7 @@ interface StoppableServer {
 }
 
 /**
- * Requests in flight, and the Bun server that carries them (set by src/Server.ts). The server's
+ * Requests in flight, and the Bun server that carries them (set by src/Http/Server.ts). The server's
  * own finalizers interrupt every request fiber; a graceful stop has to come first.
  */
 export class InFlightRequests extends Context.Tag("catalogue/InFlightRequests")<

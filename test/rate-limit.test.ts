@@ -306,3 +306,46 @@ describe("the Redis store (shared by replicas)", () => {
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, false])
   }, 30_000)
 })
+
+describe("revalidation is free: a 304 takes no token", () => {
+  const remaining = (reply: { headers: Headers }) => reply.headers.get("x-ratelimit-remaining")
+  let cached: TestServer
+  let uncached: TestServer
+  beforeAll(async () => {
+    cached = await startEdgeServer({ ...REAL_EDGE_ENV, RATE_LIMIT_CAPACITY: "3" })
+    uncached = await startEdgeServer({ ...REAL_EDGE_ENV, RATE_LIMIT_CAPACITY: "3", CACHE_TTL_SECONDS: "0" })
+  }, 60_000)
+  afterAll(async () => {
+    await cached.stop()
+    await uncached.stop()
+  })
+
+  test("304s from the response cache leave the bucket as it was, and still come once it is empty", async () => {
+    const first = await request(cached.baseUrl, "/v1/songs/1")
+    expect([first.status, remaining(first)]).toEqual([200, "2"])
+    const etag = first.headers.get("etag") ?? ""
+    for (let i = 0; i < 5; i++) {
+      const again = await request(cached.baseUrl, "/v1/songs/1", { headers: { "if-none-match": etag } })
+      expect([again.status, remaining(again)]).toEqual([304, "2"])
+    }
+    expect((await request(cached.baseUrl, "/v1/songs/2")).status).toBe(200)
+    expect((await request(cached.baseUrl, "/v1/songs/3")).status).toBe(200)
+    expect((await request(cached.baseUrl, "/v1/songs/4")).status).toBe(429)
+    // past its limit: the cache's 304 still comes; anything needing the database does not
+    const revalidated = await request(cached.baseUrl, "/v1/songs/1", { headers: { "if-none-match": etag } })
+    expect([revalidated.status, remaining(revalidated)]).toEqual([304, "0"])
+    expect((await request(cached.baseUrl, "/v1/songs/1", { headers: { "if-none-match": `"other"` } })).status).toBe(429)
+    expect((await request(cached.baseUrl, "/v1/songs/2", { headers: { "if-none-match": etag } })).status).toBe(429)
+  })
+
+  test("a 304 the handler made (cache off) gives its token back", async () => {
+    const first = await request(uncached.baseUrl, "/v1/genres")
+    expect([first.status, remaining(first)]).toEqual([200, "2"])
+    const etag = first.headers.get("etag") ?? ""
+    for (let i = 0; i < 4; i++) {
+      const again = await request(uncached.baseUrl, "/v1/genres", { headers: { "if-none-match": etag } })
+      expect([again.status, remaining(again)]).toEqual([304, "2"])
+    }
+    expect((await request(uncached.baseUrl, "/v1/stats")).status).toBe(200)
+  })
+})
