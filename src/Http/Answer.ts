@@ -112,6 +112,20 @@ export const errorAnswer = (
   return { status, headers: extra === undefined ? headers : Object.assign(headers, extra), body: envelope }
 }
 
+/** An answer where no request context exists yet (not serving, or Bun's hook for a throw): the envelope all the same. */
+export const bareErrorAnswer = (status: number, envelope: string): Answer => ({
+  status,
+  headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store" },
+  body: envelope
+})
+
+/** The answer as a web Response; HEAD says the length GET would send, as the pipeline's responses do. */
+export const toWebResponse = (method: string, answer: Answer): Response => {
+  if (method !== "HEAD" || answer.body === undefined) return new Response(answer.body ?? null, answer)
+  const length = typeof answer.body === "string" ? Buffer.byteLength(answer.body) : answer.body.byteLength
+  return new Response(null, { status: answer.status, headers: { ...answer.headers, "content-length": String(length) } })
+}
+
 /** An OPTIONS request on a known path: 204 with `Allow` and, where allowed, the preflight's CORS fields. */
 export const optionsAnswer = (settings: AnswerSettings, context: AnswerContext): Answer => {
   const headers = baseHeaders(settings, context, 204)

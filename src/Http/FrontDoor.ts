@@ -4,19 +4,12 @@ import * as Option from "effect/Option"
 import { AppConfig } from "../Config.js"
 import { makeInfoLineWriter } from "../Logging.js"
 import { callerTraceId, traceparentOf, unsampledTraceIds } from "../Telemetry.js"
-import type { Answer } from "./Answer.js"
+import { type Answer, toWebResponse } from "./Answer.js"
 import { Edge } from "./Edge.js"
 import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
 
 /** Answers a request straight from Bun's `fetch`, or leaves it (undefined) to the Effect pipeline. */
 export type FrontDoor = (request: Request, server: { requestIP(request: Request): { address: string } | null }) => Response | undefined
-
-/** HEAD says the length GET would send, as the pipeline's responses do. */
-const toWebResponse = (method: string, answer: Answer) => {
-  if (method !== "HEAD" || answer.body === undefined) return new Response(answer.body ?? null, answer)
-  const length = typeof answer.body === "string" ? Buffer.byteLength(answer.body) : answer.body.byteLength
-  return new Response(null, { status: answer.status, headers: { ...answer.headers, "content-length": String(length) } })
-}
 
 /**
  * The edge's decisions made before the Effect runtime (src/Http/Edge.ts), for what needs no I/O:

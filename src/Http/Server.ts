@@ -9,21 +9,22 @@ import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../Config.js"
 import { InFlightRequests } from "../Shutdown.js"
+import { bareErrorAnswer, toWebResponse } from "./Answer.js"
 import { envelope } from "./Errors.js"
 import { makeFrontDoor } from "./FrontDoor.js"
 
 type BunServer = ReturnType<typeof Bun.serve>
 type Handler = (request: Request, server: BunServer) => Response | Promise<Response>
 
-const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" }
-
 /** Before the app is up and after it is down: the envelope all the same. */
-const notServing: Handler = () =>
-  new Response(envelope("internal_error", "The service is not serving yet; try again shortly."), { status: 503, headers: JSON_HEADERS })
+const notServing: Handler = (request) =>
+  toWebResponse(request.method, bareErrorAnswer(503, envelope("internal_error", "The service is not serving yet; try again shortly.")))
 
 /** What Bun sends when a handler throws (it should not): never its own page. */
-const thrown = () =>
-  new Response(envelope("internal_error", "Something went wrong on our side; it has been logged."), { status: 500, headers: JSON_HEADERS })
+const thrown = (error: Error) => {
+  console.error(`request failed: ${error.name}: ${error.message}`)
+  return toWebResponse("GET", bareErrorAnswer(500, envelope("internal_error", "Something went wrong on our side; it has been logged.")))
+}
 
 /**
  * The HTTP server: Bun.serve with the front door (src/Http/FrontDoor.ts) ahead of the Effect
