@@ -4,8 +4,15 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 
-/** How long SIGTERM or SIGINT waits for requests in flight before closing anyway (D13). */
+/** How long SIGTERM or SIGINT waits for requests in flight before closing anyway. */
 export const DRAIN_TIMEOUT = Duration.seconds(10)
+
+/**
+ * How long the listener stays open after the signal, every answer saying `Connection: close`:
+ * a request already on its way on a keep-alive connection is answered rather than cut off when
+ * the connection closes, and a load balancer still sending new connections is answered too.
+ */
+export const DRAIN_GRACE = Duration.seconds(1)
 
 interface StoppableServer {
   readonly stop: (closeActiveConnections?: boolean) => Promise<void> | void
@@ -40,8 +47,8 @@ export const inFlightHooks = (inFlight: InFlightRequests["Type"]) => ({
 })
 
 /**
- * On shutdown, before the server's own finalizers interrupt what is left: stop accepting
- * connections, let requests in flight finish (up to DRAIN_TIMEOUT), then let the layers close
+ * On shutdown, before the server's own finalizers interrupt what is left: ask every client to
+ * close (DRAIN_GRACE), stop accepting connections, let requests in flight finish (up to DRAIN_TIMEOUT), then let the layers close
  * the pool and the embedded database. Build it after the server layer, so it is finalized first.
  */
 export const GracefulShutdownLive = Layer.scopedDiscard(
@@ -50,6 +57,8 @@ export const GracefulShutdownLive = Layer.scopedDiscard(
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         inFlight.draining = true
+        yield* Effect.logInfo(`shutting down: answering with Connection: close for ${Duration.format(DRAIN_GRACE)}`)
+        yield* Effect.sleep(DRAIN_GRACE)
         yield* Effect.logInfo(`shutting down: no new connections; ${inFlight.count} request(s) in flight`)
         const idle = Effect.async<void>((resume) => {
           if (inFlight.count === 0) return resume(Effect.void)

@@ -41,8 +41,13 @@ describe("graceful shutdown", () => {
 
       service.process.kill("SIGTERM")
       const exit = service.exited.then((code) => ({ code, at: Date.now() }))
+      await service.waitForLine(/shutting down: answering with Connection: close/, 5_000)
+      // for a grace second, new requests are still answered, each asking the client to close
+      const during = await fetch(baseUrl + "/v1/health", fresh)
+      expect(during.status).toBe(200)
+      expect(during.headers.get("connection")).toBe("close")
       await service.waitForLine(/shutting down: no new connections; 1 request\(s\) in flight/, 5_000)
-      // No new connections once the signal is handled.
+      // No new connections once the grace is over.
       const refused = await fetch(baseUrl + "/v1/health", fresh).then(
         (response) => `answered ${response.status}`,
         (error: { code?: string }) => error.code ?? "failed"
