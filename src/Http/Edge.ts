@@ -73,7 +73,9 @@ export type HandedOn =
 
 const headerBytes = (headers: Headers) => {
   let bytes = 0
-  for (const [name, value] of headers) bytes += name.length + value.length + 4
+  headers.forEach((value, name) => {
+    bytes += name.length + value.length + 4
+  })
   return bytes
 }
 

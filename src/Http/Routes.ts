@@ -40,8 +40,42 @@ export const routes: ReadonlyArray<Route> = (() => {
   return found
 })()
 
-const literalRoutes = new Map(routes.filter((route) => !route.template.includes("/:")).map((route) => [route.template, route]))
-const parameterRoutes = routes.filter((route) => route.template.includes("/:"))
+/** The routes as a tree of segments: a literal child per text, one parameter child, the route ending here. */
+interface Node {
+  readonly literals: Map<string, Node>
+  parameter: Node | undefined
+  route: Route | undefined
+}
+
+const newNode = (): Node => ({ literals: new Map(), parameter: undefined, route: undefined })
+
+const tree: Node = (() => {
+  const root = newNode()
+  for (const route of routes) {
+    let node = root
+    for (const segment of route.segments) {
+      if ("literal" in segment) {
+        let next = node.literals.get(segment.literal)
+        if (next === undefined) node.literals.set(segment.literal, (next = newNode()))
+        node = next
+      } else {
+        node = node.parameter ??= newNode()
+      }
+    }
+    node.route = route
+  }
+  return root
+})()
+
+/** Literal segments first, a parameter where no literal leads to a route (as the router prefers them). */
+const walk = (node: Node, segments: ReadonlyArray<string>, at: number): Route | undefined => {
+  if (at === segments.length) return node.route
+  const segment = segments[at]!
+  const literal = node.literals.get(segment)
+  const found = literal === undefined ? undefined : walk(literal, segments, at + 1)
+  if (found !== undefined || node.parameter === undefined || segment === "") return found
+  return walk(node.parameter, segments, at + 1)
+}
 
 /**
  * A `%` escape of a character that may stand in the path as itself (RFC 3986 unreserved): such a
@@ -51,37 +85,13 @@ const ESCAPED_UNRESERVED = /%(?:[46][1-9a-fA-F]|[57][0-9aA]|3[0-9]|2[dDeE]|5[fF]
 
 /**
  * The route a path names, matched exactly as written: case-sensitive, `//` is not `/`, no
- * trailing slash, no escaped letters or digits. Literal segments win over parameters (as the
- * router prefers them): `/v1/artists/namesake-hints` is not artist `namesake-hints`.
+ * trailing slash, no escaped letters or digits. Literal segments win over parameters:
+ * `/v1/artists/namesake-hints` is not artist `namesake-hints`.
  * Dot segments never get here: Bun resolves them while parsing the request target.
  */
 export const matchRoute = (path: string): Route | undefined => {
-  const literal = literalRoutes.get(path)
-  if (literal !== undefined) return literal
-  if (ESCAPED_UNRESERVED.test(path)) return undefined
-  const segments = path.slice(1).split("/")
-  let best: Route | undefined
-  let bestLiterals = -1
-  for (const route of parameterRoutes) {
-    if (route.segments.length !== segments.length) continue
-    let literals = 0
-    let matches = true
-    for (let i = 0; i < segments.length && matches; i++) {
-      const expected = route.segments[i]!
-      const actual = segments[i]!
-      if ("literal" in expected) {
-        matches = expected.literal === actual
-        literals++
-      } else {
-        matches = actual !== ""
-      }
-    }
-    if (matches && literals > bestLiterals) {
-      best = route
-      bestLiterals = literals
-    }
-  }
-  return best
+  if (path[0] !== "/" || (path.includes("%") && ESCAPED_UNRESERVED.test(path))) return undefined
+  return walk(tree, path.slice(1).split("/"), 0)
 }
 
 /** The parameters of `path` under `route` (which it matched), still percent-encoded. */
