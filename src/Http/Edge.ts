@@ -155,16 +155,21 @@ const makeEdge = Effect.gen(function*() {
     return { ...context, decision: givenBack(context.decision) }
   }
 
-  const answerFromCache = (facts: RequestFacts, context: AnswerContext, key: string, representation: Representation): Answer => {
+  /** A public 200 for these bytes, or its 304 (free) when the client has them. */
+  const answerRepresentation = (facts: RequestFacts, context: AnswerContext, representation: Representation, xCache: "hit" | "miss" | undefined) => {
     const ifNoneMatch = facts.source.headers.get("if-none-match") ?? undefined
     const notModified = matchesIfNoneMatch(ifNoneMatch, representation)
-    const hit = publicAnswer(
+    return publicAnswer(
       settings,
       notModified ? free(facts, context) : context,
       representation,
       { acceptEncoding: facts.source.headers.get("accept-encoding") ?? undefined, ifNoneMatch },
-      "hit"
+      xCache
     )
+  }
+
+  const answerFromCache = (facts: RequestFacts, context: AnswerContext, key: string, representation: Representation): Answer => {
+    const hit = answerRepresentation(facts, context, representation, "hit")
     cacheHits.unsafeUpdate(1, [])
     if (hit.added > 0) cache.grew(key, representation, hit.added)
     return hit
@@ -207,20 +212,11 @@ const makeEdge = Effect.gen(function*() {
     const { cacheKey, context, facts } = admitted
     // the router's encoder says plain application/json: every JSON answer names its charset
     const contentType = bodyType === "application/json" ? JSON_CONTENT_TYPE : bodyType
-    const acceptEncoding = facts.source.headers.get("accept-encoding") ?? undefined
     if (status !== 200 || context.kind !== "public") {
-      return uncachedAnswer(settings, context, status, body, contentType, acceptEncoding)
+      return uncachedAnswer(settings, context, status, body, contentType, facts.source.headers.get("accept-encoding") ?? undefined)
     }
     const representation = makeRepresentation(body, contentType)
-    const ifNoneMatch = facts.source.headers.get("if-none-match") ?? undefined
-    const notModified = matchesIfNoneMatch(ifNoneMatch, representation)
-    const answer = publicAnswer(
-      settings,
-      notModified ? free(facts, context) : context,
-      representation,
-      { acceptEncoding, ifNoneMatch },
-      cacheKey === undefined ? undefined : "miss"
-    )
+    const answer = answerRepresentation(facts, context, representation, cacheKey === undefined ? undefined : "miss")
     if (cacheKey !== undefined) {
       cacheMisses.unsafeUpdate(1, [])
       cache.storeAt(cacheKey, representation, Date.now())
