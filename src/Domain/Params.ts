@@ -2,6 +2,25 @@ import * as Schema from "effect/Schema"
 
 export const MAX_INT4 = 2_147_483_647
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** Half of a UTF-16 pair without the other half: no UTF-8 encodes it. */
+export const hasLoneSurrogate = (text: string) => LONE_SURROGATE.test(text)
+
+/**
+ * Text PostgreSQL can take as a parameter: no NUL (it rejects the whole statement) and no lone
+ * surrogate. U+FFFD is refused too: it is what the URL parser makes of invalid UTF-8 (`%FF`),
+ * and no name in the catalogue contains it.
+ */
+export const isDatabaseText = (text: string) =>
+  !text.includes("\u0000") && !text.includes("\uFFFD") && !hasLoneSurrogate(text)
+
+/** Any text parameter: a bad_request naming `name` when it is not text the database can take. */
+export const TextParam = (name: string) => {
+  const message = () => `${name} must be valid UTF-8 text without NUL characters.`
+  return Schema.String.pipe(Schema.filter(isDatabaseText, { message }))
+}
+
 /**
  * Decimal digits only, checked as text before conversion: NumberFromString alone would take
  * `1e3`, `0x10`, `4242.0`, `012` and ` 12`, and an id past int4 would make Postgres fail (D2).
@@ -44,7 +63,7 @@ export const PageParams = {
   limit: Schema.optional(LimitParam),
   offset: Schema.optional(OffsetParam),
   cursor: Schema.optional(
-    Schema.String.annotations({ description: "Opaque token from meta.next_cursor; replaces offset." })
+    TextParam("cursor").annotations({ description: "Opaque token from meta.next_cursor; replaces offset." })
   )
 }
 
