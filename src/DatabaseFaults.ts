@@ -66,11 +66,21 @@ type Callback = (error: Error | undefined, ...rest: Array<unknown>) => void
 const destroySocket = (client: pg.PoolClient) =>
   (client as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy()
 
+/** Clients whose socket a deadline destroyed, and how many queries each has sent and not had answered. */
+interface ClientStates {
+  readonly broken: WeakSet<pg.PoolClient>
+  readonly unanswered: WeakMap<pg.PoolClient, number>
+}
+
+/** A client to remove rather than reuse: a query passed its deadline, or one is still out (its caller was interrupted). */
+const isUnfit = (client: pg.PoolClient, states: ClientStates) =>
+  states.broken.has(client) || (states.unanswered.get(client) ?? 0) > 0
+
 /**
  * Gives every callback query of a new client a deadline. Past it the socket is destroyed, the
  * caller gets a DatabaseFault, and the client is marked so that its release removes it from the pool.
  */
-const guardQueries = (client: pg.PoolClient, queryMs: number, broken: WeakSet<pg.PoolClient>) => {
+const guardQueries = (client: pg.PoolClient, queryMs: number, states: ClientStates) => {
   // first in line: the error of a lost connection is marked before anyone else sees it
   client.prependListener("error", (error: unknown) => {
     if (typeof error === "object" && error !== null && codeOf(error) === undefined) lostConnectionErrors.add(error)
@@ -81,15 +91,20 @@ const guardQueries = (client: pg.PoolClient, queryMs: number, broken: WeakSet<pg
     if (at < 0) return original(...args)
     const callback = args[at] as Callback
     let answered = false
-    const timer = setTimeout(() => {
+    const settle = () => {
       answered = true
-      broken.add(client)
+      states.unanswered.set(client, (states.unanswered.get(client) ?? 1) - 1)
+    }
+    states.unanswered.set(client, (states.unanswered.get(client) ?? 0) + 1)
+    const timer = setTimeout(() => {
+      settle()
+      states.broken.add(client)
       destroySocket(client)
       callback(new DatabaseFault("query", queryMs))
     }, queryMs)
     args[at] = (error: Error | undefined, ...rest: Array<unknown>) => {
       if (answered) return
-      answered = true
+      settle()
       clearTimeout(timer)
       callback(error, ...rest)
     }
@@ -105,7 +120,7 @@ const NOOP = () => undefined
 /**
  * Bounds `pool.connect` (which `pool.query` and @effect/sql both use) to `acquireMs`, and every
  * query of every client to `queryMs`. A connection that arrives after its caller gave up goes
- * back to the pool; one whose query passed the deadline is removed when it is released.
+ * back to the pool; one whose query passed the deadline, or is still out, is removed when it is released.
  */
 export interface WaitingBounds {
   readonly acquireMs: number
@@ -113,8 +128,8 @@ export interface WaitingBounds {
 }
 
 export const boundWaiting = (pool: pg.Pool, bounds: WaitingBounds) => {
-  const broken = new WeakSet<pg.PoolClient>()
-  pool.on("connect", (client) => guardQueries(client, bounds.queryMs, broken))
+  const states: ClientStates = { broken: new WeakSet(), unanswered: new WeakMap() }
+  pool.on("connect", (client) => guardQueries(client, bounds.queryMs, states))
   const connect = pool.connect.bind(pool) as (callback: ConnectCallback) => void
   const boundedConnect = (callback?: ConnectCallback): unknown => {
     if (callback === undefined) {
@@ -140,7 +155,7 @@ export const boundWaiting = (pool: pg.Pool, bounds: WaitingBounds) => {
       }
       const c = client!
       const boundedRelease = (releaseError?: Error) =>
-        release(releaseError ?? (broken.has(c) ? new DatabaseFault("query", bounds.queryMs) : undefined))
+        release(releaseError ?? (isUnfit(c, states) ? new DatabaseFault("query", bounds.queryMs) : undefined))
       c.release = boundedRelease
       callback(undefined, c, boundedRelease)
     })
