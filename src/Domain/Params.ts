@@ -31,7 +31,11 @@ const wholeNumberText = (name: string, pattern: RegExp, min: number, max: number
     Schema.pattern(pattern, { message }),
     Schema.compose(Schema.NumberFromString),
     Schema.filter((n) => Number.isSafeInteger(n) && n >= min && n <= max, { message }),
-    Schema.annotations({ message, description: `Whole number from ${min} to ${max}.` })
+    Schema.annotations({
+      message,
+      description: `Whole number from ${min} to ${max}.`,
+      arbitrary: () => (fc) => fc.integer({ min, max })
+    })
   )
 }
 
@@ -51,7 +55,8 @@ export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: str
     Schema.filter((text): text is Words[number] => words.includes(text), {
       message,
       jsonSchema: { enum: words },
-      description: `One of: ${words.join(", ")}.`
+      description: `One of: ${words.join(", ")}.`,
+      arbitrary: () => (fc) => fc.constantFrom(...(words as ReadonlyArray<Words[number]>))
     })
   )
 }
