@@ -7,13 +7,24 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** Half of a UTF-16 pair without the other half: no UTF-8 encodes it. */
 export const hasLoneSurrogate = (text: string) => LONE_SURROGATE.test(text)
 
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/
+
 /**
- * Text PostgreSQL can take as a parameter: no NUL (it rejects the whole statement) and no lone
- * surrogate. U+FFFD is refused too: it is what the URL parser makes of invalid UTF-8 (`%FF`),
- * and no name in the catalogue contains it.
+ * Text the router could not percent-decode (`%FF`, `%ED%A0%80`: not UTF-8): it passes such a
+ * value on as sent, escapes and all, rather than failing the request.
  */
-export const isDatabaseText = (text: string) =>
-  !text.includes("\u0000") && !text.includes("\uFFFD") && !hasLoneSurrogate(text)
+const isUndecoded = (text: string) => {
+  if (!PERCENT_ESCAPE.test(text)) return false
+  try {
+    decodeURIComponent(text)
+    return false
+  } catch {
+    return true
+  }
+}
+
+/** Text PostgreSQL can take as a parameter (no NUL, no lone surrogate) and that was valid UTF-8 on the wire. */
+export const isDatabaseText = (text: string) => !text.includes("\u0000") && !hasLoneSurrogate(text) && !isUndecoded(text)
 
 /** Any text parameter: a bad_request naming `name` when it is not text the database can take. */
 export const TextParam = (name: string) => {
@@ -68,7 +79,8 @@ export const PageParams = {
   limit: Schema.optional(LimitParam),
   offset: Schema.optional(OffsetParam),
   cursor: Schema.optional(
-    TextParam("cursor").annotations({ description: "Opaque token from meta.next_cursor; replaces offset." })
+    // checked whole by the cursor codec (src/Domain/Cursor.ts), which has one message for any bad cursor
+    Schema.String.annotations({ description: "Opaque token from meta.next_cursor; replaces offset." })
   )
 }
 
