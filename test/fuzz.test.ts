@@ -165,7 +165,7 @@ const privateKeysIn = (value: unknown, found: Array<string> = []): Array<string>
 
 let server: TestServer
 let staffToken: string
-const stats = { requests: 0, endpoints: new Set<string>(), failures: [] as Array<string>, edgeGaps: 0 }
+const stats = { requests: 0, endpoints: new Set<string>(), failures: [] as Array<string>, failed: 0, edgeGaps: 0 }
 
 /**
  * The HTTP pipeline's 404 for a path no route matches (a path parameter the router cannot
@@ -180,6 +180,7 @@ const probe = async (target: Target, url: string, withToken: boolean): Promise<{
   stats.endpoints.add(target.name)
   const headers: Record<string, string> = withToken ? { authorization: `Bearer ${staffToken}` } : {}
   const fail = (why: string) => {
+    stats.failed += 1
     stats.failures.push(`${why}: GET ${url.slice(0, 160)}${withToken ? " (staff token)" : ""}`)
   }
   let response: Response
@@ -234,7 +235,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   console.log(
-    `fuzz: ${stats.requests} requests over ${stats.endpoints.size} endpoints, ${stats.failures.length} failures` +
+    `fuzz: ${stats.requests} requests over ${stats.endpoints.size} endpoints, ${stats.failed} failures` +
       ` (${stats.edgeGaps} long "No endpoint at" messages from the routing pipeline)`
   )
 })
