@@ -108,7 +108,14 @@ const guardQueries = (client: pg.PoolClient, queryMs: number, states: ClientStat
       clearTimeout(timer)
       callback(error, ...rest)
     }
-    return original(...args)
+    try {
+      return original(...args)
+    } catch (error) {
+      // refused before it was sent: no deadline to keep
+      settle()
+      clearTimeout(timer)
+      throw error
+    }
   }
   Object.assign(client, { query: guarded })
 }

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import type * as SqlError from "@effect/sql/SqlError"
+import { Cause, Runtime } from "effect"
+import { DatabaseFault, isDatabaseUnavailable } from "../src/Database.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { resolveTestDatabase, type TestDatabase } from "./support/database.js"
 import { decodeWith } from "./support/http.js"
@@ -71,6 +74,17 @@ const timeToRecover = async (baseUrl: string, path = "/v1/songs", limitMs = 10_0
 }
 
 const maxMs = (replies: ReadonlyArray<Timed>) => Math.round(Math.max(...replies.map((reply) => reply.ms)))
+
+/** The SqlError a statement on the service's own pool fails with. */
+const failureOf = async (statement: Promise<unknown>): Promise<SqlError.SqlError> => {
+  try {
+    await statement
+  } catch (error) {
+    if (Runtime.isFiberFailure(error)) return Cause.squash(error[Runtime.FiberFailureCauseId]) as SqlError.SqlError
+    throw error
+  }
+  throw new Error("the statement succeeded")
+}
 
 let database: TestDatabase
 let proxy: FaultProxy
@@ -153,5 +167,33 @@ describe.skipIf(process.env.TEST_DATABASE_URL === undefined)("the database in th
     const replies = await burst(server.baseUrl, POOL_SIZE * 4)
     expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200))
     figures.push(`refused -> resumed: 200 after ${Math.round(recovered)} ms`)
+  }, 30_000)
+
+  test("isDatabaseUnavailable tells each fault by its code, and a statement's own error from them", async () => {
+    expect(isDatabaseUnavailable(await failureOf(server.sql("SELECT 1/0")))).toBe(false)
+    expect(isDatabaseUnavailable(await failureOf(server.sql("SELECT * FROM no_such_table")))).toBe(false)
+
+    proxy.pause()
+    const hung = await failureOf(server.sql("SELECT 1"))
+    expect(hung.cause).toBeInstanceOf(DatabaseFault)
+    expect(isDatabaseUnavailable(hung)).toBe(true)
+    proxy.resume()
+    expect(await timeToRecover(server.baseUrl)).toBeLessThan(2000)
+
+    // a connection closed under a running statement: pg's error has no code, only what it is
+    const cut = failureOf(server.sql("SELECT pg_sleep(0.8)"))
+    await Bun.sleep(300)
+    proxy.drop()
+    const lost = await cut
+    expect(lost.cause).not.toBeInstanceOf(DatabaseFault)
+    expect((lost.cause as { code?: unknown }).code).toBeUndefined()
+    expect(isDatabaseUnavailable(lost)).toBe(true)
+
+    await Bun.sleep(200)
+    const refused = await failureOf(server.sql("SELECT 3"))
+    expect((refused.cause as { code?: unknown }).code).toBe("ECONNREFUSED")
+    expect(isDatabaseUnavailable(refused)).toBe(true)
+    proxy.resume()
+    expect(await timeToRecover(server.baseUrl)).toBeLessThan(2000)
   }, 30_000)
 })
