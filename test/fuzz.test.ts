@@ -157,6 +157,8 @@ const privateKeysIn = (value: unknown, found: Array<string> = []): Array<string>
   else if (typeof value === "object" && value !== null) {
     for (const [key, inner] of Object.entries(value)) {
       if (PRIVATE_KEYS.has(key)) found.push(key)
+      // a member's roles are strings ({member,admin}); an artist's credit roles are objects
+      if (key === "roles" && Array.isArray(inner) && inner.some((role) => typeof role === "string")) found.push(key)
       privateKeysIn(inner, found)
     }
   }
