@@ -116,6 +116,8 @@ export const AppConfigShape = Config.all({
   databaseUrl: postgresUrl,
   databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),
   databaseStatementTimeoutMs: positiveInt("DATABASE_STATEMENT_TIMEOUT_MS", 5000),
+  databaseAcquireTimeoutMs: positiveInt("DATABASE_ACQUIRE_TIMEOUT_MS", 1000),
+  databaseDeadlineMarginMs: positiveInt("DATABASE_DEADLINE_MARGIN_MS", 1000),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   demoSeedSongs: nonNegativeInt("DEMO_SEED_SONGS", 3000),
   memoryLimitMiB: nonNegativeInt("MEMORY_LIMIT_MIB", 240),

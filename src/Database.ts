@@ -12,7 +12,10 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
+import { boundWaiting, type WaitingBounds } from "./DatabaseFaults.js"
 import { withSpan } from "./Spans.js"
+
+export { DatabaseFault, isDatabaseUnavailable } from "./DatabaseFaults.js"
 
 export const SQL_DIR = resolve(import.meta.dir, "../sql")
 
@@ -112,12 +115,13 @@ const poolLayer = (acquirePool: Effect.Effect<pg.Pool, SqlError.SqlError, import
       ))
   )
 
-const makePool = (options: pg.PoolConfig) =>
+const makePool = (options: pg.PoolConfig, bounds?: WaitingBounds) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const pool = new pg.Pool({ ...options, types: TYPES })
       const names = new Map<string, string>()
       pool.on("connect", (client) => prepareStatementsByName(client, names))
+      if (bounds !== undefined) boundWaiting(pool, bounds)
       // An idle client losing its connection must not crash the process; the next query reconnects.
       pool.on("error", () => undefined)
       return pool
@@ -183,9 +187,15 @@ const postgresLayer = (url: Redacted.Redacted<string>) =>
           {
             connectionString: Redacted.value(url),
             max: config.databasePoolSize,
-            connectionTimeoutMillis: 5_000,
+            // also ends a connection attempt the server never answers
+            connectionTimeoutMillis: config.databaseAcquireTimeoutMs,
             idleTimeoutMillis: 30_000,
             options: startupOptions(sessionSettings(config.cdnBaseUrl, config.databaseStatementTimeoutMs))
+          },
+          {
+            acquireMs: config.databaseAcquireTimeoutMs,
+            // the server cancels at the statement timeout; past the margin it is not answering at all
+            queryMs: config.databaseStatementTimeoutMs + config.databaseDeadlineMarginMs
           }
         )
       ).pipe(

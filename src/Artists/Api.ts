@@ -56,7 +56,11 @@ export const ArtistIdsParam = Schema.String.pipe(
   Schema.filter((ids) => ids.length >= 1 && ids.length <= MAX_HINT_IDS && ids.every((id) => id <= MAX_INT4), {
     message: idsMessage
   }),
-  Schema.annotations({ message: idsMessage, description: "Comma-separated artist ids, 1 to 100." })
+  Schema.annotations({
+    message: idsMessage,
+    description: "Comma-separated artist ids, 1 to 100.",
+    arbitrary: () => (fc) => fc.uniqueArray(fc.integer({ min: 1, max: MAX_INT4 }), { minLength: 1, maxLength: MAX_HINT_IDS })
+  })
 )
 
 export const ArtistSort = ChoiceParam("sort", "name", "songs")

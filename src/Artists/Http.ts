@@ -6,7 +6,7 @@ import { Api } from "../Api.js"
 import { notFound } from "../Domain/Errors.js"
 import { detailJson, listJson } from "../Domain/Json.js"
 import { pageMeta, resolvePage } from "../Domain/Pagination.js"
-import { ArtistsRepo, type JsonPage } from "./Repo.js"
+import { artistCursorKeys, ArtistsRepo, type JsonPage } from "./Repo.js"
 
 const artistNotFound = (artistId: number) => notFound(`Artist ${artistId}`)
 
@@ -22,7 +22,7 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
           const sort = urlParams.sort ?? "name"
           // The cursor carries the whole list definition: sort and filter.
           const scope = `artists:${sort}:${urlParams.q ?? ""}`
-          const page = yield* resolvePage(urlParams, scope)
+          const page = yield* resolvePage(urlParams, scope, artistCursorKeys[sort])
           const result = yield* repo.list({ q: urlParams.q, sort, page })
           return pageResponse(page, scope, result)
         }))
@@ -38,7 +38,7 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
         Effect.gen(function*() {
           const role = urlParams.role ?? "any"
           const scope = `artist-songs:${path.artistId}:${role}`
-          const page = yield* resolvePage(urlParams, scope)
+          const page = yield* resolvePage(urlParams, scope, artistCursorKeys.artistSongs)
           const result = yield* repo.songs(path.artistId, role, page)
           if (Option.isNone(result)) return yield* artistNotFound(path.artistId)
           return pageResponse(page, scope, result.value)
@@ -46,7 +46,7 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
       .handle("albums", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const scope = `artist-albums:${path.artistId}`
-          const page = yield* resolvePage(urlParams, scope)
+          const page = yield* resolvePage(urlParams, scope, artistCursorKeys.artistAlbums)
           const result = yield* repo.albums(path.artistId, page)
           if (Option.isNone(result)) return yield* artistNotFound(path.artistId)
           return pageResponse(page, scope, result.value)

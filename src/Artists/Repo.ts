@@ -3,8 +3,8 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { artistIdentityPairsSql, artistSongCountSql, artistSummaryJson } from "../Domain/Artist.js"
-import { BadRequest } from "../Domain/Errors.js"
-import type { PageRequest, SortKey } from "../Domain/Pagination.js"
+import type { KeyType, SortKey } from "../Domain/Cursor.js"
+import type { PageRequest } from "../Domain/Pagination.js"
 import { albumArtistJson, listAlbumEntryJson, songSummaryJson } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
 import { withSpan } from "../Spans.js"
@@ -31,28 +31,19 @@ const toPage = (row: PageRow | undefined): JsonPage => ({
   lastKey: row?.last_key ? (JSON.parse(row.last_key) as SortKey) : undefined
 })
 
-const badCursor = new BadRequest({ message: "cursor is not valid for this list; use the meta.next_cursor it came with." })
-
 /**
- * The cursor's sort key as [value, id] of the expected value type, or nulls without a cursor.
- * Cursors are plain base64 JSON, so a forged key must be a bad_request, never a failing query.
+ * Each list's cursor key (sort value, then the id), checked by the cursor codec before a
+ * statement sees it: name and album dates compare as text, song counts and release dates by type.
  */
-const keyPair = <V>(page: PageRequest, isValue: (value: unknown) => value is V) => {
-  if (page.after === undefined) return Effect.succeed({ value: null as V | null, id: null as number | null })
-  const [value, id] = page.after
-  return page.after.length === 2 && isValue(value) && Number.isSafeInteger(id)
-    ? Effect.succeed({ value: value as V | null, id: id as number | null })
-    : Effect.fail(badCursor)
-}
+export const artistCursorKeys = {
+  name: ["text", "id"],
+  songs: ["int", "id"],
+  artistSongs: ["date", "id"],
+  artistAlbums: ["dateOrEmpty", "id"]
+} as const satisfies Record<string, readonly [KeyType, KeyType]>
 
-const isText = (value: unknown): value is string => typeof value === "string" && value.length <= 1000
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
-const isIsoDate = (value: unknown): value is string =>
-  typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) &&
-  new Date(value).toISOString().startsWith(value)
-/** An album's sort date: YYYY-MM-DD, or "" for an album without one (compared as text). */
-const isAlbumDate = (value: unknown): value is string => value === "" || isIsoDate(value)
-
+/** The cursor's key as SQL parameters: nulls without a cursor. */
+const keyPair = (page: PageRequest) => ({ value: page.after?.[0] ?? null, id: page.after?.[1] ?? null })
 
 export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
   effect: Effect.gen(function*() {
@@ -92,7 +83,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
                  AND (a.search_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'
                       OR a.search_full_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'))`
         if (params.sort === "name") {
-          const after = yield* keyPair(page, isText)
+          const after = keyPair(page)
           return yield* sql<PageRow>`
             WITH listed AS (SELECT m.id, lower(m.name) AS sort_name FROM (${matching}) m),
             page AS (
@@ -107,7 +98,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
                FROM page p JOIN artists a ON a.id = p.id)::text AS items,
               (SELECT json_build_array(p.sort_name, p.id) FROM page p ORDER BY p.sort_name DESC, p.id DESC LIMIT 1)::text AS last_key`
         }
-        const after = yield* keyPair(page, isCount)
+        const after = keyPair(page)
         return yield* sql<PageRow>`
           WITH listed AS (SELECT m.id, ${Statement.unsafeFragment(artistSongCountSql("m"))}::int AS song_count FROM (${matching}) m),
           page AS (
@@ -161,7 +152,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     /** The artist's public songs in `role`, newest first; None when the artist is not visible. */
     const songs = (artistId: number, role: ArtistSongRole, page: PageRequest) =>
       Effect.gen(function*() {
-        const after = yield* keyPair(page, isIsoDate)
+        const after = keyPair(page)
         const offset = page.after === undefined ? page.offset : 0
         return yield* sql<PageRow & { found: boolean }>`
           WITH listed AS (
@@ -193,7 +184,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     /** The artist's public albums (D6), newest first; None when the artist is not visible. */
     const albums = (artistId: number, page: PageRequest) =>
       Effect.gen(function*() {
-        const after = yield* keyPair(page, isAlbumDate)
+        const after = keyPair(page)
         const offset = page.after === undefined ? page.offset : 0
         return yield* sql<PageRow & { found: boolean }>`
           WITH listed AS (${albumsOf(artistId)}),

@@ -57,3 +57,9 @@ export const InternalServerError = wire(InternalError, "InternalServerError", "i
 export const UnavailableError = wire(Unavailable, "UnavailableError", "internal_error", 503)
 
 export const notFound = (what: string) => new NotFound({ message: `${what} was not found.` })
+
+/** What a client sent, as an error message may repeat it: at most `max` characters, then "…". */
+export const echo = (text: string, max = 40) => {
+  const characters = Array.from(text)
+  return characters.length <= max ? text : `${characters.slice(0, max).join("")}…`
+}

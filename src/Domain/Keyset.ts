@@ -2,11 +2,20 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import type { ListMeta } from "./Envelope.js"
-import { BadRequest } from "./Errors.js"
-import { type PageParamsInput, pageMeta, resolvePage, type SortKey } from "./Pagination.js"
+import type { KeyType, SortKey } from "./Cursor.js"
+import type { BadRequest } from "./Errors.js"
+import { type PageParamsInput, pageMeta, resolvePage } from "./Pagination.js"
 
-/** How SQL casts a cursor's key value back; also how a forged cursor value is rejected. */
-export type KeyType = "int" | "bigint" | "text" | "date" | "timestamptz"
+/** How SQL casts a cursor's key value back: the column's type (`id` is an int4 id, `dateOrEmpty` text). */
+const castType: Record<KeyType, string> = {
+  id: "int",
+  int: "int",
+  bigint: "bigint",
+  text: "text",
+  date: "date",
+  dateOrEmpty: "text",
+  timestamptz: "timestamptz"
+}
 
 /**
  * One sort of one list, all fixed SQL text (never request text), so statement texts stay a
@@ -26,26 +35,13 @@ export interface KeysetSort {
   /** the JSON of one row */
   readonly item: string
   readonly descending: boolean
-  /** the unique last sort column; default `<alias>.id` (int). Users sort by handle: no internal ids in cursors. */
+  /** the unique last sort column; default `<alias>.id`. Users sort by handle: no internal ids in cursors. */
   readonly tie?: { readonly key: string; readonly keyType: KeyType } | undefined
-}
-
-const fits: Record<KeyType, (value: unknown) => boolean> = {
-  int: (value) => typeof value === "number" && Number.isSafeInteger(value) && Math.abs(value) <= 2_147_483_647,
-  bigint: (value) => typeof value === "number" && Number.isSafeInteger(value),
-  text: (value) => typeof value === "string" && value.length <= 1000,
-  date: (value) => typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)),
-  timestamptz: (value) =>
-    typeof value === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(value) && !Number.isNaN(Date.parse(value))
 }
 
 /** A timestamp as a cursor value: microseconds, so that casting it back gives the exact instant. */
 export const timestampKeyJson = (expression: string) =>
   `to_char((${expression}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-
-const badCursor = new BadRequest({
-  message: "cursor is not valid for this list; use the meta.next_cursor of the same endpoint, sort and filters."
-})
 
 export interface KeysetOptions {
   /** an SQL expression for the total, when a kept count is cheaper than counting the rows */
@@ -78,14 +74,8 @@ export const keysetPage = (
 ): Effect.Effect<KeysetResult, BadRequest, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const page = yield* resolvePage(params, scope)
-    const tie = sort.tie ?? { key: `${sort.alias}.id`, keyType: "int" as const }
-    if (page.after !== undefined) {
-      const [value, tieValue] = page.after
-      if (page.after.length !== 2 || !fits[sort.keyType](value) || !fits[tie.keyType](tieValue)) {
-        return yield* Effect.fail(badCursor)
-      }
-    }
+    const tie = sort.tie ?? { key: `${sort.alias}.id`, keyType: "id" as const }
+    const page = yield* resolvePage(params, scope, [sort.keyType, tie.keyType])
     const direction = sort.descending ? "DESC" : "ASC"
     const reverse = sort.descending ? "ASC" : "DESC"
     const orderBy = lit(`${sort.key} ${direction}, ${tie.key} ${direction}`)
@@ -93,9 +83,9 @@ export const keysetPage = (
     const where = filters.length === 0 ? lit("TRUE") : Statement.and(filters)
     const after = page.after === undefined
       ? lit("TRUE")
-      : sql`(${lit(sort.key)}, ${lit(tie.key)}) ${lit(sort.descending ? "<" : ">")} (CAST(${page.after[0] ?? null} AS ${
-        lit(sort.keyType)
-      }), CAST(${page.after[1] ?? null} AS ${lit(tie.keyType)}))`
+      : sql`(${lit(sort.key)}, ${lit(tie.key)}) ${lit(sort.descending ? "<" : ">")} (CAST(${page.after[0]} AS ${
+        lit(castType[sort.keyType])
+      }), CAST(${page.after[1]} AS ${lit(castType[tie.keyType])}))`
     const source = lit(sort.source)
     const a = lit(sort.alias)
     const rows = yield* sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`

@@ -2,6 +2,36 @@ import * as Schema from "effect/Schema"
 
 export const MAX_INT4 = 2_147_483_647
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** Half of a UTF-16 pair without the other half: no UTF-8 encodes it. */
+export const hasLoneSurrogate = (text: string) => LONE_SURROGATE.test(text)
+
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/
+
+/**
+ * Text the router could not percent-decode (`%FF`, `%ED%A0%80`: not UTF-8): it passes such a
+ * value on as sent, escapes and all, rather than failing the request.
+ */
+const isUndecoded = (text: string) => {
+  if (!PERCENT_ESCAPE.test(text)) return false
+  try {
+    decodeURIComponent(text)
+    return false
+  } catch {
+    return true
+  }
+}
+
+/** Text PostgreSQL can take as a parameter (no NUL, no lone surrogate) and that was valid UTF-8 on the wire. */
+export const isDatabaseText = (text: string) => !text.includes("\u0000") && !hasLoneSurrogate(text) && !isUndecoded(text)
+
+/** Any text parameter: a bad_request naming `name` when it is not text the database can take. */
+export const TextParam = (name: string) => {
+  const message = () => `${name} must be valid UTF-8 text without NUL characters.`
+  return Schema.String.pipe(Schema.filter(isDatabaseText, { message }))
+}
+
 /**
  * Decimal digits only, checked as text before conversion: NumberFromString alone would take
  * `1e3`, `0x10`, `4242.0`, `012` and ` 12`, and an id past int4 would make Postgres fail (D2).
@@ -12,7 +42,11 @@ const wholeNumberText = (name: string, pattern: RegExp, min: number, max: number
     Schema.pattern(pattern, { message }),
     Schema.compose(Schema.NumberFromString),
     Schema.filter((n) => Number.isSafeInteger(n) && n >= min && n <= max, { message }),
-    Schema.annotations({ message, description: `Whole number from ${min} to ${max}.` })
+    Schema.annotations({
+      message,
+      description: `Whole number from ${min} to ${max}.`,
+      arbitrary: () => (fc) => fc.integer({ min, max })
+    })
   )
 }
 
@@ -32,7 +66,8 @@ export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: str
     Schema.filter((text): text is Words[number] => words.includes(text), {
       message,
       jsonSchema: { enum: words },
-      description: `One of: ${words.join(", ")}.`
+      description: `One of: ${words.join(", ")}.`,
+      arbitrary: () => (fc) => fc.constantFrom(...(words as ReadonlyArray<Words[number]>))
     })
   )
 }
@@ -44,6 +79,7 @@ export const PageParams = {
   limit: Schema.optional(LimitParam),
   offset: Schema.optional(OffsetParam),
   cursor: Schema.optional(
+    // checked whole by the cursor codec (src/Domain/Cursor.ts), which has one message for any bad cursor
     Schema.String.annotations({ description: "Opaque token from meta.next_cursor; replaces offset." })
   )
 }

@@ -5,11 +5,13 @@
  * with a GIN trigram index.
  */
 import * as Schema from "effect/Schema"
+import { TextParam } from "./Params.js"
 
 export const MAX_QUERY_LENGTH = 100
 
 /** `q`: 1 to 100 characters after trimming. Any text is allowed; it is only ever a parameter. */
-export const SearchTextParam = Schema.Trim.pipe(
+export const SearchTextParam = TextParam("q").pipe(
+  Schema.compose(Schema.Trim),
   Schema.filter((text) => text.length >= 1 && text.length <= MAX_QUERY_LENGTH, {
     message: () => `q must be 1 to ${MAX_QUERY_LENGTH} characters long after trimming spaces.`
   }),

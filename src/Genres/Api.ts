@@ -4,6 +4,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
+import { TextParam } from "../Domain/Params.js"
 import { SongSummary } from "../Domain/Song.js"
 import { SongListParams } from "../Labels/Api.js"
 
@@ -30,7 +31,7 @@ export const Genre = Schema.Struct({
   song_count: genreFields.song_count
 }).annotations({ identifier: "Genre" })
 
-const bySlug = Schema.Struct({ slug: Schema.String.annotations({ description: "The genre's slug." }) })
+const bySlug = Schema.Struct({ slug: TextParam("slug").annotations({ description: "The genre's slug." }) })
 
 export class GenresApi extends HttpApiGroup.make("Genres")
   .add(

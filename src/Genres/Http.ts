@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
-import { notFound } from "../Domain/Errors.js"
+import { echo, notFound } from "../Domain/Errors.js"
 import { detailJson, listJson } from "../Domain/Json.js"
 import { GenresRepo } from "./Repo.js"
 
@@ -18,11 +18,11 @@ export const GenresLive = HttpApiBuilder.group(Api, "Genres", (handlers) =>
       .handle("detail", ({ path: { slug } }) =>
         Effect.flatMap(
           repo.genreJsonBySlug(slug),
-          Option.match({ onNone: () => Effect.fail(notFound(`Genre ${slug}`)), onSome: (json) => Effect.succeed(detailJson(json)) })
+          Option.match({ onNone: () => Effect.fail(notFound(`Genre ${echo(slug)}`)), onSome: (json) => Effect.succeed(detailJson(json)) })
         ))
       .handle("songs", ({ path: { slug }, urlParams: { sort, ...page } }) =>
         Effect.flatMap(repo.listGenreSongs(slug, sort ?? "released", page), (result) =>
           result.found
             ? Effect.succeed(listJson(result.itemsJson, result.meta))
-            : Effect.fail(notFound(`Genre ${slug}`))))
+            : Effect.fail(notFound(`Genre ${echo(slug)}`))))
   })).pipe(Layer.provide(GenresRepo.Default))

@@ -44,6 +44,8 @@ export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
       .handle("health", () => Effect.succeed({ data: { status: "ok" as const } }))
       .handle("ready", () =>
         repo.ping.pipe(
+          // answer at the second; the abandoned ping ends on its own (src/DatabaseFaults.ts)
+          Effect.disconnect,
           Effect.timeoutFail({
             duration: "1 second",
             onTimeout: () => new Unavailable({ message: "The database did not answer within 1 second." })

@@ -101,7 +101,8 @@ const YearParam = Schema.String.pipe(
   Schema.compose(Schema.NumberFromString),
   Schema.annotations({
     message: () => "year must be a four-digit year from 1000 to 2999.",
-    description: "Release year, YYYY."
+    description: "Release year, YYYY.",
+    arbitrary: () => (fc) => fc.integer({ min: 1000, max: 2999 })
   })
 )
 

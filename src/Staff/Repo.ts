@@ -25,7 +25,7 @@ const staffSongSort: KeysetSort = {
   alias: "s",
   key: "s.id",
   keyJson: "s.id",
-  keyType: "int",
+  keyType: "id",
   item: `json_build_object(${songSummaryPairsSql("s")},
     'status', ${songStatusSql("s")},
     'published_at', iso_time(s.published_at),

@@ -4,7 +4,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
-import { ChoiceParam, OrderParam, PageParams } from "../Domain/Params.js"
+import { ChoiceParam, OrderParam, PageParams, TextParam } from "../Domain/Params.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { SongSummary } from "../Domain/Song.js"
 
@@ -46,7 +46,7 @@ export const ContributionEntry = Schema.Struct({
 }).annotations({ identifier: "ContributionEntry" })
 
 /** A public handle. A purely numeric value is an internal user id, never accepted (D2). */
-export const UsernameParam = Schema.String.pipe(
+export const UsernameParam = TextParam("username").pipe(
   Schema.filter((text) => !/^[0-9]+$/.test(text), {
     message: () => "user ids are not accepted; use the public username"
   })

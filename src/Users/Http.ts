@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { notFound } from "../Domain/Errors.js"
+import { echo, notFound } from "../Domain/Errors.js"
 import { listJson } from "../Domain/Json.js"
 import type { KeysetResult } from "../Domain/Keyset.js"
 import { UsersRepo } from "./Repo.js"
@@ -11,7 +11,7 @@ const listOf = (page: KeysetResult) => listJson(page.itemsJson, page.meta)
 
 /** A list owned by a member: not_found when no public member has the handle (D2). */
 const memberListOf = (username: string) => (page: KeysetResult) =>
-  page.found ? Effect.succeed(listOf(page)) : Effect.fail(notFound(`User ${username}`))
+  page.found ? Effect.succeed(listOf(page)) : Effect.fail(notFound(`User ${echo(username)}`))
 
 export const UsersLive = HttpApiBuilder.group(Api, "Users", (handlers) =>
   Effect.gen(function*() {

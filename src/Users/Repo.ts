@@ -103,7 +103,7 @@ const lovesSort: KeysetSort = {
   keyType: "timestamptz",
   item: `(SELECT ${songSummaryJsonSql("s")} FROM songs s WHERE s.id = l.song_id)`,
   descending: true,
-  tie: { key: "l.song_id", keyType: "int" }
+  tie: { key: "l.song_id", keyType: "id" }
 }
 
 export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo", {

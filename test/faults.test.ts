@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import type * as SqlError from "@effect/sql/SqlError"
+import { Cause, Runtime } from "effect"
+import { DatabaseFault, isDatabaseUnavailable } from "../src/Database.js"
+import { ErrorEnvelope } from "../src/Domain/Errors.js"
+import { resolveTestDatabase, type TestDatabase } from "./support/database.js"
+import { decodeWith } from "./support/http.js"
+import { type FaultProxy, startFaultProxy } from "./support/proxy.js"
+import { startServer, type TestServer } from "./support/server.js"
+
+/** Short settings keep the test fast; the bounds scale with them. */
+const STATEMENT_TIMEOUT_MS = 1000
+const MARGIN_MS = 1000
+const ACQUIRE_MS = 1000
+const POOL_SIZE = 4
+/** What a loaded 2-core machine adds to a bound before a request is answered. */
+const SLACK_MS = 1500
+
+const PATHS = [
+  "/v1/songs",
+  "/v1/songs/1",
+  "/v1/albums",
+  "/v1/artists?sort=songs",
+  "/v1/search?q=lagu",
+  "/v1/genres",
+  "/v1/labels",
+  "/v1/users"
+]
+
+interface Timed {
+  readonly path: string
+  readonly status: number
+  readonly body: unknown
+  readonly ms: number
+}
+
+/** One request with its time; a request left without a response fails the test (status 0). */
+const timed = async (baseUrl: string, path: string): Promise<Timed> => {
+  const started = performance.now()
+  try {
+    const response = await fetch(baseUrl + path, { signal: AbortSignal.timeout(15_000) })
+    const text = await response.text()
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = text
+    }
+    return { path, status: response.status, body, ms: performance.now() - started }
+  } catch (error) {
+    return { path, status: 0, body: String(error), ms: performance.now() - started }
+  }
+}
+
+const burst = (baseUrl: string, count: number) =>
+  Promise.all(Array.from({ length: count }, (_, i) => timed(baseUrl, PATHS[i % PATHS.length]!)))
+
+const expectUnavailable = (replies: ReadonlyArray<Timed>) => {
+  for (const reply of replies) {
+    expect({ path: reply.path, status: reply.status }).toEqual({ path: reply.path, status: 503 })
+    expect(decodeWith(ErrorEnvelope, reply.body).error.code).toBe("internal_error")
+  }
+}
+
+/** Milliseconds until `path` answers 200 again, polling every 50 ms. */
+const timeToRecover = async (baseUrl: string, path = "/v1/songs", limitMs = 10_000) => {
+  const started = performance.now()
+  while (performance.now() - started < limitMs) {
+    const reply = await timed(baseUrl, path)
+    if (reply.status === 200) return performance.now() - started
+    await Bun.sleep(50)
+  }
+  return Number.POSITIVE_INFINITY
+}
+
+const maxMs = (replies: ReadonlyArray<Timed>) => Math.round(Math.max(...replies.map((reply) => reply.ms)))
+
+/** The SqlError a statement on the service's own pool fails with. */
+const failureOf = async (statement: Promise<unknown>): Promise<SqlError.SqlError> => {
+  try {
+    await statement
+  } catch (error) {
+    if (Runtime.isFiberFailure(error)) return Cause.squash(error[Runtime.FiberFailureCauseId]) as SqlError.SqlError
+    throw error
+  }
+  throw new Error("the statement succeeded")
+}
+
+let database: TestDatabase
+let proxy: FaultProxy
+let server: TestServer
+const figures: Array<string> = []
+
+beforeAll(async () => {
+  database = await resolveTestDatabase()
+  if (database.kind !== "postgres") return
+  proxy = await startFaultProxy(database.url)
+  server = await startServer({
+    database,
+    env: {
+      DATABASE_URL: proxy.url,
+      DATABASE_POOL_SIZE: String(POOL_SIZE),
+      DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+      DATABASE_DEADLINE_MARGIN_MS: String(MARGIN_MS),
+      DATABASE_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_MS),
+      // every failed request logs at ERROR (the pipeline's policy): not wanted in the test output
+      LOG_LEVEL: "none"
+    }
+  })
+}, 60_000)
+
+afterAll(async () => {
+  proxy?.resume()
+  await server?.stop()
+  proxy?.stop()
+  await database?.drop()
+  if (figures.length > 0) console.log(`faults: ${figures.join("; ")}`)
+})
+
+describe.skipIf(process.env.TEST_DATABASE_URL === undefined)("the database in the way (a TCP proxy)", () => {
+  test("frozen: every request, more than the pool holds, gets a 503 envelope within the bounds", async () => {
+    expect((await burst(server.baseUrl, PATHS.length)).map((reply) => reply.status)).toEqual(PATHS.map(() => 200))
+    proxy.pause()
+    try {
+      // three times the pool: some hold a connection whose query hangs, the rest wait for one
+      const replies = await burst(server.baseUrl, POOL_SIZE * 3)
+      expectUnavailable(replies)
+      const bound = ACQUIRE_MS + STATEMENT_TIMEOUT_MS + MARGIN_MS + SLACK_MS
+      expect(maxMs(replies)).toBeLessThan(bound)
+      figures.push(`frozen: ${replies.length} requests -> 503 in ${maxMs(replies)} ms at most`)
+
+      const ready = await timed(server.baseUrl, "/v1/health/ready")
+      expect(ready.status).toBe(503)
+      expect(decodeWith(ErrorEnvelope, ready.body).error.code).toBe("internal_error")
+      expect(ready.ms).toBeLessThan(1000 + SLACK_MS)
+      figures.push(`ready while frozen: 503 in ${Math.round(ready.ms)} ms`)
+    } finally {
+      proxy.resume()
+    }
+  }, 30_000)
+
+  test("after a freeze: 200 again within 2 s, and at full speed (every pooled connection usable)", async () => {
+    proxy.pause()
+    await burst(server.baseUrl, POOL_SIZE * 2)
+    proxy.resume()
+    const recovered = await timeToRecover(server.baseUrl)
+    expect(recovered).toBeLessThan(2000)
+    const replies = await burst(server.baseUrl, POOL_SIZE * 4)
+    expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200))
+    figures.push(`frozen -> resumed: 200 after ${Math.round(recovered)} ms, then ${replies.length}/${replies.length} 200 in ${maxMs(replies)} ms`)
+  }, 30_000)
+
+  test("refused (stopped): 503 envelopes fast, then 200 within 2 s of its return", async () => {
+    proxy.drop()
+    try {
+      const replies = await burst(server.baseUrl, POOL_SIZE * 3)
+      expectUnavailable(replies)
+      expect(maxMs(replies)).toBeLessThan(ACQUIRE_MS + SLACK_MS)
+      figures.push(`refused: ${replies.length} requests -> 503 in ${maxMs(replies)} ms at most`)
+      const ready = await timed(server.baseUrl, "/v1/health/ready")
+      expect(ready.status).toBe(503)
+    } finally {
+      proxy.resume()
+    }
+    const recovered = await timeToRecover(server.baseUrl)
+    expect(recovered).toBeLessThan(2000)
+    const replies = await burst(server.baseUrl, POOL_SIZE * 4)
+    expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200))
+    figures.push(`refused -> resumed: 200 after ${Math.round(recovered)} ms`)
+  }, 30_000)
+
+  test("isDatabaseUnavailable tells each fault by its code, and a statement's own error from them", async () => {
+    expect(isDatabaseUnavailable(await failureOf(server.sql("SELECT 1/0")))).toBe(false)
+    expect(isDatabaseUnavailable(await failureOf(server.sql("SELECT * FROM no_such_table")))).toBe(false)
+
+    proxy.pause()
+    const hung = await failureOf(server.sql("SELECT 1"))
+    expect(hung.cause).toBeInstanceOf(DatabaseFault)
+    expect(isDatabaseUnavailable(hung)).toBe(true)
+    proxy.resume()
+    expect(await timeToRecover(server.baseUrl)).toBeLessThan(2000)
+
+    // a connection closed under a running statement: pg's error has no code, only what it is
+    const cut = failureOf(server.sql("SELECT pg_sleep(0.8)"))
+    await Bun.sleep(300)
+    proxy.drop()
+    const lost = await cut
+    expect(lost.cause).not.toBeInstanceOf(DatabaseFault)
+    expect((lost.cause as { code?: unknown }).code).toBeUndefined()
+    expect(isDatabaseUnavailable(lost)).toBe(true)
+
+    await Bun.sleep(200)
+    const refused = await failureOf(server.sql("SELECT 3"))
+    expect((refused.cause as { code?: unknown }).code).toBe("ECONNREFUSED")
+    expect(isDatabaseUnavailable(refused)).toBe(true)
+    proxy.resume()
+    expect(await timeToRecover(server.baseUrl)).toBeLessThan(2000)
+  }, 30_000)
+})
