@@ -12,7 +12,6 @@ export type FaultKind = "acquire" | "query" | "connect"
 export class DatabaseFault extends Error {
   readonly code = "DATABASE_FAULT"
   constructor(readonly kind: FaultKind, afterMs: number, options?: { readonly cause: unknown }) {
-    // "timeout" and "connect" in the text: the HTTP pipeline's older predicate reads messages.
     super(
       kind === "acquire"
         ? `no database connection within ${afterMs} ms (acquire timeout)`
@@ -158,6 +157,8 @@ export const boundWaiting = (pool: pg.Pool, bounds: WaitingBounds) => {
       settled = true
       if (error !== undefined && error !== null) {
         const fault = codeOf(error) === undefined ? new DatabaseFault("connect", bounds.acquireMs, { cause: error }) : error
+        // whatever refused the connection (down, not accepting connections, gone), no request can be served
+        if (typeof fault === "object") lostConnectionErrors.add(fault)
         return callback(fault, undefined, NOOP)
       }
       const c = client!

@@ -8,7 +8,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
-import { BadRequest, type ErrorCode, InternalError, NotFound, Unavailable } from "../Domain/Errors.js"
+import { isDatabaseUnavailable } from "../Database.js"
+import { BadRequest, echo, type ErrorCode, InternalError, NotFound, Unavailable } from "../Domain/Errors.js"
 import { pathOf } from "../Domain/Url.js"
 import type { RateLimitDecision } from "../RateLimit/RateLimiter.js"
 import { traceIdOf } from "../RequestTrace.js"
@@ -21,22 +22,17 @@ import { traceIdOf } from "../RequestTrace.js"
 /** The envelope of spec part 7: `{"error":{"code","message"}}` and nothing else. */
 export const envelope = (code: ErrorCode, message: string) => JSON.stringify({ error: { code, message } })
 
-const QUOTE_LIMIT = 40
-
-/** At most the first characters of client text, marked when cut. */
-export const clip = (text: string, limit = QUOTE_LIMIT) => (text.length <= limit ? text : `${text.slice(0, limit)}…`)
-
 /** A message with every long quoted value cut to its prefix, and the whole kept short. */
 const clipQuotes = (message: string) =>
-  clip(message.replace(/"((?:[^"\\]|\\.){40})(?:[^"\\]|\\.)+"/g, (_, prefix: string) => `"${prefix}…"`), 240)
+  echo(message.replace(/"((?:[^"\\]|\\.){40})(?:[^"\\]|\\.)+"/g, (_, prefix: string) => `"${prefix}…"`), 240)
 
 export const routeNotFoundMessage = (path: string) =>
   path.length > 1 && path.endsWith("/")
-    ? `No endpoint at ${clip(path, 80)}; paths have no trailing slash.`
-    : `No endpoint at ${clip(path, 80)}.`
+    ? `No endpoint at ${echo(path, 80)}; paths have no trailing slash.`
+    : `No endpoint at ${echo(path, 80)}.`
 
 export const methodNotAllowedMessage = (method: string, template: string) =>
-  `Method ${clip(method, 16)} is not allowed on ${template}; use GET or HEAD.`
+  `Method ${echo(method, 16)} is not allowed on ${template}; use GET or HEAD.`
 
 export const URL_TOO_LONG_MESSAGE = "The request target is too long: at most 8,192 bytes of path and query."
 export const HEADERS_TOO_LARGE_MESSAGE = "The request's header fields are too large: at most 16,384 bytes in all."
@@ -61,18 +57,6 @@ const badRequestFrom = (error: HttpApiError.HttpApiDecodeError) =>
   new BadRequest({
     message: clipQuotes(error.issues.length > 0 ? issueText(error.issues[0]!) : "The request is not valid.")
   })
-
-/** Connection failures and statement timeouts mean "try again later": 503. */
-const isDatabaseUnavailable = (error: SqlError.SqlError) => {
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined
-  const code = typeof cause?.code === "string" ? cause.code : ""
-  return (
-    /acquire connection|Connection error/.test(error.message) ||
-    ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "57014", "57P01", "57P03", "53300"].includes(code) ||
-    code.startsWith("08") ||
-    /timeout|terminat|connect/i.test(typeof cause?.message === "string" ? cause.message : "")
-  )
-}
 
 const ENVELOPE_TAGS = new Set(["NotFound", "BadRequest", "Unauthorized", "Forbidden", "RateLimited", "InternalError", "Unavailable"])
 

@@ -8,7 +8,7 @@ import { AppConfig } from "../Config.js"
 import { pathOf } from "../Domain/Url.js"
 import type { InfoLineWriter } from "../Logging.js"
 import type { Answer } from "./Answer.js"
-import { clip } from "./Errors.js"
+import { echo } from "../Domain/Errors.js"
 import { matchRoute } from "./Routes.js"
 
 /** `GET /v1/songs/:songId`: the span name OpenTelemetry's HTTP conventions ask for; the method alone off-route. */
@@ -68,7 +68,7 @@ export const writeRequestLine = (write: InfoLineWriter, line: RequestLine, fiber
   write(`${line.method} ${route ?? line.path} ${line.status}`, {
     "http.method": line.method,
     "http.route": route ?? "",
-    "url.path": clip(line.path, 256),
+    "url.path": echo(line.path, 256),
     "http.status": line.status,
     duration_ms: Math.round(line.durationMs * 10) / 10,
     bytes: line.bytes,
