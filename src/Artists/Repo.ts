@@ -78,55 +78,79 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         AND (EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id AND aa.artist_id = ${artistId})
              OR NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id))`
 
-    const list = (params: { readonly q: string | undefined; readonly sort: ArtistSort; readonly page: PageRequest }) =>
+    /**
+     * Visible artists (D14) with q: the name matches (trigram indexes of sql/0004) whose kept
+     * counts (sql/0008) say they are visible; cost grows with the matches. Without q: pages of an
+     * index (artists_name_idx, or sql/0008's kept song counts) and a kept total.
+     */
+    const matchingSql = (q: string) => sql`
+      SELECT a.id, a.name FROM artists a
+      WHERE (SELECT fold_name(${q}::text)) <> ''
+        AND (a.search_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'
+             OR a.search_full_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%')
+        AND artist_is_visible(a.id)`
+
+    const listByName = (q: string | undefined, page: PageRequest, offset: number) =>
       Effect.gen(function*() {
-        const { page } = params
-        const q = params.q ?? null
-        const offset = page.after === undefined ? page.offset : 0
-        // without q, the kept count of sql/0006 (counting every visible artist took ~1.2 s at 100k songs)
-        const total = q === null ? sql`(SELECT artists FROM public_catalogue_counts)` : sql`(SELECT count(*) FROM listed)`
-        const matching = sql`
-          SELECT a.id, a.name FROM public_artists a
-          WHERE ${q}::text IS NULL
-             OR ((SELECT fold_name(${q}::text)) <> ''
-                 AND (a.search_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'
-                      OR a.search_full_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'))`
-        if (params.sort === "name") {
-          const after = yield* keyPair(page, isText)
-          return yield* sql<PageRow>`
-            WITH listed AS (SELECT m.id, lower(m.name) AS sort_name FROM (${matching}) m),
+        const after = yield* keyPair(page, isText)
+        const afterKey = sql`(${after.value}::text IS NULL OR (lower(a.name), a.id) > (${after.value}::text, ${after.id}::int))`
+        const head = q === undefined
+          ? sql`page AS (
+              SELECT a.id, lower(a.name) AS sort_name FROM artists a
+              WHERE ${afterKey} AND artist_is_visible(a.id)
+              ORDER BY lower(a.name), a.id
+              LIMIT ${page.limit} OFFSET ${offset})`
+          : sql`listed AS (SELECT m.id, lower(m.name) AS sort_name FROM (${matchingSql(q)}) m),
             page AS (
               SELECT l.id, l.sort_name FROM listed l
               WHERE ${after.value}::text IS NULL OR (l.sort_name, l.id) > (${after.value}::text, ${after.id}::int)
               ORDER BY l.sort_name, l.id
-              LIMIT ${page.limit} OFFSET ${offset})
-            SELECT
-              ${total}::int AS total,
-              (SELECT count(*) FROM page)::int AS served,
-              (SELECT coalesce(json_agg(${artistSummaryJson("a")} ORDER BY p.sort_name, p.id), '[]')
-               FROM page p JOIN artists a ON a.id = p.id)::text AS items,
-              (SELECT json_build_array(p.sort_name, p.id) FROM page p ORDER BY p.sort_name DESC, p.id DESC LIMIT 1)::text AS last_key`
-        }
-        const after = yield* keyPair(page, isCount)
+              LIMIT ${page.limit} OFFSET ${offset})`
         return yield* sql<PageRow>`
-          WITH listed AS (SELECT m.id, ${Statement.unsafeFragment(artistSongCountSql("m"))}::int AS song_count FROM (${matching}) m),
-          page AS (
-            SELECT l.id, l.song_count FROM listed l
-            WHERE ${after.value}::int IS NULL
-               OR l.song_count < ${after.value}::int OR (l.song_count = ${after.value}::int AND l.id > ${after.id}::int)
-            ORDER BY l.song_count DESC, l.id
-            LIMIT ${page.limit} OFFSET ${offset})
+          WITH ${head}
           SELECT
-            ${total}::int AS total,
+            ${q === undefined ? sql`visible_artist_count()` : sql`(SELECT count(*) FROM listed)`}::int AS total,
+            (SELECT count(*) FROM page)::int AS served,
+            (SELECT coalesce(json_agg(${artistSummaryJson("a")} ORDER BY p.sort_name, p.id), '[]')
+             FROM page p JOIN artists a ON a.id = p.id)::text AS items,
+            (SELECT json_build_array(p.sort_name, p.id) FROM page p ORDER BY p.sort_name DESC, p.id DESC LIMIT 1)::text AS last_key`
+      })
+
+    const listBySongs = (q: string | undefined, page: PageRequest, offset: number) =>
+      Effect.gen(function*() {
+        const after = yield* keyPair(page, isCount)
+        const head = q === undefined
+          ? sql`page AS (
+              SELECT r.id, r.song_count::int AS song_count
+              FROM artists_by_song_count(${after.value}::int, ${after.id}::int, ${offset + page.limit}::int) r
+              ORDER BY r.song_count DESC, r.id
+              LIMIT ${page.limit} OFFSET ${offset})`
+          : sql`listed AS (SELECT m.id, public_artist_song_count(m.id)::int AS song_count FROM (${matchingSql(q)}) m),
+            page AS (
+              SELECT l.id, l.song_count FROM listed l
+              WHERE ${after.value}::int IS NULL
+                 OR l.song_count < ${after.value}::int OR (l.song_count = ${after.value}::int AND l.id > ${after.id}::int)
+              ORDER BY l.song_count DESC, l.id
+              LIMIT ${page.limit} OFFSET ${offset})`
+        return yield* sql<PageRow>`
+          WITH ${head}
+          SELECT
+            ${q === undefined ? sql`visible_artist_count()` : sql`(SELECT count(*) FROM listed)`}::int AS total,
             (SELECT count(*) FROM page)::int AS served,
             (SELECT coalesce(json_agg(${artistSummaryJson("a", "p.song_count")} ORDER BY p.song_count DESC, p.id), '[]')
              FROM page p JOIN artists a ON a.id = p.id)::text AS items,
             (SELECT json_build_array(p.song_count, p.id) FROM page p ORDER BY p.song_count, p.id DESC LIMIT 1)::text AS last_key`
-      }).pipe(
+      })
+
+    const list = (params: { readonly q: string | undefined; readonly sort: ArtistSort; readonly page: PageRequest }) => {
+      const { page } = params
+      const offset = page.after === undefined ? page.offset : 0
+      return (params.sort === "name" ? listByName : listBySongs)(params.q, page, offset).pipe(
         Effect.map((rows) => toPage(rows[0])),
         Effect.catchTag("SqlError", Effect.die),
         withSpan("ArtistsRepo.list")
       )
+    }
 
     /** D6 detail as JSON text, or None when the artist is not visible (D14). */
     const detailJson = (artistId: number) =>

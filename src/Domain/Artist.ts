@@ -27,9 +27,8 @@ export const artistSummaryFields = {
 export const ArtistSummary = Schema.Struct(artistSummaryFields).annotations({ identifier: "ArtistSummary" })
 export type ArtistSummary = typeof ArtistSummary.Type
 
-/** Public songs credited to artists row `a` in any role (D11: public rows only). */
-export const artistSongCountSql = (a: string) =>
-  `(SELECT count(DISTINCT c.song_id) FROM credits c JOIN public_songs cs ON cs.id = c.song_id WHERE c.artist_id = ${a}.id)`
+/** Public songs credited to artists row `a` in any role (D11: public rows only), from sql/0008's kept counts. */
+export const artistSongCountSql = (a: string) => `public_artist_song_count(${a}.id)`
 
 /** The summary's pairs before `song_count`, for artists row `a`: the detail starts the same way. */
 export const artistIdentityPairsSql = (a: string) => `
