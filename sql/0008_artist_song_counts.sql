@@ -251,9 +251,3 @@ CREATE FUNCTION visible_artist_count() RETURNS bigint LANGUAGE sql STABLE AS $$
             AND EXISTS (SELECT 1 FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = x.artist_id))
 $$;
 
--- public_artists' rule from the kept counts: a public song (settled or due) or a public album.
-CREATE FUNCTION artist_is_visible(artist integer) RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT EXISTS (SELECT 1 FROM artist_song_counts ac WHERE ac.artist_id = artist AND ac.settled_songs > 0)
-      OR EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.published_at <= now() AND artist = ANY (l.artist_ids))
-      OR EXISTS (SELECT 1 FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = artist)
-$$;

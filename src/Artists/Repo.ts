@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { artistIdentityPairsSql, artistSongCountSql, artistSummaryJson } from "../Domain/Artist.js"
+import { artistIdentityPairsSql, artistSongCountSql, artistSummaryJson, artistVisibleSql } from "../Domain/Artist.js"
 import { BadRequest } from "../Domain/Errors.js"
 import type { PageRequest, SortKey } from "../Domain/Pagination.js"
 import { albumArtistJson, listAlbumEntryJson, songSummaryJson } from "../Domain/Song.js"
@@ -88,7 +88,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       WHERE (SELECT fold_name(${q}::text)) <> ''
         AND (a.search_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'
              OR a.search_full_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%')
-        AND artist_is_visible(a.id)`
+        AND ${Statement.unsafeFragment(artistVisibleSql("a"))}`
 
     const listByName = (q: string | undefined, page: PageRequest, offset: number) =>
       Effect.gen(function*() {
@@ -97,7 +97,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         const head = q === undefined
           ? sql`page AS (
               SELECT a.id, lower(a.name) AS sort_name FROM artists a
-              WHERE ${afterKey} AND artist_is_visible(a.id)
+              WHERE ${afterKey} AND ${Statement.unsafeFragment(artistVisibleSql("a"))}
               ORDER BY lower(a.name), a.id
               LIMIT ${page.limit} OFFSET ${offset})`
           : sql`listed AS (SELECT m.id, lower(m.name) AS sort_name FROM (${matchingSql(q)}) m),

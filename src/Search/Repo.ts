@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { artistSongCountSql, artistSummaryPairsSql } from "../Domain/Artist.js"
+import { artistSongCountSql, artistSummaryPairsSql, artistVisibleSql } from "../Domain/Artist.js"
 import { curatedListItemCountSql, curatedListSummaryPairsSql } from "../Domain/CuratedListSummary.js"
 import { listAlbumEntryJsonSql, PLACEHOLDER, songSummaryPairsSql } from "../Domain/Song.js"
 import type { SearchType } from "./Api.js"
@@ -65,7 +65,7 @@ interface SearchSource {
 const withScore = (json: string) => `(left((${json})::text, -1) || ', "score" : ' || t.score || '}')::json`
 
 /** public_artists' rule from sql/0008's kept counts: one index probe per candidate. */
-const visibleArtist = "artist_is_visible(x.id)"
+const visibleArtist = artistVisibleSql("x")
 
 const sources: Record<SearchType, SearchSource> = {
   songs: {
@@ -144,7 +144,7 @@ const sources: Record<SearchType, SearchSource> = {
       'username', x.username, 'name', x.name, 'avatar_url', asset_url(x.avatar_key, '${PLACEHOLDER.avatar}'),
       'is_fan', x.kind = 'fan', 'is_artist', x.kind = 'artist', 'is_group', x.kind = 'group',
       'joined_at', iso_time(x.joined_at),
-      'contribution_count', coalesce((SELECT mc.contribution_count FROM public_member_contribution_counts mc WHERE mc.member_id = x.id), 0),
+      'contribution_count', coalesce((SELECT mc.contribution_count FROM public_member_contributions mc WHERE mc.member_id = x.id), 0),
       'score', t.score)`,
     // public handles are unique (case-insensitively): no internal id decides an order users can see
     tie: "lower(x.username)"

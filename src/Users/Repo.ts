@@ -30,7 +30,7 @@ const publicProfiles = `(
          lower(m.username) AS handle, lower(m.name) AS sort_name,
          coalesce(cc.contribution_count, 0)::int AS contribution_count
   FROM members m
-  LEFT JOIN public_member_contribution_counts cc ON cc.member_id = m.id
+  LEFT JOIN public_member_contributions cc ON cc.member_id = m.id
   WHERE m.username IS NOT NULL AND NOT m.is_banned) m`
 
 /** Spec 2.8 for row `m` of publicProfiles. */
@@ -145,7 +145,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
         `contributions|${username.toLowerCase()}`,
         {
           guard: sql`${memberId(username)} IS NOT NULL`,
-          total: sql`SELECT coalesce((SELECT cc.contribution_count FROM public_member_contribution_counts cc
+          total: sql`SELECT coalesce((SELECT cc.contribution_count FROM public_member_contributions cc
                                       WHERE cc.member_id = ${memberId(username)}), 0)`
         }
       ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listContributions"))

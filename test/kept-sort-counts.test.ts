@@ -16,9 +16,10 @@ interface Listed {
   readonly total: number
   readonly bySongs: ReadonlyArray<[number, number]>
   readonly byName: ReadonlyArray<[number, number]>
+  readonly users: ReadonlyArray<[string, number]>
 }
 
-/** /v1/artists by songs and by name, as [id, song_count] (kept counts of sql/0008). */
+/** /v1/artists by songs and by name, as [id, song_count] (sql/0008); /v1/users as [username, contribution_count] (sql/0009). */
 const served = async (): Promise<Listed> => {
   const page = async (path: string) => {
     const reply = await request(server.baseUrl, path)
@@ -29,7 +30,15 @@ const served = async (): Promise<Listed> => {
   const bySongs = await page("/v1/artists?sort=songs&limit=50")
   const byName = await page("/v1/artists?sort=name&limit=50")
   expect(byName.total).toBe(bySongs.total)
-  return { total: bySongs.total, bySongs: bySongs.items, byName: byName.items }
+  const users = await request(server.baseUrl, "/v1/users?sort=contributions&limit=50")
+  expect(users.status).toBe(200)
+  const members = (users.body as { data: Array<{ username: string; contribution_count: number }> }).data
+  return {
+    total: bySongs.total,
+    bySongs: bySongs.items,
+    byName: byName.items,
+    users: members.map((m): [string, number] => [m.username, m.contribution_count])
+  }
 }
 
 /** The same lists counted directly over the public views. */
@@ -38,17 +47,21 @@ const counted = async (): Promise<Listed> => {
     SELECT a.id, lower(a.name) AS name,
       (SELECT count(DISTINCT c.song_id) FROM credits c JOIN public_songs s ON s.id = c.song_id WHERE c.artist_id = a.id)::int AS songs
     FROM public_artists a`)
+  const members = await server.sql<{ username: string; n: number }>(`
+    SELECT m.username, (SELECT count(*) FROM contributions c JOIN public_songs s ON s.id = c.song_id WHERE c.member_id = m.id)::int AS n
+    FROM public_members m ORDER BY n DESC, lower(m.username) DESC LIMIT 50`)
   const bySongs = [...rows].sort((x, y) => y.songs - x.songs || x.id - y.id)
   const byName = [...rows].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
   return {
     total: rows.length,
     bySongs: bySongs.map((a): [number, number] => [a.id, a.songs]),
-    byName: byName.map((a): [number, number] => [a.id, a.songs])
+    byName: byName.map((a): [number, number] => [a.id, a.songs]),
+    users: members.map((m): [string, number] => [m.username, m.n])
   }
 }
 
-describe("kept artist song counts (sql/0008)", () => {
-  test("the artists lists equal counting the public rows, after every kind of change", async () => {
+describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contributions)", () => {
+  test("the artists and users lists equal counting the public rows, after every kind of change", async () => {
     const before = await served()
     expect(before).toEqual(await counted())
     // the fixture's numbers: a test that could not fail would pass on an empty list
@@ -84,6 +97,11 @@ describe("kept artist song counts (sql/0008)", () => {
       ["DELETE FROM credits WHERE song_id = 6", "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 1, 8, 1)"],
       // an album naming the hidden artist is published
       ["UPDATE albums SET published_at = now() - interval '1 hour' WHERE id = 3", "UPDATE albums SET published_at = NULL WHERE id = 3"],
+      // contributions: onto the scheduled song, a new one, one deleted
+      ["UPDATE contributions SET song_id = 12 WHERE id IN (6, 300)",
+        "UPDATE contributions SET song_id = CASE id WHEN 6 THEN 2 ELSE 3 END WHERE id IN (6, 300)"],
+      ["INSERT INTO contributions (id, member_id, song_id, action) VALUES (900, 100, 2, 'edit')",
+        "DELETE FROM contributions WHERE id = 900"],
       [`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (900, 'Baru', 'baru', current_date, now());
         INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (900, 1, 10, 1), (900, 2, 10, 2)`,
         "DELETE FROM credits WHERE song_id = 900; DELETE FROM songs WHERE id = 900"]
@@ -105,5 +123,8 @@ describe("kept artist song counts (sql/0008)", () => {
     await server.sql("SELECT recount_artist_song_counts()")
     expect(await server.sql("SELECT * FROM artist_song_counts ORDER BY artist_id")).toEqual(kept)
     expect((await server.sql("SELECT * FROM artist_song_totals"))[0]).toEqual(totals!)
+    const members = await server.sql("SELECT * FROM member_settled_contributions WHERE settled <> 0 ORDER BY member_id")
+    await server.sql("SELECT recount_member_settled_contributions()")
+    expect(await server.sql("SELECT * FROM member_settled_contributions ORDER BY member_id")).toEqual(members)
   })
 })
