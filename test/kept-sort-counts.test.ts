@@ -17,6 +17,7 @@ interface Listed {
   readonly bySongs: ReadonlyArray<[number, number]>
   readonly byName: ReadonlyArray<[number, number]>
   readonly users: ReadonlyArray<[string, number]>
+  readonly userTotal: number
 }
 
 /** /v1/artists by songs and by name, as [id, song_count] (sql/0008); /v1/users as [username, contribution_count] (sql/0009). */
@@ -32,12 +33,14 @@ const served = async (): Promise<Listed> => {
   expect(byName.total).toBe(bySongs.total)
   const users = await request(server.baseUrl, "/v1/users?sort=contributions&limit=50")
   expect(users.status).toBe(200)
-  const members = (users.body as { data: Array<{ username: string; contribution_count: number }> }).data
+  const usersBody = users.body as { meta: { total: number }; data: Array<{ username: string; contribution_count: number }> }
+  const members = usersBody.data
   return {
     total: bySongs.total,
     bySongs: bySongs.items,
     byName: byName.items,
-    users: members.map((m): [string, number] => [m.username, m.contribution_count])
+    users: members.map((m): [string, number] => [m.username, m.contribution_count]),
+    userTotal: usersBody.meta.total
   }
 }
 
@@ -56,7 +59,8 @@ const counted = async (): Promise<Listed> => {
     total: rows.length,
     bySongs: bySongs.map((a): [number, number] => [a.id, a.songs]),
     byName: byName.map((a): [number, number] => [a.id, a.songs]),
-    users: members.map((m): [string, number] => [m.username, m.n])
+    users: members.map((m): [string, number] => [m.username, m.n]),
+    userTotal: (await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM public_members"))[0]!.n
   }
 }
 
@@ -69,6 +73,7 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
     expect(before.bySongs[0]![1]).toBeGreaterThan(1)
 
     const [future] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 12")
+    const [member] = await server.sql<{ username: string }>("SELECT username FROM members WHERE id = 2")
     const steps: Array<[string, string]> = [
       ["UPDATE songs SET deleted_at = now() WHERE id = 4", "UPDATE songs SET deleted_at = NULL WHERE id = 4"],
       ["UPDATE songs SET published_at = NULL WHERE id IN (1, 2)",
@@ -97,6 +102,10 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
       ["DELETE FROM credits WHERE song_id = 6", "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 1, 8, 1)"],
       // an album naming the hidden artist is published
       ["UPDATE albums SET published_at = now() - interval '1 hour' WHERE id = 3", "UPDATE albums SET published_at = NULL WHERE id = 3"],
+      // members: banned, losing the handle, a new one
+      ["UPDATE members SET is_banned = true WHERE id = 1", "UPDATE members SET is_banned = false WHERE id = 1"],
+      ["UPDATE members SET username = NULL WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
+      ["INSERT INTO members (id, username, name) VALUES (900, 'baru', 'Baru')", "DELETE FROM members WHERE id = 900"],
       // contributions: onto the scheduled song, a new one, one deleted
       ["UPDATE contributions SET song_id = 12 WHERE id IN (6, 300)",
         "UPDATE contributions SET song_id = CASE id WHEN 6 THEN 2 ELSE 3 END WHERE id IN (6, 300)"],
