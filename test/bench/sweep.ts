@@ -63,7 +63,7 @@ const families = async (url: string): Promise<Array<Family>> => {
   const quietUsers = await column("SELECT username AS v FROM public_members WHERE id % 499 = 1 ORDER BY id LIMIT 5")
   const lovers = await column("SELECT m.username AS v FROM public_members m WHERE EXISTS (SELECT 1 FROM loves l WHERE l.member_id = m.id) ORDER BY m.id LIMIT 5")
   const artistWords = await column(
-    "SELECT split_part(name, ' ', 1) AS v FROM artists WHERE id % 4999 = 7 ORDER BY id LIMIT 6")
+    "SELECT split_part(name, ' ', 1) AS v FROM artists WHERE id % 4999 = 7 AND length(split_part(name, ' ', 1)) >= 4 ORDER BY id LIMIT 6")
   const nameFragments = await column("SELECT substr(search_name, 2, 4) AS v FROM members WHERE id % 9973 = 3 ORDER BY id LIMIT 4")
   const titles = await column("SELECT title AS v FROM public_songs WHERE id % 9973 = 5 ORDER BY id LIMIT 6")
   const names = await column("SELECT name AS v FROM artists WHERE id % 7919 = 11 ORDER BY id LIMIT 6")
