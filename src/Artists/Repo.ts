@@ -54,6 +54,9 @@ const isIsoDate = (value: unknown): value is string =>
 const isAlbumDate = (value: unknown): value is string => value === "" || isIsoDate(value)
 
 
+/** An artist with this many public songs (any role) has its songs listed by walking the catalogue's index. */
+const DENSE_ARTIST_SONGS = 3000
+
 export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -187,21 +190,44 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       Effect.gen(function*() {
         const after = yield* keyPair(page, isIsoDate)
         const offset = page.after === undefined ? page.offset : 0
+        const afterKey = (alias: string) => sql`(${after.value}::text IS NULL
+          OR (${Statement.unsafeFragment(alias)}.released_at, ${Statement.unsafeFragment(alias)}.id) < (${after.value}::date, ${after.id}::int))`
+        // A prolific artist's songs in any role (kept count, sql/0008) are dense among all songs:
+        // walk songs_public_released_idx with a credit probe per song (OFFSET 0: a probe, not a
+        // join) instead of collecting and sorting tens of thousands, while the rows the walk
+        // expects to read (offset + limit over the artist's share of songs) stay well under the
+        // artist's songs. One of the two arms runs.
         return yield* sql<PageRow & { found: boolean }>`
           WITH listed AS (
             SELECT s.id, s.released_at FROM public_songs s
             WHERE s.id IN (
               SELECT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id
               WHERE c.artist_id = ${artistId} AND (${role}::text = 'any' OR r.tag = ${role}::text))),
+          kept AS MATERIALIZED (
+            SELECT coalesce((SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${artistId}), 0)::bigint AS n),
+          walk AS MATERIALIZED (
+            SELECT ${role}::text = 'any' AND k.n >= ${DENSE_ARTIST_SONGS}::int
+               AND ${page.limit + offset}::bigint * (SELECT cc.live_songs FROM catalogue_counts cc) <= k.n * k.n / 4 AS yes
+            FROM kept k),
           page AS (
-            SELECT l.id, l.released_at FROM listed l
-            WHERE ${after.value}::text IS NULL
-               OR (l.released_at, l.id) < (${after.value}::date, ${after.id}::int)
-            ORDER BY l.released_at DESC, l.id DESC
+            SELECT p.id, p.released_at FROM (
+              (SELECT s.id, s.released_at FROM public_songs s
+               WHERE (SELECT yes FROM walk)
+                 AND EXISTS (SELECT 1 FROM credits c WHERE c.song_id = s.id AND c.artist_id = ${artistId} OFFSET 0)
+                 AND ${afterKey("s")}
+               ORDER BY s.released_at DESC, s.id DESC
+               LIMIT ${page.limit + offset})
+              UNION ALL
+              (SELECT l.id, l.released_at FROM listed l
+               WHERE NOT (SELECT yes FROM walk) AND ${afterKey("l")}
+               ORDER BY l.released_at DESC, l.id DESC
+               LIMIT ${page.limit + offset})) p
+            ORDER BY p.released_at DESC, p.id DESC
             LIMIT ${page.limit} OFFSET ${offset})
           SELECT
             EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId}) AS found,
-            (SELECT count(*) FROM listed)::int AS total,
+            (CASE WHEN ${role}::text = 'any' THEN public_artist_song_count(${artistId})
+                  ELSE (SELECT count(*) FROM listed) END)::int AS total,
             (SELECT count(*) FROM page)::int AS served,
             (SELECT coalesce(json_agg(${songSummaryJson("s")} ORDER BY p.released_at DESC, p.id DESC), '[]')
              FROM page p JOIN songs s ON s.id = p.id)::text AS items,
