@@ -7,6 +7,7 @@
  * test/bench/RESULTS.md for that catalogue size. See test/bench/README.md.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { loadavg } from "node:os"
 import { resolve } from "node:path"
 import { ensureCatalogue, queryColumn, serverVersion } from "./catalogue.js"
 import { freePort, type ServerProcess, startServer } from "./processes.js"
@@ -244,6 +245,7 @@ export const runSweep = async (serverUrl: string, options: SweepOptions, log: (l
       log(`${result.name.padEnd(40)} p50 ${ms(result.p50).padStart(7)}  p95 ${ms(result.p95).padStart(7)}  p99 ${ms(result.p99).padStart(7)}  ${result.statuses}`)
       results.push(result)
     }
+    how += ` Load average at the end: ${loadavg()[0]!.toFixed(1)} (1 minute; 2 cores shared with other work).`
     writeSweepSection(options.songs, renderSection(options.songs, how, results, options.requests))
     log(`wrote the ${options.songs}-song sweep to test/bench/RESULTS.md in ${((performance.now() - started) / 1000).toFixed(0)} s`)
   } finally {
