@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { artistIdentityPairsSql, artistSongCountSql, artistSummaryJson } from "../Domain/Artist.js"
+import { artistIdentityPairsSql, artistSongCountSql, artistSummaryJson, artistVisibleSql } from "../Domain/Artist.js"
 import type { KeyType, SortKey } from "../Domain/Cursor.js"
 import type { PageRequest } from "../Domain/Pagination.js"
 import { albumArtistJson, listAlbumEntryJson, songSummaryJson } from "../Domain/Song.js"
@@ -45,6 +45,9 @@ export const artistCursorKeys = {
 /** The cursor's key as SQL parameters: nulls without a cursor. */
 const keyPair = (page: PageRequest) => ({ value: page.after?.[0] ?? null, id: page.after?.[1] ?? null })
 
+/** An artist with this many public songs (any role) has its songs listed by walking the catalogue's index. */
+const DENSE_ARTIST_SONGS = 3000
+
 export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -69,55 +72,79 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         AND (EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id AND aa.artist_id = ${artistId})
              OR NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id))`
 
-    const list = (params: { readonly q: string | undefined; readonly sort: ArtistSort; readonly page: PageRequest }) =>
+    /**
+     * Visible artists (D14) with q: the name matches (trigram indexes of sql/0004) whose kept
+     * counts (sql/0008) say they are visible; cost grows with the matches. Without q: pages of an
+     * index (artists_name_idx, or sql/0008's kept song counts) and a kept total.
+     */
+    const matchingSql = (q: string) => sql`
+      SELECT a.id, a.name FROM artists a
+      WHERE (SELECT fold_name(${q}::text)) <> ''
+        AND (a.search_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'
+             OR a.search_full_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%')
+        AND ${Statement.unsafeFragment(artistVisibleSql("a"))}`
+
+    const listByName = (q: string | undefined, page: PageRequest, offset: number) =>
       Effect.gen(function*() {
-        const { page } = params
-        const q = params.q ?? null
-        const offset = page.after === undefined ? page.offset : 0
-        // without q, the kept count of sql/0006 (counting every visible artist took ~1.2 s at 100k songs)
-        const total = q === null ? sql`(SELECT artists FROM public_catalogue_counts)` : sql`(SELECT count(*) FROM listed)`
-        const matching = sql`
-          SELECT a.id, a.name FROM public_artists a
-          WHERE ${q}::text IS NULL
-             OR ((SELECT fold_name(${q}::text)) <> ''
-                 AND (a.search_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'
-                      OR a.search_full_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'))`
-        if (params.sort === "name") {
-          const after = keyPair(page)
-          return yield* sql<PageRow>`
-            WITH listed AS (SELECT m.id, lower(m.name) AS sort_name FROM (${matching}) m),
+        const after = keyPair(page)
+        const afterKey = sql`(${after.value}::text IS NULL OR (lower(a.name), a.id) > (${after.value}::text, ${after.id}::int))`
+        const head = q === undefined
+          ? sql`page AS (
+              SELECT a.id, lower(a.name) AS sort_name FROM artists a
+              WHERE ${afterKey} AND ${Statement.unsafeFragment(artistVisibleSql("a"))}
+              ORDER BY lower(a.name), a.id
+              LIMIT ${page.limit} OFFSET ${offset})`
+          : sql`listed AS (SELECT m.id, lower(m.name) AS sort_name FROM (${matchingSql(q)}) m),
             page AS (
               SELECT l.id, l.sort_name FROM listed l
               WHERE ${after.value}::text IS NULL OR (l.sort_name, l.id) > (${after.value}::text, ${after.id}::int)
               ORDER BY l.sort_name, l.id
-              LIMIT ${page.limit} OFFSET ${offset})
-            SELECT
-              ${total}::int AS total,
-              (SELECT count(*) FROM page)::int AS served,
-              (SELECT coalesce(json_agg(${artistSummaryJson("a")} ORDER BY p.sort_name, p.id), '[]')
-               FROM page p JOIN artists a ON a.id = p.id)::text AS items,
-              (SELECT json_build_array(p.sort_name, p.id) FROM page p ORDER BY p.sort_name DESC, p.id DESC LIMIT 1)::text AS last_key`
-        }
-        const after = keyPair(page)
+              LIMIT ${page.limit} OFFSET ${offset})`
         return yield* sql<PageRow>`
-          WITH listed AS (SELECT m.id, ${Statement.unsafeFragment(artistSongCountSql("m"))}::int AS song_count FROM (${matching}) m),
-          page AS (
-            SELECT l.id, l.song_count FROM listed l
-            WHERE ${after.value}::int IS NULL
-               OR l.song_count < ${after.value}::int OR (l.song_count = ${after.value}::int AND l.id > ${after.id}::int)
-            ORDER BY l.song_count DESC, l.id
-            LIMIT ${page.limit} OFFSET ${offset})
+          WITH ${head}
           SELECT
-            ${total}::int AS total,
+            ${q === undefined ? sql`visible_artist_count()` : sql`(SELECT count(*) FROM listed)`}::int AS total,
+            (SELECT count(*) FROM page)::int AS served,
+            (SELECT coalesce(json_agg(${artistSummaryJson("a")} ORDER BY p.sort_name, p.id), '[]')
+             FROM page p JOIN artists a ON a.id = p.id)::text AS items,
+            (SELECT json_build_array(p.sort_name, p.id) FROM page p ORDER BY p.sort_name DESC, p.id DESC LIMIT 1)::text AS last_key`
+      })
+
+    const listBySongs = (q: string | undefined, page: PageRequest, offset: number) =>
+      Effect.gen(function*() {
+        const after = keyPair(page)
+        const head = q === undefined
+          ? sql`page AS (
+              SELECT r.id, r.song_count::int AS song_count
+              FROM artists_by_song_count(${after.value}::int, ${after.id}::int, ${offset + page.limit}::int) r
+              ORDER BY r.song_count DESC, r.id
+              LIMIT ${page.limit} OFFSET ${offset})`
+          : sql`listed AS (SELECT m.id, public_artist_song_count(m.id)::int AS song_count FROM (${matchingSql(q)}) m),
+            page AS (
+              SELECT l.id, l.song_count FROM listed l
+              WHERE ${after.value}::int IS NULL
+                 OR l.song_count < ${after.value}::int OR (l.song_count = ${after.value}::int AND l.id > ${after.id}::int)
+              ORDER BY l.song_count DESC, l.id
+              LIMIT ${page.limit} OFFSET ${offset})`
+        return yield* sql<PageRow>`
+          WITH ${head}
+          SELECT
+            ${q === undefined ? sql`visible_artist_count()` : sql`(SELECT count(*) FROM listed)`}::int AS total,
             (SELECT count(*) FROM page)::int AS served,
             (SELECT coalesce(json_agg(${artistSummaryJson("a", "p.song_count")} ORDER BY p.song_count DESC, p.id), '[]')
              FROM page p JOIN artists a ON a.id = p.id)::text AS items,
             (SELECT json_build_array(p.song_count, p.id) FROM page p ORDER BY p.song_count, p.id DESC LIMIT 1)::text AS last_key`
-      }).pipe(
+      })
+
+    const list = (params: { readonly q: string | undefined; readonly sort: ArtistSort; readonly page: PageRequest }) => {
+      const { page } = params
+      const offset = page.after === undefined ? page.offset : 0
+      return (params.sort === "name" ? listByName : listBySongs)(params.q, page, offset).pipe(
         Effect.map((rows) => toPage(rows[0])),
         Effect.catchTag("SqlError", Effect.die),
         withSpan("ArtistsRepo.list")
       )
+    }
 
     /** D6 detail as JSON text, or None when the artist is not visible (D14). */
     const detailJson = (artistId: number) =>
@@ -154,21 +181,44 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       Effect.gen(function*() {
         const after = keyPair(page)
         const offset = page.after === undefined ? page.offset : 0
+        const afterKey = (alias: string) => sql`(${after.value}::text IS NULL
+          OR (${Statement.unsafeFragment(alias)}.released_at, ${Statement.unsafeFragment(alias)}.id) < (${after.value}::date, ${after.id}::int))`
+        // A prolific artist's songs in any role (kept count, sql/0008) are dense among all songs:
+        // walk songs_public_released_idx with a credit probe per song (OFFSET 0: a probe, not a
+        // join) instead of collecting and sorting tens of thousands, while the rows the walk
+        // expects to read (offset + limit over the artist's share of songs) stay well under the
+        // artist's songs. One of the two arms runs.
         return yield* sql<PageRow & { found: boolean }>`
           WITH listed AS (
             SELECT s.id, s.released_at FROM public_songs s
             WHERE s.id IN (
               SELECT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id
               WHERE c.artist_id = ${artistId} AND (${role}::text = 'any' OR r.tag = ${role}::text))),
+          kept AS MATERIALIZED (
+            SELECT coalesce((SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${artistId}), 0)::bigint AS n),
+          walk AS MATERIALIZED (
+            SELECT ${role}::text = 'any' AND k.n >= ${DENSE_ARTIST_SONGS}::int
+               AND ${page.limit + offset}::bigint * (SELECT cc.live_songs FROM catalogue_counts cc) <= k.n * k.n / 4 AS yes
+            FROM kept k),
           page AS (
-            SELECT l.id, l.released_at FROM listed l
-            WHERE ${after.value}::text IS NULL
-               OR (l.released_at, l.id) < (${after.value}::date, ${after.id}::int)
-            ORDER BY l.released_at DESC, l.id DESC
+            SELECT p.id, p.released_at FROM (
+              (SELECT s.id, s.released_at FROM public_songs s
+               WHERE (SELECT yes FROM walk)
+                 AND EXISTS (SELECT 1 FROM credits c WHERE c.song_id = s.id AND c.artist_id = ${artistId} OFFSET 0)
+                 AND ${afterKey("s")}
+               ORDER BY s.released_at DESC, s.id DESC
+               LIMIT ${page.limit + offset})
+              UNION ALL
+              (SELECT l.id, l.released_at FROM listed l
+               WHERE NOT (SELECT yes FROM walk) AND ${afterKey("l")}
+               ORDER BY l.released_at DESC, l.id DESC
+               LIMIT ${page.limit + offset})) p
+            ORDER BY p.released_at DESC, p.id DESC
             LIMIT ${page.limit} OFFSET ${offset})
           SELECT
             EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId}) AS found,
-            (SELECT count(*) FROM listed)::int AS total,
+            (CASE WHEN ${role}::text = 'any' THEN public_artist_song_count(${artistId})
+                  ELSE (SELECT count(*) FROM listed) END)::int AS total,
             (SELECT count(*) FROM page)::int AS served,
             (SELECT coalesce(json_agg(${songSummaryJson("s")} ORDER BY p.released_at DESC, p.id DESC), '[]')
              FROM page p JOIN songs s ON s.id = p.id)::text AS items,

@@ -27,9 +27,20 @@ export const artistSummaryFields = {
 export const ArtistSummary = Schema.Struct(artistSummaryFields).annotations({ identifier: "ArtistSummary" })
 export type ArtistSummary = typeof ArtistSummary.Type
 
-/** Public songs credited to artists row `a` in any role (D11: public rows only). */
-export const artistSongCountSql = (a: string) =>
-  `(SELECT count(DISTINCT c.song_id) FROM credits c JOIN public_songs cs ON cs.id = c.song_id WHERE c.artist_id = ${a}.id)`
+/** Public songs credited to artists row `a` in any role (D11: public rows only), from sql/0008's kept counts. */
+export const artistSongCountSql = (a: string) => `public_artist_song_count(${a}.id)`
+
+/**
+ * public_artists' rule for artists row `a`, from sql/0008's kept counts: a settled public song
+ * (one probe by primary key: true for nearly every artist), a due one (a set of usually no rows,
+ * built once), or a public album. Inline SQL, not a function: Postgres does not inline functions
+ * with subqueries, and a call per row of a page 10,000 rows deep cost ~40 us a row; scalar
+ * subqueries, so that the planner probes instead of hashing whole tables for deep pages.
+ */
+export const artistVisibleSql = (a: string) => `(
+  (SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${a}.id) > 0
+  OR ${a}.id IN (SELECT d.artist_id FROM due_artist_songs d)
+  OR (SELECT true FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = ${a}.id LIMIT 1))`
 
 /** The summary's pairs before `song_count`, for artists row `a`: the detail starts the same way. */
 export const artistIdentityPairsSql = (a: string) => `

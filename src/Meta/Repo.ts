@@ -6,7 +6,7 @@ export class MetaRepo extends Effect.Service<MetaRepo>()("catalogue/MetaRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Spec 2.13 over public rows only (D11), as JSON text built by Postgres; kept counts of sql/0006. */
+    /** Spec 2.13 over public rows only (D11), as JSON text built by Postgres; kept counts of sql/0006, 0008, 0009. */
     const statsJson = sql<{ json: string }>`
       SELECT json_build_object(
         'songs', pc.songs,
@@ -22,7 +22,7 @@ export class MetaRepo extends Effect.Service<MetaRepo>()("catalogue/MetaRepo", {
           'count', public_songs_released_between(current_date - 29, current_date + 1),
           'released_from', iso_date(current_date - 30))
       )::text AS json
-      FROM public_catalogue_counts pc`.pipe(
+      FROM public_catalogue_totals pc`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
       Effect.orDie,
       withSpan("MetaRepo.statsJson")

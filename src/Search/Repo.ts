@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { artistSongCountSql, artistSummaryPairsSql } from "../Domain/Artist.js"
+import { artistSongCountSql, artistSummaryPairsSql, artistVisibleSql } from "../Domain/Artist.js"
 import { curatedListItemCountSql, curatedListSummaryPairsSql } from "../Domain/CuratedListSummary.js"
 import { listAlbumEntryJsonSql, PLACEHOLDER, songSummaryPairsSql } from "../Domain/Song.js"
 import type { SearchType } from "./Api.js"
@@ -64,9 +64,8 @@ interface SearchSource {
 
 const withScore = (json: string) => `(left((${json})::text, -1) || ', "score" : ' || t.score || '}')::json`
 
-/** public_artists: a live credit or live album credit, not all of them still scheduled. */
-const visibleArtist = `EXISTS (SELECT 1 FROM artist_counts ac WHERE ac.artist_id = x.id AND (ac.live_credits > 0 OR ac.live_album_credits > 0))
-  AND x.id NOT IN (SELECT artist_id FROM hidden_artists)`
+/** public_artists' rule from sql/0008's kept counts: one index probe per candidate. */
+const visibleArtist = artistVisibleSql("x")
 
 const sources: Record<SearchType, SearchSource> = {
   songs: {
@@ -80,8 +79,7 @@ const sources: Record<SearchType, SearchSource> = {
     tie: "x.id"
   },
   artists: {
-    // public_artists probes every candidate's credits; sql/0006's kept counts and sql/0007's few
-    // scheduled-only artists decide the same (see visibleArtist)
+    // public_artists probes every candidate's credits; sql/0008's kept counts decide the same
     source: "artists x",
     visible: visibleArtist,
     table: "artists x",
@@ -146,7 +144,7 @@ const sources: Record<SearchType, SearchSource> = {
       'username', x.username, 'name', x.name, 'avatar_url', asset_url(x.avatar_key, '${PLACEHOLDER.avatar}'),
       'is_fan', x.kind = 'fan', 'is_artist', x.kind = 'artist', 'is_group', x.kind = 'group',
       'joined_at', iso_time(x.joined_at),
-      'contribution_count', coalesce((SELECT mc.contribution_count FROM public_member_contribution_counts mc WHERE mc.member_id = x.id), 0),
+      'contribution_count', coalesce((SELECT mc.contribution_count FROM public_member_contributions mc WHERE mc.member_id = x.id), 0),
       'score', t.score)`,
     // public handles are unique (case-insensitively): no internal id decides an order users can see
     tie: "lower(x.username)"
@@ -207,12 +205,11 @@ export interface SearchParams {
  */
 export const sectionStatement = (sql: SqlClient.SqlClient, type: SearchType, params: SearchParams) => {
   const short = [...params.q].length <= SHORT_QUERY_MAX_LENGTH
-  const hidden = type === "artists" ? ",\n    hidden_artists AS MATERIALIZED (SELECT artist_id FROM scheduled_only_artists)" : ""
   return sql<{ section: string }>`
     WITH term AS MATERIALIZED (
       SELECT f.q, CASE WHEN char_length(f.q) >= 3 THEN f.q END AS qi, fold_name(${params.fuzzy ? params.q : null}::text) AS fq,
              f.q || chr(1114111) AS q_end, ${params.limit}::int AS n
-      FROM (SELECT fold_name(${params.q}::text) AS q) f)${lit(hidden)},
+      FROM (SELECT fold_name(${params.q}::text) AS q) f),
     ${lit(sectionSql(sources[type], short))}`
 }
 

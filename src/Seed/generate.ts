@@ -1769,6 +1769,9 @@ export const seedCatalogue = (
       if (countTriggers.length > 0) {
         yield* sql.unsafe("SELECT recount_public_counts()")
         yield* sql.unsafe("SELECT recount_catalogue_counts()")
+        // after the catalogue counts: these read their list of scheduled songs
+        yield* sql.unsafe("SELECT recount_artist_song_counts()")
+        yield* sql.unsafe("SELECT recount_member_settled_contributions()")
       }
       for (const trigger of countTriggers) yield* sql.unsafe(`ALTER TABLE ${trigger.table} ENABLE TRIGGER ${trigger.name}`)
     })

@@ -98,40 +98,68 @@ export const songDetailSql = (audience: Audience) => `
  * performer, else a shared writer, else a shared genre); each array is its group's 10 most
  * watched-per-day public songs. Zero rows when the song is not public.
  */
+/** A group whose artists have this many public songs (kept, any role) is walked in trending order. */
+const SIMILAR_DENSE_SONGS = 3000
+
+/** Does public song `s` have a credit of `tag` by an artist of `artists`? A probe per row (OFFSET 0: not a join). */
+const creditedSql = (tag: string, artists: string) =>
+  `EXISTS (SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
+           WHERE c.song_id = s.id AND c.artist_id IN (SELECT artist_id FROM ${artists}) OFFSET 0)`
+
+const trending = "s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC"
+
+/**
+ * A group's 10 most watched-per-day public songs other than $1, credited as `tag` to `artists`
+ * and passing `also`: walked in `songs_public_trending_idx` order with a credit probe per song
+ * when the artists are prolific (`dense`; the walk stops after 10 hits), else collected from
+ * their credits and sorted. One of the two arms runs (a one-time filter on `dense`).
+ */
+const groupSql = (tag: string, artists: string, dense: string, also: string) => `
+  SELECT * FROM (
+    (SELECT s.* FROM public_songs s
+     WHERE (SELECT ${dense} FROM dense) AND s.id <> $1 AND ${creditedSql(tag, artists)} AND ${also}
+     ORDER BY ${trending} LIMIT 10)
+    UNION ALL
+    (SELECT s.* FROM public_songs s
+     WHERE NOT (SELECT ${dense} FROM dense) AND s.id <> $1 AND ${also}
+       AND s.id IN (SELECT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
+                    WHERE c.artist_id IN (SELECT artist_id FROM ${artists}))
+     ORDER BY ${trending} LIMIT 10)) s
+  ORDER BY ${trending} LIMIT 10`
+
+/**
+ * Spec 2.6 with D11: each candidate song belongs to the first group it matches (a shared
+ * performer, else a shared writer, else a shared genre); each array is its group's 10 most
+ * watched-per-day public songs. Zero rows when the song is not public. Exclusions from earlier
+ * groups are probes of the candidate's own credits, so a prolific performer's songs (47k at 1M)
+ * are never collected to be excluded.
+ */
 const similarSql = `
   WITH me AS (SELECT id FROM public_songs WHERE id = $1),
-  my_performers AS (
-    SELECT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer' WHERE c.song_id = $1),
-  my_writers AS (
-    SELECT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'writer' WHERE c.song_id = $1),
-  by_performer AS (
-    SELECT DISTINCT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-    WHERE c.artist_id IN (SELECT artist_id FROM my_performers) AND c.song_id <> $1),
-  by_writer AS (
-    SELECT DISTINCT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'writer'
-    WHERE c.artist_id IN (SELECT artist_id FROM my_writers) AND c.song_id <> $1
-      AND c.song_id NOT IN (SELECT song_id FROM by_performer)),
-  artist_songs AS (
-    SELECT s.* FROM public_songs s WHERE s.id IN (SELECT song_id FROM by_performer)
-    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC LIMIT 10),
-  writer_songs AS (
-    SELECT s.* FROM public_songs s WHERE s.id IN (SELECT song_id FROM by_writer)
-    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC LIMIT 10),
+  my_performers AS MATERIALIZED (
+    SELECT DISTINCT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer' WHERE c.song_id = $1),
+  my_writers AS MATERIALIZED (
+    SELECT DISTINCT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'writer' WHERE c.song_id = $1),
+  dense AS MATERIALIZED (
+    SELECT
+      coalesce((SELECT sum(ac.settled_songs) FROM artist_song_counts ac
+                WHERE ac.artist_id IN (SELECT artist_id FROM my_performers)), 0) >= ${SIMILAR_DENSE_SONGS} AS performers,
+      coalesce((SELECT sum(ac.settled_songs) FROM artist_song_counts ac
+                WHERE ac.artist_id IN (SELECT artist_id FROM my_writers)), 0) >= ${SIMILAR_DENSE_SONGS} AS writers),
+  artist_songs AS (${groupSql("performer", "my_performers", "performers", "true")}),
+  writer_songs AS (${groupSql("writer", "my_writers", "writers", `NOT ${creditedSql("performer", "my_performers")}`)}),
   genre_songs AS (
     SELECT s.* FROM public_songs s
     WHERE s.id <> $1
       AND EXISTS (SELECT 1 FROM song_genres g
                   WHERE g.song_id = s.id AND g.genre_id IN (SELECT genre_id FROM song_genres WHERE song_id = $1))
-      AND s.id NOT IN (SELECT song_id FROM by_performer)
-      AND s.id NOT IN (SELECT song_id FROM by_writer)
-    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC LIMIT 10)
+      AND NOT ${creditedSql("performer", "my_performers")}
+      AND NOT ${creditedSql("writer", "my_writers")}
+    ORDER BY ${trending} LIMIT 10)
   SELECT json_build_object(
-    'by_artist', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")}
-                    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC), '[]'::json) FROM artist_songs s),
-    'by_writers', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")}
-                    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC), '[]'::json) FROM writer_songs s),
-    'by_others', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")}
-                    ORDER BY s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC), '[]'::json) FROM genre_songs s)
+    'by_artist', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")} ORDER BY ${trending}), '[]'::json) FROM artist_songs s),
+    'by_writers', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")} ORDER BY ${trending}), '[]'::json) FROM writer_songs s),
+    'by_others', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")} ORDER BY ${trending}), '[]'::json) FROM genre_songs s)
   )::text AS json
   FROM me`
 

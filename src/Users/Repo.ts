@@ -24,13 +24,17 @@ const KIND: Record<UserType, string> = { artists: "artist", fans: "fan", groups:
  * Public members (D11: a username and not banned) with their counted contributions. The
  * condition is public_members' own, spelled out because that view predates the search columns.
  * The handle (lower-cased username) is the tie-breaker, so cursors carry no internal member id.
+ * The count is sql/0009's kept settled count (a probe by primary key, made only where the count
+ * is read: a total counts members alone) plus the due contributions (a join Postgres removes
+ * when unread; usually no rows).
  */
 const publicProfiles = `(
   SELECT m.username, m.name, m.kind, m.avatar_key, m.joined_at, m.search_name, m.search_username,
          lower(m.username) AS handle, lower(m.name) AS sort_name,
-         coalesce(cc.contribution_count, 0)::int AS contribution_count
+         (coalesce((SELECT ms.settled FROM member_settled_contributions ms WHERE ms.member_id = m.id), 0)
+          + coalesce(due.contributions, 0))::int AS contribution_count
   FROM members m
-  LEFT JOIN public_member_contribution_counts cc ON cc.member_id = m.id
+  LEFT JOIN due_member_contributions due ON due.member_id = m.id
   WHERE m.username IS NOT NULL AND NOT m.is_banned) m`
 
 /** Spec 2.8 for row `m` of publicProfiles. */
@@ -127,7 +131,9 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       }
       if (query.type !== undefined) filters.push(sql`m.kind = ${KIND[query.type]}`)
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
-      return keysetPage({ ...sort, descending }, filters, page, scope).pipe(
+      // without filters, sql/0009's kept count of public members
+      const total = filters.length === 0 ? sql`SELECT members FROM public_member_total` : undefined
+      return keysetPage({ ...sort, descending }, filters, page, scope, { total }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("UsersRepo.listProfiles")
       )
@@ -145,7 +151,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
         `contributions|${username.toLowerCase()}`,
         {
           guard: sql`${memberId(username)} IS NOT NULL`,
-          total: sql`SELECT coalesce((SELECT cc.contribution_count FROM public_member_contribution_counts cc
+          total: sql`SELECT coalesce((SELECT cc.contribution_count FROM public_member_contributions cc
                                       WHERE cc.member_id = ${memberId(username)}), 0)`
         }
       ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listContributions"))

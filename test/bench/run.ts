@@ -1,17 +1,19 @@
 /**
  * `bun run bench [--smoke] [--rounds N] [--seconds S] [--connections C] [--songs N]`
+ * `bun run bench --sweep [--songs N] [--database NAME] [--requests R]` (one client per endpoint: ./sweep.ts)
  *
  * The service against two hand-written baselines (Bun.serve + Bun.SQL, Bun.serve + `pg` with
  * named prepared statements) running the repository's own statements, with wrk on loopback in
  * interleaved rounds. Writes test/bench/RESULTS.md (not with --smoke). See test/bench/README.md.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 import { ensureCatalogue, queryColumn, serverVersion } from "./catalogue.js"
 import { cpuSeconds, freePort, peakRssMiB, type ServerProcess, startServer } from "./processes.js"
 import { type Measurement, renderReport, type RoleName, type ScenarioName, type Results } from "./report.js"
 import { captureStatements, LIST_LIMIT } from "./statements.js"
+import { runSweep, sweepSections } from "./sweep.js"
 import { ensureWrk, runWrk } from "./wrk.js"
 
 const HERE = import.meta.dir
@@ -281,7 +283,9 @@ const main = async () => {
   })
   console.log(report.text)
   if (!options.smoke) {
-    writeFileSync(resolve(HERE, "RESULTS.md"), report.markdown)
+    const resultsFile = resolve(HERE, "RESULTS.md")
+    const sweeps = existsSync(resultsFile) ? sweepSections(readFileSync(resultsFile, "utf8")) : ""
+    writeFileSync(resultsFile, sweeps === "" ? report.markdown : `${report.markdown.trimEnd()}\n\n${sweeps}\n`)
     log("wrote test/bench/RESULTS.md")
   }
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`)
@@ -329,8 +333,21 @@ const machineFacts = async (databaseUrl: string) => {
   }
 }
 
+const sweepOption = (flag: string) => {
+  const index = process.argv.indexOf(flag)
+  return index === -1 ? undefined : process.argv[index + 1]
+}
+
 try {
-  await main()
+  if (process.argv.includes("--sweep")) {
+    await runSweep(serverUrl, {
+      songs: options.songs,
+      database: sweepOption("--database"),
+      requests: Number(sweepOption("--requests") ?? 40)
+    }, log)
+  } else {
+    await main()
+  }
   await cleanup()
   process.exit(0)
 } catch (error) {

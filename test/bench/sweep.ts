@@ -1,0 +1,254 @@
+/**
+ * `bun run bench --sweep [--songs N] [--database NAME] [--requests R]`
+ *
+ * Every public endpoint family, one client, response cache off: each family's paths (popular
+ * and rare ids, every sort, keyword filters, deep offsets) are requested in turn, R requests a
+ * family after one warm-up pass, and p50/p95/p99 per family go into the "Sweep" section of
+ * test/bench/RESULTS.md for that catalogue size. See test/bench/README.md.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { loadavg } from "node:os"
+import { resolve } from "node:path"
+import { ensureCatalogue, queryColumn, serverVersion } from "./catalogue.js"
+import { freePort, type ServerProcess, startServer } from "./processes.js"
+
+const HERE = import.meta.dir
+
+export interface SweepOptions {
+  readonly songs: number
+  /** an existing catalogue to use as it is (migrated, never seeded), e.g. catalogue_1m */
+  readonly database: string | undefined
+  readonly requests: number
+}
+
+interface Family {
+  readonly name: string
+  readonly paths: ReadonlyArray<string>
+}
+
+interface FamilyResult {
+  readonly name: string
+  readonly paths: number
+  readonly p50: number
+  readonly p95: number
+  readonly p99: number
+  readonly max: number
+  readonly statuses: string
+}
+
+/** The catalogue database of a size: `catalogue_bench` (100k, the load bench's) or `catalogue_bench_<N>`. */
+export const sweepDatabaseName = (songs: number) => songs === 100_000 ? "catalogue_bench" : `catalogue_bench_${songs}`
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+
+const enc = encodeURIComponent
+
+/** The families and their paths, drawn from the catalogue itself (deterministic: ordered queries). */
+const families = async (url: string): Promise<Array<Family>> => {
+  const column = (text: string) => queryColumn(url, text)
+  const popularSongs = await column("SELECT id AS v FROM public_songs ORDER BY vidsvc_views DESC NULLS LAST, id LIMIT 5")
+  const rareSongs = await column("SELECT id AS v FROM public_songs ORDER BY vidsvc_views NULLS FIRST, id LIMIT 5")
+  const someSongs = await column("SELECT id AS v FROM public_songs WHERE id % 997 = 1 ORDER BY id LIMIT 10")
+  const prolificArtists = await column(
+    "SELECT artist_id AS v FROM artist_counts ORDER BY live_credits DESC, artist_id LIMIT 5")
+  const rareArtists = await column(
+    "SELECT artist_id AS v FROM artist_counts WHERE live_credits BETWEEN 1 AND 2 ORDER BY artist_id LIMIT 5")
+  const albums = await column("SELECT id AS v FROM public_albums WHERE id % 101 = 1 ORDER BY id LIMIT 10")
+  const lists = await column("SELECT id AS v FROM public_curated_lists ORDER BY id LIMIT 5")
+  const bigLabels = await column("SELECT label_id AS v FROM label_counts ORDER BY live_songs DESC, label_id LIMIT 5")
+  const smallLabels = await column("SELECT label_id AS v FROM label_counts WHERE live_songs > 0 ORDER BY live_songs, label_id LIMIT 5")
+  const genres = await column("SELECT slug AS v FROM genres ORDER BY id")
+  const activeUsers = await column(`SELECT m.username AS v FROM public_members m JOIN member_contribution_counts c ON c.member_id = m.id
+    ORDER BY c.live DESC, m.id LIMIT 5`)
+  const quietUsers = await column("SELECT username AS v FROM public_members WHERE id % 499 = 1 ORDER BY id LIMIT 5")
+  const lovers = await column("SELECT m.username AS v FROM public_members m WHERE EXISTS (SELECT 1 FROM loves l WHERE l.member_id = m.id) ORDER BY m.id LIMIT 5")
+  const artistWords = await column(
+    "SELECT split_part(name, ' ', 1) AS v FROM artists WHERE id % 4999 = 7 AND length(split_part(name, ' ', 1)) >= 4 ORDER BY id LIMIT 6")
+  const nameFragments = await column("SELECT substr(search_name, 2, 4) AS v FROM members WHERE id % 9973 = 3 ORDER BY id LIMIT 4")
+  const titles = await column("SELECT title AS v FROM public_songs WHERE id % 9973 = 5 ORDER BY id LIMIT 6")
+  const names = await column("SELECT name AS v FROM artists WHERE id % 7919 = 11 ORDER BY id LIMIT 6")
+  const years = ["1998", "2015", "2023"]
+  const searchQueries = [...titles, ...names, ...titles.map((t) => t.slice(0, 4)), "a", "si", "lov", "cinta", "dato sri", "xqzw"]
+  const each = <A>(values: ReadonlyArray<A>, f: (value: A) => string) => values.map(f)
+  const songSorts = ["released", "popular", "title"]
+  const deepOffsets = ["0", "2000", "10000"]
+  return [
+    { name: "/v1/songs/{id}", paths: each([...popularSongs, ...rareSongs, ...someSongs], (id) => `/v1/songs/${id}`) },
+    { name: "/v1/songs/{id}/similar", paths: each([...popularSongs, ...rareSongs, ...someSongs], (id) => `/v1/songs/${id}/similar`) },
+    { name: "/v1/songs/{id}/contributors", paths: each([...popularSongs, ...someSongs], (id) => `/v1/songs/${id}/contributors`) },
+    {
+      name: "/v1/songs (sorts, offsets)",
+      paths: songSorts.flatMap((sort) => deepOffsets.map((offset) => `/v1/songs?sort=${sort}&offset=${offset}`))
+    },
+    {
+      name: "/v1/songs (genre, label, year filters)",
+      paths: [
+        ...genres.slice(0, 4).map((g) => `/v1/songs?genre=${g}`),
+        ...bigLabels.slice(0, 2).map((l) => `/v1/songs?label=${l}`),
+        ...years.map((y) => `/v1/songs?year=${y}`),
+        `/v1/songs?genre=${genres[0]}&year=2015`
+      ]
+    },
+    { name: "/v1/albums (sorts, types)", paths: ["/v1/albums", "/v1/albums?sort=title", "/v1/albums?type=ep", "/v1/albums?offset=5000"] },
+    { name: "/v1/albums/{id}", paths: each(albums, (id) => `/v1/albums/${id}`) },
+    { name: "/v1/curated-lists", paths: ["/v1/curated-lists", "/v1/curated-lists?offset=40"] },
+    { name: "/v1/curated-lists/{id}", paths: each(lists, (id) => `/v1/curated-lists/${id}`) },
+    { name: "/v1/artists?sort=name", paths: deepOffsets.map((o) => `/v1/artists?sort=name&offset=${o}`) },
+    { name: "/v1/artists?sort=songs", paths: deepOffsets.map((o) => `/v1/artists?sort=songs&offset=${o}`) },
+    {
+      name: "/v1/artists?q=",
+      paths: artistWords.flatMap((w) => [`/v1/artists?q=${enc(w)}`, `/v1/artists?q=${enc(w)}&sort=songs`])
+    },
+    { name: "/v1/artists/{id}", paths: each([...prolificArtists, ...rareArtists], (id) => `/v1/artists/${id}`) },
+    {
+      name: "/v1/artists/{id}/songs",
+      paths: [...prolificArtists, ...rareArtists].flatMap((id) => [`/v1/artists/${id}/songs`, `/v1/artists/${id}/songs?role=writer`])
+    },
+    { name: "/v1/artists/{id}/albums", paths: each([...prolificArtists, ...rareArtists], (id) => `/v1/artists/${id}/albums`) },
+    { name: "/v1/artists/namesake-hints", paths: [`/v1/artists/namesake-hints?ids=${[...prolificArtists, ...rareArtists].join(",")}`] },
+    { name: "/v1/genres", paths: ["/v1/genres"] },
+    { name: "/v1/genres/{slug}", paths: each(genres.slice(0, 6), (g) => `/v1/genres/${g}`) },
+    {
+      name: "/v1/genres/{slug}/songs",
+      paths: genres.slice(0, 4).flatMap((g) => songSorts.map((sort) => `/v1/genres/${g}/songs?sort=${sort}`))
+    },
+    {
+      name: "/v1/labels",
+      paths: ["/v1/labels", "/v1/labels?sort=name", "/v1/labels?sort=album_count", "/v1/labels?q=records", "/v1/labels?offset=500"]
+    },
+    { name: "/v1/labels/{id}", paths: each([...bigLabels, ...smallLabels], (id) => `/v1/labels/${id}`) },
+    {
+      name: "/v1/labels/{id}/songs",
+      paths: [...bigLabels, ...smallLabels].flatMap((id) => songSorts.map((sort) => `/v1/labels/${id}/songs?sort=${sort}`))
+    },
+    {
+      name: "/v1/users (contributions, joined)",
+      paths: ["/v1/users", "/v1/users?sort=joined", "/v1/users?type=artists", "/v1/users?offset=5000", "/v1/users?sort=joined&offset=5000"]
+    },
+    {
+      name: "/v1/users?sort=name (q)",
+      paths: ["/v1/users?sort=name", ...nameFragments.map((q) => `/v1/users?sort=name&q=${enc(q)}`), "/v1/users?sort=name&offset=5000"]
+    },
+    { name: "/v1/users/{u}/contributions", paths: each([...activeUsers, ...quietUsers], (u) => `/v1/users/${enc(u)}/contributions`) },
+    { name: "/v1/users/{u}/loves", paths: each(lovers, (u) => `/v1/users/${enc(u)}/loves`) },
+    { name: "/v1/search", paths: searchQueries.map((q) => `/v1/search?q=${enc(q)}`) },
+    { name: "/v1/search?types=songs", paths: searchQueries.map((q) => `/v1/search?q=${enc(q)}&types=songs&limit=20`) },
+    { name: "/v1/discovery", paths: ["/v1/discovery"] },
+    { name: "/v1/stats", paths: ["/v1/stats"] },
+    { name: "/v1 and /v1/health", paths: ["/v1", "/v1/health"] }
+  ]
+}
+
+const timeOne = async (url: string) => {
+  const started = performance.now()
+  const response = await fetch(url, { headers: { "accept-encoding": "identity" } })
+  await response.arrayBuffer()
+  return { ms: performance.now() - started, status: response.status }
+}
+
+const measure = async (baseUrl: string, family: Family, requests: number): Promise<FamilyResult> => {
+  for (const path of family.paths) await timeOne(baseUrl + path)
+  const times: Array<number> = []
+  const statuses = new Map<number, number>()
+  for (let i = 0; i < requests; i++) {
+    const { ms, status } = await timeOne(baseUrl + family.paths[i % family.paths.length]!)
+    times.push(ms)
+    statuses.set(status, (statuses.get(status) ?? 0) + 1)
+  }
+  times.sort((a, b) => a - b)
+  return {
+    name: family.name,
+    paths: family.paths.length,
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    p99: percentile(times, 99),
+    max: times[times.length - 1] ?? NaN,
+    statuses: [...statuses].map(([status, n]) => `${n}x${status}`).join(" ")
+  }
+}
+
+const ms = (value: number) => value.toFixed(1)
+
+const renderSection = (songs: number, how: string, results: ReadonlyArray<FamilyResult>, requests: number) => {
+  const limit95 = songs >= 1_000_000 ? 50 : 25
+  const rows = results.map((r) =>
+    `| \`${r.name}\` | ${r.paths} | ${ms(r.p50)} | ${ms(r.p95)}${r.p95 > limit95 ? " **over**" : ""} | ${ms(r.p99)} | ${ms(r.max)} | ${r.statuses} |`)
+  return [
+    `## Sweep at ${songs.toLocaleString("en-US")} songs`,
+    "",
+    how,
+    "",
+    `One client, response cache off, ${requests} requests per family (cycling over its paths, after one warm-up`,
+    `pass over them); milliseconds over HTTP on loopback. Target p95 <= ${limit95} ms${songs >= 1_000_000 ? ", p99 <= 100 ms" : ""}.`,
+    "",
+    "| family | paths | p50 | p95 | p99 | max | statuses |",
+    "|---|---:|---:|---:|---:|---:|---|",
+    ...rows
+  ].join("\n")
+}
+
+/** Replaces (or appends) the sweep section of this size in RESULTS.md, leaving the rest as it is. */
+export const writeSweepSection = (songs: number, section: string) => {
+  const file = resolve(HERE, "RESULTS.md")
+  const begin = `<!-- sweep ${songs} -->`
+  const end = `<!-- /sweep ${songs} -->`
+  const current = existsSync(file) ? readFileSync(file, "utf8") : ""
+  const block = `${begin}\n${section}\n${end}`
+  const at = current.indexOf(begin)
+  const next = at === -1
+    ? `${current.trimEnd()}\n\n${block}\n`
+    : current.slice(0, at) + block + current.slice(current.indexOf(end) + end.length)
+  writeFileSync(file, next)
+}
+
+/** The sweep sections of a RESULTS.md, so that the load bench can keep them when it rewrites the file. */
+export const sweepSections = (text: string): string =>
+  [...text.matchAll(/<!-- sweep \d+ -->[\s\S]*?<!-- \/sweep \d+ -->/g)].map((m) => m[0]).join("\n\n")
+
+export const runSweep = async (serverUrl: string, options: SweepOptions, log: (line: string) => void) => {
+  const started = performance.now()
+  const servers: Array<ServerProcess> = []
+  try {
+    let url: string
+    let how: string
+    if (options.database !== undefined) {
+      const target = new URL(serverUrl)
+      target.pathname = `/${options.database}`
+      url = target.toString()
+      log(`migrating ${options.database} (used as it is, never seeded)`)
+      const child = Bun.spawn(["bun", "src/migrate.ts"], {
+        cwd: resolve(HERE, "../.."), env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: "warn" }, stdout: "inherit", stderr: "inherit"
+      })
+      if (await child.exited !== 0) throw new Error(`migrating ${options.database} failed`)
+      how = `Catalogue: the existing database \`${options.database}\`, migrated (made by \`bun run seed --songs ${options.songs}\`).`
+    } else {
+      const name = sweepDatabaseName(options.songs)
+      const catalogue = await ensureCatalogue(serverUrl, name, options.songs, { quiet: false, log })
+      url = catalogue.url
+      how = `Catalogue: \`${name}\`, \`bun run seed --songs ${options.songs}\` (seed 1), ${catalogue.reused ? "reused" : "seeded for this run"}, migrated.`
+    }
+    const publicSongs = (await queryColumn(url, "SELECT count(*) AS v FROM public_songs"))[0]
+    how += ` ${Number(publicSongs).toLocaleString("en-US")} public songs; PostgreSQL ${await serverVersion(url)}; ${new Date().toISOString().slice(0, 16)}Z.`
+    const port = freePort()
+    const service = await startServer("service", ["bun", "src/main.ts"], {
+      DATABASE_URL: url,
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+      CACHE_TTL_SECONDS: "0",
+      RATE_LIMIT_CAPACITY: "1000000000"
+    }, port)
+    servers.push(service)
+    const results: Array<FamilyResult> = []
+    for (const family of await families(url)) {
+      const result = await measure(service.baseUrl, family, options.requests)
+      log(`${result.name.padEnd(40)} p50 ${ms(result.p50).padStart(7)}  p95 ${ms(result.p95).padStart(7)}  p99 ${ms(result.p99).padStart(7)}  ${result.statuses}`)
+      results.push(result)
+    }
+    how += ` Load average at the end: ${loadavg()[0]!.toFixed(1)} (1 minute; 2 cores shared with other work).`
+    writeSweepSection(options.songs, renderSection(options.songs, how, results, options.requests))
+    log(`wrote the ${options.songs}-song sweep to test/bench/RESULTS.md in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()))
+  }
+}

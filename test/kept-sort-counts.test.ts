@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { request } from "./support/http.js"
+import { startServer, type TestServer } from "./support/server.js"
+
+// Its own server and database: the steps below change rows that other test files assert on.
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer()
+}, 60_000)
+afterAll(async () => {
+  await server.stop()
+  await server.database.drop()
+})
+
+interface Listed {
+  readonly total: number
+  readonly bySongs: ReadonlyArray<[number, number]>
+  readonly byName: ReadonlyArray<[number, number]>
+  readonly users: ReadonlyArray<[string, number]>
+  readonly userTotal: number
+}
+
+/** /v1/artists by songs and by name, as [id, song_count] (sql/0008); /v1/users as [username, contribution_count] (sql/0009). */
+const served = async (): Promise<Listed> => {
+  const page = async (path: string) => {
+    const reply = await request(server.baseUrl, path)
+    expect(reply.status).toBe(200)
+    const body = reply.body as { meta: { total: number }; data: Array<{ id: number; song_count: number }> }
+    return { total: body.meta.total, items: body.data.map((a): [number, number] => [a.id, a.song_count]) }
+  }
+  const bySongs = await page("/v1/artists?sort=songs&limit=50")
+  const byName = await page("/v1/artists?sort=name&limit=50")
+  expect(byName.total).toBe(bySongs.total)
+  const users = await request(server.baseUrl, "/v1/users?sort=contributions&limit=50")
+  expect(users.status).toBe(200)
+  const usersBody = users.body as { meta: { total: number }; data: Array<{ username: string; contribution_count: number }> }
+  const members = usersBody.data
+  return {
+    total: bySongs.total,
+    bySongs: bySongs.items,
+    byName: byName.items,
+    users: members.map((m): [string, number] => [m.username, m.contribution_count]),
+    userTotal: usersBody.meta.total
+  }
+}
+
+/** The same lists counted directly over the public views. */
+const counted = async (): Promise<Listed> => {
+  const rows = await server.sql<{ id: number; songs: number; name: string }>(`
+    SELECT a.id, lower(a.name) AS name,
+      (SELECT count(DISTINCT c.song_id) FROM credits c JOIN public_songs s ON s.id = c.song_id WHERE c.artist_id = a.id)::int AS songs
+    FROM public_artists a`)
+  const members = await server.sql<{ username: string; n: number }>(`
+    SELECT m.username, (SELECT count(*) FROM contributions c JOIN public_songs s ON s.id = c.song_id WHERE c.member_id = m.id)::int AS n
+    FROM public_members m ORDER BY n DESC, lower(m.username) DESC LIMIT 50`)
+  const bySongs = [...rows].sort((x, y) => y.songs - x.songs || x.id - y.id)
+  const byName = [...rows].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
+  return {
+    total: rows.length,
+    bySongs: bySongs.map((a): [number, number] => [a.id, a.songs]),
+    byName: byName.map((a): [number, number] => [a.id, a.songs]),
+    users: members.map((m): [string, number] => [m.username, m.n]),
+    userTotal: (await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM public_members"))[0]!.n
+  }
+}
+
+describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contributions)", () => {
+  test("the artists and users lists equal counting the public rows, after every kind of change", async () => {
+    const before = await served()
+    expect(before).toEqual(await counted())
+    // the fixture's numbers: a test that could not fail would pass on an empty list
+    expect(before.total).toBe(10)
+    expect(before.bySongs[0]![1]).toBeGreaterThan(1)
+
+    const [future] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 12")
+    const [member] = await server.sql<{ username: string }>("SELECT username FROM members WHERE id = 2")
+    const steps: Array<[string, string]> = [
+      ["UPDATE songs SET deleted_at = now() WHERE id = 4", "UPDATE songs SET deleted_at = NULL WHERE id = 4"],
+      ["UPDATE songs SET published_at = NULL WHERE id IN (1, 2)",
+        "UPDATE songs SET published_at = CASE id WHEN 1 THEN timestamptz '2020-01-01T00:00:00Z' ELSE timestamptz '2020-01-02T00:00:00Z' END WHERE id IN (1, 2)"],
+      // the scheduled song is published now: the artist credited only on hidden songs appears
+      ["UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12",
+        `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
+      // the clock passes the scheduled song's published_at with no write since: a "due" song
+      [`SET session_replication_role = replica;
+        UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12;
+        UPDATE scheduled_song_links SET published_at = now() - interval '1 second' WHERE song_id = 12;
+        SET session_replication_role = DEFAULT`,
+        `SET session_replication_role = replica;
+        UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12;
+        UPDATE scheduled_song_links SET published_at = '${future!.published_at}' WHERE song_id = 12;
+        SET session_replication_role = DEFAULT`],
+      ["DELETE FROM credits WHERE song_id = 12",
+        "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (12, 1, 10, 1), (12, 2, 1, 2)"],
+      // a public song becomes scheduled, and back
+      ["UPDATE songs SET published_at = now() + interval '3 days' WHERE id = 7",
+        "UPDATE songs SET published_at = '2020-01-07T00:00:00Z' WHERE id = 7"],
+      ["UPDATE songs SET published_at = now() - interval '1 day' WHERE id = 10", "UPDATE songs SET published_at = NULL WHERE id = 10"],
+      // credits: one artist twice on a song counts once; the only credit of artist 9 moves
+      ["INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 9, 8, 2)", "DELETE FROM credits WHERE song_id = 6 AND position = 9"],
+      ["UPDATE credits SET artist_id = 10 WHERE song_id = 7", "UPDATE credits SET artist_id = 9 WHERE song_id = 7"],
+      ["DELETE FROM credits WHERE song_id = 6", "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 1, 8, 1)"],
+      // an album naming the hidden artist is published
+      ["UPDATE albums SET published_at = now() - interval '1 hour' WHERE id = 3", "UPDATE albums SET published_at = NULL WHERE id = 3"],
+      // members: banned, losing the handle, a new one
+      ["UPDATE members SET is_banned = true WHERE id = 1", "UPDATE members SET is_banned = false WHERE id = 1"],
+      ["UPDATE members SET username = NULL WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
+      ["INSERT INTO members (id, username, name) VALUES (900, 'baru', 'Baru')", "DELETE FROM members WHERE id = 900"],
+      // contributions: onto the scheduled song, a new one, one deleted
+      ["UPDATE contributions SET song_id = 12 WHERE id IN (6, 300)",
+        "UPDATE contributions SET song_id = CASE id WHEN 6 THEN 2 ELSE 3 END WHERE id IN (6, 300)"],
+      ["INSERT INTO contributions (id, member_id, song_id, action) VALUES (900, 100, 2, 'edit')",
+        "DELETE FROM contributions WHERE id = 900"],
+      [`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (900, 'Baru', 'baru', current_date, now());
+        INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (900, 1, 10, 1), (900, 2, 10, 2)`,
+        "DELETE FROM credits WHERE song_id = 900; DELETE FROM songs WHERE id = 900"]
+    ]
+    for (const [change, undo] of steps) {
+      try {
+        await server.sql(change)
+        expect({ change, served: await served() }).toEqual({ change, served: await counted() })
+      } finally {
+        await server.sql(undo)
+      }
+      expect({ undo, served: await served() }).toEqual({ undo, served: before })
+    }
+  }, 120_000)
+
+  test("a recount from scratch gives the counts the triggers kept", async () => {
+    const kept = await server.sql("SELECT * FROM artist_song_counts ORDER BY artist_id")
+    const [totals] = await server.sql("SELECT * FROM artist_song_totals")
+    await server.sql("SELECT recount_artist_song_counts()")
+    expect(await server.sql("SELECT * FROM artist_song_counts ORDER BY artist_id")).toEqual(kept)
+    expect((await server.sql("SELECT * FROM artist_song_totals"))[0]).toEqual(totals!)
+    const members = await server.sql("SELECT * FROM member_settled_contributions WHERE settled <> 0 ORDER BY member_id")
+    await server.sql("SELECT recount_member_settled_contributions()")
+    expect(await server.sql("SELECT * FROM member_settled_contributions ORDER BY member_id")).toEqual(members)
+  })
+})
