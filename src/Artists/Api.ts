@@ -45,7 +45,7 @@ export type NamesakeHint = typeof NamesakeHint.Type
 const idsMessage = () =>
   `ids must be 1 to ${MAX_HINT_IDS} comma-separated artist ids, each a whole number from 1 to ${MAX_INT4}.`
 
-/** `ids=1,2,3`: 1 to 100 ids, each as strict as an id in a path (D2); duplicates count once. */
+/** `ids=1,2,3`: 1 to 100 ids, each as strict as an id in a path; duplicates count once. */
 export const ArtistIdsParam = Schema.String.pipe(
   Schema.pattern(/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/, { message: idsMessage }),
   Schema.transform(Schema.Array(Schema.Number), {
@@ -56,7 +56,17 @@ export const ArtistIdsParam = Schema.String.pipe(
   Schema.filter((ids) => ids.length >= 1 && ids.length <= MAX_HINT_IDS && ids.every((id) => id <= MAX_INT4), {
     message: idsMessage
   }),
-  Schema.annotations({ message: idsMessage, description: "Comma-separated artist ids, 1 to 100." })
+  Schema.annotations({
+    message: idsMessage,
+    jsonSchema: {
+      type: "array",
+      items: { type: "integer", minimum: 1, maximum: MAX_INT4 },
+      minItems: 1,
+      maxItems: MAX_HINT_IDS,
+      description: `Artist ids, 1 to ${MAX_HINT_IDS} of them, comma-separated (ids=12,40); repeated ids count once.`
+    },
+    arbitrary: () => (fc) => fc.uniqueArray(fc.integer({ min: 1, max: MAX_INT4 }), { minLength: 1, maxLength: MAX_HINT_IDS })
+  })
 )
 
 export const ArtistSort = ChoiceParam("sort", "name", "songs")

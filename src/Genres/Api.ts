@@ -30,7 +30,9 @@ export const Genre = Schema.Struct({
   song_count: genreFields.song_count
 }).annotations({ identifier: "Genre" })
 
-const bySlug = Schema.Struct({ slug: Schema.String.annotations({ description: "The genre's slug." }) })
+const bySlug = Schema.Struct({ slug: Schema.String.annotations({
+  jsonSchema: { type: "string", minLength: 1, description: "The genre's slug, e.g. rock-kapak." }
+}) })
 
 export class GenresApi extends HttpApiGroup.make("Genres")
   .add(

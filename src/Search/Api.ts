@@ -89,14 +89,34 @@ export const SearchTypesParam = Schema.String.pipe(
     decode: (text) => [...new Set(text.split(",") as Array<SearchType>)],
     encode: (types) => types.join(",")
   }),
-  Schema.annotations({ message: typesMessage, description: `Comma-separated: ${SEARCH_TYPES.join(", ")}. Default all.` })
+  Schema.annotations({
+    message: typesMessage,
+    jsonSchema: {
+      type: "array",
+      items: { type: "string", enum: SEARCH_TYPES },
+      minItems: 1,
+      uniqueItems: true,
+      description: "Which types to search, comma-separated (types=songs,artists); default all seven."
+    },
+    arbitrary: () => (fc) => fc.uniqueArray(fc.constantFrom(...SEARCH_TYPES), { minLength: 1 })
+  })
 )
 
 const limitMessage = () => `limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}.`
 export const SearchLimitParam = Schema.String.pipe(
   Schema.pattern(/^([1-9]|1[0-9]|20)$/, { message: limitMessage }),
   Schema.compose(Schema.NumberFromString),
-  Schema.annotations({ message: limitMessage, description: `Items per type, 1 to ${MAX_SEARCH_LIMIT} (default 5).` })
+  Schema.annotations({
+    message: limitMessage,
+    jsonSchema: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_SEARCH_LIMIT,
+      default: DEFAULT_SEARCH_LIMIT,
+      description: `Items per type, 1 to ${MAX_SEARCH_LIMIT} (default ${DEFAULT_SEARCH_LIMIT}).`
+    },
+    arbitrary: () => (fc) => fc.integer({ min: 1, max: MAX_SEARCH_LIMIT })
+  })
 )
 
 export class SearchApi extends HttpApiGroup.make("Search")

@@ -101,7 +101,8 @@ const YearParam = Schema.String.pipe(
   Schema.compose(Schema.NumberFromString),
   Schema.annotations({
     message: () => "year must be a four-digit year from 1000 to 2999.",
-    description: "Release year, YYYY."
+    jsonSchema: { type: "integer", minimum: 1000, maximum: 2999, description: "Only songs released in this year." },
+    arbitrary: () => (fc) => fc.integer({ min: 1000, max: 2999 })
   })
 )
 
@@ -110,7 +111,14 @@ const GenreSlugParam = Schema.String.pipe(
   Schema.maxLength(100, { message: () => "genre must be a genre slug of at most 100 characters." }),
   Schema.annotations({
     message: () => "genre must be a genre slug such as rock-kapak.",
-    description: "Genre slug."
+    jsonSchema: {
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+      pattern: "^[a-z0-9]+(-[a-z0-9]+)*$",
+      description: "Only songs of this genre, by its slug (lower-case words joined by hyphens, e.g. rock-kapak)."
+    },
+    arbitrary: () => (fc) => fc.stringMatching(/^[a-z0-9]{1,12}(-[a-z0-9]{1,12}){0,3}$/)
   })
 )
 
@@ -119,7 +127,7 @@ export const SongSort = ChoiceParam("sort", "released", "popular", "title")
 /** D7 browse: filters, sort and order (default: released newest first, popular most first, title A-Z). */
 export const SongBrowseParams = Schema.Struct({
   genre: Schema.optional(GenreSlugParam),
-  label: Schema.optional(IdParam("label")),
+  label: Schema.optional(IdParam("label", "Only songs on this label, by its id.")),
   year: Schema.optional(YearParam),
   sort: Schema.optional(SongSort),
   order: Schema.optional(OrderParam),

@@ -45,12 +45,20 @@ export const ContributionEntry = Schema.Struct({
   song: SongSummary
 }).annotations({ identifier: "ContributionEntry" })
 
-/** A public handle. A purely numeric value is an internal user id, never accepted (D2). */
+/** A public handle. A purely numeric value is an internal user id, never accepted (docs/api.md). */
 export const UsernameParam = Schema.String.pipe(
   Schema.filter((text) => !/^[0-9]+$/.test(text), {
     message: () => "user ids are not accepted; use the public username"
   })
-).annotations({ description: "The member's public username (case-insensitive). Numeric user ids are not accepted." })
+).annotations({
+  jsonSchema: {
+    type: "string",
+    minLength: 1,
+    pattern: "[^0-9]",
+    description: "The member's public username (case-insensitive). A value made only of digits is an internal " +
+      "user id and is refused with bad_request."
+  }
+})
 
 export const UsersListParams = Schema.Struct({
   q: Schema.optional(SearchTextParam),
