@@ -154,9 +154,7 @@ export const documentedHeaders = (area: Area, status: number): ReadonlyArray<str
   const base = ["Cache-Control", "traceparent", ...(limited ? RATE_LIMIT_HEADERS : [])]
   if (status === 429) return [...base, "Retry-After"]
   if (area === "public" && (status === 200 || status === 304)) return [...base, "ETag", "Vary", "X-Cache"]
-  if (area === "staff" && (status === 200 || status === 401 || status === 403)) {
-    return [...base, "Vary", ...(status === 401 ? ["WWW-Authenticate"] : [])]
-  }
+  if (area === "staff") return [...base, "Vary", ...(status === 401 ? ["WWW-Authenticate"] : [])]
   return base
 }
 
