@@ -11,7 +11,7 @@ import { AlbumArtist, ListAlbumEntry, SongSummary } from "../Domain/Song.js"
 
 export const MAX_HINT_IDS = 100
 
-/** D6 artist detail: the summary plus namesake, profile, role and group facts. */
+/** Artist detail: the summary plus namesake, profile, role and group facts. */
 export const ArtistDetail = Schema.Struct({
   ...artistIdentityFields,
   disambiguator: Schema.NullOr(Schema.String).annotations({
@@ -30,7 +30,7 @@ export const ArtistDetail = Schema.Struct({
 }).annotations({ identifier: "ArtistDetail" })
 export type ArtistDetail = typeof ArtistDetail.Type
 
-/** Spec 2.12. */
+/** Namesake hint. */
 export const NamesakeHint = Schema.Struct({
   id: Schema.Int,
   disambiguator: Schema.String.annotations({
@@ -93,7 +93,7 @@ export class ArtistsApi extends HttpApiGroup.make("Artists")
     HttpApiEndpoint.get("namesakeHints", "/artists/namesake-hints")
       .setUrlParams(Schema.Struct({ ids: ArtistIdsParam }))
       .addSuccess(ListEnvelope(NamesakeHint, "NamesakeHintList"))
-      .annotate(OpenApi.Summary, "Hints that tell apart artists whose names collide (spec 2.12)")
+      .annotate(OpenApi.Summary, "Hints that tell apart artists whose names collide")
       .annotate(
         OpenApi.Description,
         "A row for each asked id whose name equals another visible artist's name after folding case, " +

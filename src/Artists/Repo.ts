@@ -59,7 +59,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     const sql = yield* SqlClient.SqlClient
 
     /**
-     * The albums listed under an artist (D6): albums naming the artist, and albums without named
+     * The albums listed under an artist: albums naming the artist, and albums without named
      * artists on which the artist performs a public song (whose artists are resolved from those
      * songs, as in every list album entry).
      */
@@ -128,7 +128,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         withSpan("ArtistsRepo.list")
       )
 
-    /** D6 detail as JSON text, or None when the artist is not visible (D14). */
+    /** Detail as JSON text, or None when the artist is not visible. */
     const detailJson = (artistId: number) =>
       sql<{ json: string }>`
         SELECT json_build_object(
@@ -190,7 +190,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         withSpan("ArtistsRepo.songs")
       )
 
-    /** The artist's public albums (D6), newest first; None when the artist is not visible. */
+    /** The artist's public albums, newest first; None when the artist is not visible. */
     const albums = (artistId: number, page: PageRequest) =>
       Effect.gen(function*() {
         const after = yield* keyPair(page, isAlbumDate)
@@ -217,7 +217,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       )
 
     /**
-     * Spec 2.12 / D6 / D14 as a JSON array, in the order asked: a row for each asked id whose
+     * The namesake hints as a JSON array, in the order asked: a row for each asked id whose
      * folded name equals another visible artist's. `ids` is the comma-joined list (one parameter,
      * so the statement text is the same for any number of ids).
      */

@@ -1,5 +1,5 @@
 /**
- * The artist summary (DESIGN D6) and the SQL that builds it: shown by /v1/artists and by search.
+ * The artist summary and the SQL that builds it: shown by /v1/artists and by search.
  * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
  */
 import * as Statement from "@effect/sql/Statement"
@@ -27,7 +27,7 @@ export const artistSummaryFields = {
 export const ArtistSummary = Schema.Struct(artistSummaryFields).annotations({ identifier: "ArtistSummary" })
 export type ArtistSummary = typeof ArtistSummary.Type
 
-/** Public songs credited to artists row `a` in any role (D11: public rows only). */
+/** Public songs credited to artists row `a` in any role (public rows only). */
 export const artistSongCountSql = (a: string) =>
   `(SELECT count(DISTINCT c.song_id) FROM credits c JOIN public_songs cs ON cs.id = c.song_id WHERE c.artist_id = ${a}.id)`
 

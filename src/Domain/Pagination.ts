@@ -40,7 +40,7 @@ const badCursor = new BadRequest({
 
 /**
  * Turns limit/offset/cursor into the page to serve. `scope` names the list (endpoint, sort,
- * order and filters): a cursor made for another scope is a bad_request (D1).
+ * order and filters): a cursor made for another scope is a bad_request.
  */
 export const resolvePage = (params: PageParamsInput, scope: string): Effect.Effect<PageRequest, BadRequest> => {
   const limit = params.limit ?? DEFAULT_LIMIT

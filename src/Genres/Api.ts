@@ -16,10 +16,10 @@ const genreFields = {
   song_count: Schema.Int.annotations({ description: "Public songs." })
 }
 
-/** Spec 2.11 list entry. */
+/** Genre list entry. */
 export const GenreEntry = Schema.Struct(genreFields).annotations({ identifier: "GenreEntry" })
 
-/** Spec 2.11 detail; D14: description is "" when absent. */
+/** Genre detail: description is "" when absent. */
 export const Genre = Schema.Struct({
   id: genreFields.id,
   slug: genreFields.slug,
