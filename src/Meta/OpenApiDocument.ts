@@ -105,7 +105,7 @@ const FIELD_FORMATS: Readonly<Record<string, string>> = {
 }
 
 /** Text fields that hold "" when there is nothing, so their format admits the empty string. */
-const MAY_BE_EMPTY = new Set(["last_fetched", "streama_url", "streamb_url", "vidsvc_url"])
+const MAY_BE_EMPTY = new Set(["last_fetched", "streama_url", "streamb_url"])
 
 /** Paths outside the rate limit and the response cache: health checks for load balancers. */
 const HEALTH_PATHS = new Set(["/v1/health", "/v1/health/ready"])
@@ -224,7 +224,6 @@ const cleanSchema = (node: unknown, primitives: Readonly<Record<string, JsonObje
     }
     out[key] = cleanSchema(value, primitives)
   }
-  // `{ allOf: [{ $ref }], description }` that Effect writes for an annotated reference: keep it plain.
   return out
 }
 
