@@ -65,7 +65,12 @@ const isStaff = (operation: Operation) => operation.path.startsWith("/v1/admin")
 const sampleWire = (schema: Schema.Schema<unknown, unknown> | undefined, count: number, seed: number) => {
   if (schema === undefined) return Array.from({ length: count }, () => ({}) as Record<string, string>)
   const encode = Schema.encodeSync(schema)
-  return FastCheck.sample(Arbitrary.make(schema), { seed, numRuns: count }).map((value) => encode(value) as Record<string, string>)
+  try {
+    return FastCheck.sample(Arbitrary.make(schema), { seed, numRuns: count }).map((value) => encode(value) as Record<string, string>)
+  } catch (error) {
+    // a custom filter that random values rarely pass: give the parameter an `arbitrary` annotation
+    throw new Error(`cannot generate parameters (add an arbitrary annotation, as src/Domain/Params.ts does): ${error}`)
+  }
 }
 
 interface Case {
