@@ -4,16 +4,18 @@ export const MAX_INT4 = 2_147_483_647
 
 /**
  * Decimal digits only, checked as text before conversion: NumberFromString alone would take
- * `1e3`, `0x10`, `4242.0`, `012` and ` 12`, and an id past int4 would make Postgres fail.
+ * `1e3`, `0x10`, `4242.0`, `012` and ` 12`, and an id past int4 would make Postgres fail. The OpenAPI
+ * document says what the text must be, an integer in range, so that generated clients take numbers.
  */
-export const wholeNumberText = (
+const wholeNumberText = (
   name: string,
   pattern: RegExp,
-  bounds: { readonly min: number; readonly max: number; readonly default?: number },
-  description: string
+  min: number,
+  max: number,
+  doc: { readonly description?: string; readonly default?: number } = {}
 ) => {
-  const { min, max } = bounds
   const message = () => `${name} must be a whole number from ${min} to ${max}.`
+  const description = doc.description ?? `Whole number from ${min} to ${max}.`
   return Schema.String.pipe(
     Schema.pattern(pattern, { message }),
     Schema.compose(Schema.NumberFromString),
@@ -21,9 +23,7 @@ export const wholeNumberText = (
     Schema.annotations({
       message,
       description,
-      // The wire carries text, but the document says what the text must be: an integer in range,
-      // so that generated clients take numbers.
-      jsonSchema: { type: "integer", minimum: min, maximum: max, ...(bounds.default === undefined ? {} : { default: bounds.default }), description },
+      jsonSchema: { type: "integer", minimum: min, maximum: max, ...doc, description },
       arbitrary: () => (fc) => fc.integer({ min, max })
     })
   )
@@ -31,22 +31,18 @@ export const wholeNumberText = (
 
 /** An integer id in a path or query: `^[1-9][0-9]*$`, at most 2^31-1. */
 export const IdParam = (name: string, description = `An id: a whole number from 1 to ${MAX_INT4}.`) =>
-  wholeNumberText(name, /^[1-9][0-9]{0,9}$/, { min: 1, max: MAX_INT4 }, description)
+  wholeNumberText(name, /^[1-9][0-9]{0,9}$/, 1, MAX_INT4, { description })
 
 export const DEFAULT_LIMIT = 20
 
-export const LimitParam = wholeNumberText(
-  "limit",
-  /^[1-9][0-9]{0,1}$/,
-  { min: 1, max: 80, default: DEFAULT_LIMIT },
-  `Items per page, 1 to 80 (default ${DEFAULT_LIMIT}).`
-)
-export const OffsetParam = wholeNumberText(
-  "offset",
-  /^(0|[1-9][0-9]{0,9})$/,
-  { min: 0, max: MAX_INT4, default: 0 },
-  "How many items to skip (default 0). Ignored when a cursor is given."
-)
+export const LimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,1}$/, 1, 80, {
+  default: DEFAULT_LIMIT,
+  description: `Items per page, 1 to 80 (default ${DEFAULT_LIMIT}).`
+})
+export const OffsetParam = wholeNumberText("offset", /^(0|[1-9][0-9]{0,9})$/, 0, MAX_INT4, {
+  default: 0,
+  description: "How many items to skip (default 0); a cursor replaces it."
+})
 
 /**
  * A closed set of words, with a message that lists them. A refined string rather than a
@@ -65,7 +61,7 @@ export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: str
 
 export const OrderParam = ChoiceParam("order", "asc", "desc")
 
-/** A cursor is base64url text; longer ones are refused before decoding (src/Domain/Pagination.ts). */
+/** Cursors are base64url text; the cursor check refuses longer ones. */
 export const MAX_CURSOR_LENGTH = 2048
 
 /** `limit`, `offset` and `cursor` of every paginated list (docs/api.md, Pagination). */
