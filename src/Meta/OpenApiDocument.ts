@@ -58,7 +58,7 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   "Staff.album": "getStaffAlbum",
   "Staff.curatedList": "getStaffCuratedList",
   "Staff.stats": "getStaffStats",
-  "Changes.list": "listChanges"
+  "Changes.changes": "listChanges"
 }
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
