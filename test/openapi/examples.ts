@@ -103,10 +103,11 @@ for (const operation of operations) {
   }
   const path = fillPath(operation.path, Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, wire(v)])))
   const body = await get(path + queryOf(asked))
-  if (documented.some((p) => p.name === "cursor")) {
-    // a real cursor: the second page of the same list, asked one item at a time if two are all there is
+  // a real token for the parameters that take meta.next_cursor: the second page of the same list,
+  // asked one item at a time if two are all there is
+  for (const name of ["cursor", "since"].filter((name) => documented.some((p) => p.name === name))) {
     const cursor = body.meta.next_cursor || (await get(path + queryOf({ ...asked, limit: "1" }))).meta.next_cursor
-    if (cursor !== "") parameters.cursor = cursor
+    if (cursor !== "") parameters[name] = cursor
   }
   examples[operation.operationId] = { parameters, response: shorten(body) }
   console.error(`${operation.operationId}: ${path}${queryOf(asked)}`)
