@@ -8,30 +8,13 @@ import { BadRequestError, InternalServerError, NotFoundError, UnavailableError }
 import { GenresApi } from "./Genres/Api.js"
 import { LabelsApi } from "./Labels/Api.js"
 import { MetaApi } from "./Meta/Api.js"
+import { describeDocument } from "./Meta/OpenApiDocument.js"
 import { SearchApi } from "./Search/Api.js"
 import { SongsApi } from "./Songs/Api.js"
 import { StaffApi } from "./Staff/Api.js"
 import { UsersApi } from "./Users/Api.js"
 
 export const API_VERSION = "1.0.0"
-
-/**
- * Effect documents its own decode error for 400; the pipeline answers those with the
- * bad_request envelope instead (src/Http/Errors.ts), so the document says so.
- */
-function documentDecodeErrorsAsEnvelope(spec: Record<string, any>): Record<string, any> {
-  const badRequest = {
-    description: "bad_request: a path or query parameter is not valid",
-    content: { "application/json": { schema: { $ref: "#/components/schemas/BadRequestError" } } }
-  }
-  for (const item of Object.values<Record<string, any>>(spec.paths ?? {})) {
-    for (const operation of Object.values<Record<string, any>>(item)) {
-      if (operation?.responses?.["400"]) operation.responses["400"] = badRequest
-    }
-  }
-  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete spec.components?.schemas?.[name]
-  return spec
-}
 
 /**
  * The /v1 contract: every endpoint, grouped by the tags of spec part 1. Clients can import
@@ -54,7 +37,7 @@ export class Api extends HttpApi.make("catalogue")
   .addError(NotFoundError)
   .addError(InternalServerError)
   .addError(UnavailableError)
-  .annotate(OpenApi.Transform, documentDecodeErrorsAsEnvelope)
+  .annotate(OpenApi.Transform, describeDocument)
   .annotate(OpenApi.Title, "Malaysian music catalogue API")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(

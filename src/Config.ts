@@ -47,7 +47,7 @@ const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
   none: LogLevel.None
 }
 
-/** The edge (DESIGN D3, D4, D5): proxies, rate limit, response cache, CORS, staff tokens. */
+/** The edge (docs/edge.md): proxies, rate limit, response cache, CORS, staff tokens. */
 const optionalText = (name: string) =>
   Config.string(name).pipe(
     Config.map((text) => text.trim()),
@@ -103,7 +103,7 @@ const adminJwtConfig = Config.all({
 })
 
 /**
- * Every setting of the service, read once at start (DESIGN D13). The README table mirrors it.
+ * Every setting of the service, read once at start. The README table mirrors it.
  * A check after a `Config.map` loses the variable's name, so such configs are built unnamed and
  * named last (`Config.nested(NAME)`): a bad value is then reported with its variable.
  */

@@ -19,7 +19,7 @@ export { DatabaseFault, isDatabaseUnavailable } from "./DatabaseFaults.js"
 
 export const SQL_DIR = resolve(import.meta.dir, "../sql")
 
-/** Which database the service runs on; start-up and seeding depend on it (D12). */
+/** Which database the service runs on; start-up and seeding depend on it. */
 export class DatabaseMode extends Context.Tag("catalogue/DatabaseMode")<
   DatabaseMode,
   { readonly kind: "postgres" | "embedded"; readonly description: string }
@@ -129,7 +129,7 @@ const makePool = (options: pg.PoolConfig, bounds?: WaitingBounds) =>
     (pool) => Effect.promise(() => pool.end().catch(() => undefined))
   )
 
-/** A lock file in the data directory: PGlite has no lock of its own between processes (D12). */
+/** A lock file in the data directory: PGlite has no lock of its own between processes. */
 const lockDataDir = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.try({

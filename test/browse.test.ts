@@ -57,7 +57,7 @@ const publicSongCount = async (where = "TRUE") => {
   return row?.n ?? -1
 }
 
-describe("GET /v1/songs (D7)", () => {
+describe("GET /v1/songs", () => {
   test("lists public song summaries newest first, with meta counting public songs only", async () => {
     const reply = await get("/v1/songs?limit=80")
     expect(reply.status).toBe(200)
@@ -147,7 +147,7 @@ describe("GET /v1/songs (D7)", () => {
   })
 })
 
-describe("GET /v1/albums (D7)", () => {
+describe("GET /v1/albums", () => {
   test("lists public albums as list album entries, newest first, filtered by type", async () => {
     const reply = await get("/v1/albums")
     expect(reply.status).toBe(200)
@@ -176,7 +176,7 @@ describe("GET /v1/albums (D7)", () => {
   })
 })
 
-describe("GET /v1/curated-lists (D7)", () => {
+describe("GET /v1/curated-lists", () => {
   test("lists public lists without their tracks, most recently updated first, counting visible items", async () => {
     const reply = await get("/v1/curated-lists")
     expect(reply.status).toBe(200)

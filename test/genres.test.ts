@@ -41,7 +41,7 @@ describe("GET /v1/genres", () => {
 })
 
 describe("GET /v1/genres/{slug}", () => {
-  test("answers the detail of spec 2.11", async () => {
+  test("answers the detail of a genre", async () => {
     const reply = await get("/v1/genres/pop")
     expect(reply.status).toBe(200)
     expect(decodeWith(DetailEnvelope(Genre, "GenreResponse"), reply.body).data).toEqual({

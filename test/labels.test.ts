@@ -22,7 +22,7 @@ const SURIA = { id: 2, name: "Suria Records", formerly_known_as: "", slug: "suri
 const INDIE = { id: 3, name: "Indie Kita", formerly_known_as: "", slug: "indie-kita", song_count: 0, album_count: 0 }
 
 describe("GET /v1/labels", () => {
-  test("lists labels with the fields of spec 2.10, most public songs first", async () => {
+  test("lists labels with the fields of a label, most public songs first", async () => {
     const reply = await get("/v1/labels")
     expect(reply.status).toBe(200)
     expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8")

@@ -1,5 +1,5 @@
 /**
- * The demo-catalogue generator (src/Seed, DESIGN D12): determinism, ratios and the cases the
+ * The demo-catalogue generator (src/Seed): determinism, ratios and the cases the
  * API depends on (namesakes, every date precision, hidden rows, on-this-day songs).
  *
  * Runs against a fresh `seed_test_<random>` database on the server of TEST_DATABASE_URL, with

@@ -41,7 +41,7 @@ const expectNotFound = (reply: Reply) => {
 }
 
 describe("GET /v1/songs/{songId}", () => {
-  test("a published song shows every field of spec 2.5 in order, with every credit", async () => {
+  test("a published song shows every field of the song detail in order, with every credit", async () => {
     const reply = await get("/v1/songs/1")
     expectJson(reply, 200)
     const song = decodeWith(DetailEnvelope(SongDetail, "SongDetailResponse"), reply.body).data
@@ -96,7 +96,7 @@ describe("GET /v1/songs/{songId}", () => {
     expect((await songDetail(3)).love_count).toBe(1)
   })
 
-  test("absent values are filled as D14 says: empty text, zeros, FULL, placeholders, grey colours", async () => {
+  test("absent values are filled as docs/api.md says: empty text, zeros, FULL, placeholders, grey colours", async () => {
     const song = await songDetail(3)
     expect(song).toMatchObject({
       notes: "",
@@ -133,7 +133,7 @@ describe("GET /v1/songs/{songId}", () => {
   })
 })
 
-describe("song ids are checked before any lookup (D2)", () => {
+describe("song ids are checked before any lookup", () => {
   const malformed = ["abc", "0", "-3", "1e3", "0x10", "4242.0", "%2012", "012", "99999999999", "2147483648"]
   for (const suffix of ["", "/similar", "/contributors"]) {
     test(`a malformed songId on /v1/songs/{songId}${suffix} is bad_request naming songId`, async () => {
@@ -149,7 +149,7 @@ describe("song ids are checked before any lookup (D2)", () => {
 })
 
 describe("GET /v1/songs/{songId}/similar", () => {
-  test("groups songs by shared performer, then shared writer, then shared genre (D11)", async () => {
+  test("groups songs by shared performer, then shared writer, then shared genre", async () => {
     const result = await similar(1)
     const ids = (list: ReadonlyArray<{ id: number }>) => list.map((s) => s.id)
     // Siti Nurhaliza performs on 3 and 9; M. Nasir writes 4 and 8 (and 3, 9 already matched by performer)

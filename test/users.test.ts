@@ -34,7 +34,7 @@ const publicMemberCount = async () => {
 }
 
 describe("GET /v1/users", () => {
-  test("lists public profiles with exactly the fields of spec 2.8, most contributions first", async () => {
+  test("lists public profiles with exactly the fields of a contributor profile, most contributions first", async () => {
     const reply = await get("/v1/users?limit=3")
     expectList(reply)
     const list = decodeWith(ProfileList, reply.body)
@@ -179,7 +179,7 @@ describe("GET /v1/users/{username}/contributions", () => {
     expect(list.data.at(-1)!.song).toMatchObject({ id: 1, title: "Cindai", artists: [{ id: 1, name: "Siti Nurhaliza" }] })
   })
 
-  test("details carry exactly the spec's fields, with the stored values", async () => {
+  test("details carry exactly the interface's fields, with the stored values", async () => {
     const list = decodeWith(ContributionList, (await get("/v1/users/aishah_fan/contributions?limit=80")).body)
     expect(list.data.find((row) => row.id === 2)!.details).toEqual({
       added_credits: [{ artist_name: "M. Nasir", role_name: "Lyricist" }],

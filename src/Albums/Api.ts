@@ -7,7 +7,7 @@ import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { ChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
 import { AlbumArtist, AlbumSongEntry, AlbumType, ArtworkColors, ListAlbumEntry } from "../Domain/Song.js"
 
-/** Spec 2.4 with D14: artwork_url and artwork_colors are never null. */
+/** Album detail: artwork_url and artwork_colors are never null. */
 export const AlbumDetail = Schema.Struct({
   id: Schema.Int,
   title: Schema.String,
@@ -26,7 +26,7 @@ export const AlbumPath = Schema.Struct({ albumId: IdParam("albumId") })
 
 export const AlbumSort = ChoiceParam("sort", "released", "title")
 
-/** D7 browse: `type` subset; sort released (newest first) or title (A-Z); `order` flips. */
+/** Browse: `type` subset; sort released (newest first) or title (A-Z); `order` flips. */
 export const AlbumBrowseParams = Schema.Struct({
   type: Schema.optional(ChoiceParam("type", "album", "ep", "single")),
   sort: Schema.optional(AlbumSort),

@@ -21,7 +21,7 @@ import { withSpan } from "../Spans.js"
 export const albumsOf = (audience: Audience) => (audience === "public" ? "public_albums" : "albums")
 
 /**
- * Spec 2.4 for one album in one statement. Staff see every album and every track, each song
+ * One album's detail in one statement. Staff see every album and every track, each song
  * with its `status`, and the album's `status` at the end.
  */
 const albumDetailSql = (audience: Audience) => `
@@ -47,7 +47,7 @@ const albumDetailSql = (audience: Audience) => `
 
 export type AlbumSortName = "released" | "title"
 
-/** The sorts of /v1/albums (D7); albums without a date sort as the oldest. */
+/** The sorts of /v1/albums; albums without a date sort as the oldest. */
 const albumSorts: Record<AlbumSortName, Omit<KeysetSort, "descending">> = {
   released: {
     source: "public_albums al",
@@ -79,14 +79,14 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
     const query = yield* PoolQuery
     const detailById = { public: jsonById(query, albumDetailSql("public")), staff: jsonById(query, albumDetailSql("staff")) } as const
 
-    /** Spec 2.4 as JSON text; None when the audience may not see the album. */
+    /** Album detail as JSON text; None when the audience may not see the album. */
     const albumDetailJson = (albumId: number, audience: Audience) =>
       detailById[audience](albumId).pipe(
         Effect.orDie,
         withSpan("AlbumsRepo.albumDetailJson")
       )
 
-    /** D7 browse of public albums as list album entries. */
+    /** Browse of public albums as list album entries. */
     const browseAlbums = (browse: AlbumBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")

@@ -11,7 +11,7 @@ import { AlbumArtist, ListAlbumEntry, SongSummary } from "../Domain/Song.js"
 
 export const MAX_HINT_IDS = 100
 
-/** D6 artist detail: the summary plus namesake, profile, role and group facts. */
+/** Artist detail: the summary plus namesake, profile, role and group facts. */
 export const ArtistDetail = Schema.Struct({
   ...artistIdentityFields,
   disambiguator: Schema.NullOr(Schema.String).annotations({
@@ -30,7 +30,7 @@ export const ArtistDetail = Schema.Struct({
 }).annotations({ identifier: "ArtistDetail" })
 export type ArtistDetail = typeof ArtistDetail.Type
 
-/** Spec 2.12. */
+/** Namesake hint. */
 export const NamesakeHint = Schema.Struct({
   id: Schema.Int,
   disambiguator: Schema.String.annotations({
@@ -45,7 +45,7 @@ export type NamesakeHint = typeof NamesakeHint.Type
 const idsMessage = () =>
   `ids must be 1 to ${MAX_HINT_IDS} comma-separated artist ids, each a whole number from 1 to ${MAX_INT4}.`
 
-/** `ids=1,2,3`: 1 to 100 ids, each as strict as an id in a path (D2); duplicates count once. */
+/** `ids=1,2,3`: 1 to 100 ids, each as strict as an id in a path; duplicates count once. */
 export const ArtistIdsParam = Schema.String.pipe(
   Schema.pattern(/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/, { message: idsMessage }),
   Schema.transform(Schema.Array(Schema.Number), {
@@ -58,7 +58,13 @@ export const ArtistIdsParam = Schema.String.pipe(
   }),
   Schema.annotations({
     message: idsMessage,
-    description: "Comma-separated artist ids, 1 to 100.",
+    jsonSchema: {
+      type: "array",
+      items: { type: "integer", minimum: 1, maximum: MAX_INT4 },
+      minItems: 1,
+      maxItems: MAX_HINT_IDS,
+      description: `Artist ids, 1 to ${MAX_HINT_IDS} of them, comma-separated (ids=12,40); repeated ids count once.`
+    },
     arbitrary: () => (fc) => fc.uniqueArray(fc.integer({ min: 1, max: MAX_INT4 }), { minLength: 1, maxLength: MAX_HINT_IDS })
   })
 )
@@ -87,7 +93,7 @@ export class ArtistsApi extends HttpApiGroup.make("Artists")
     HttpApiEndpoint.get("namesakeHints", "/artists/namesake-hints")
       .setUrlParams(Schema.Struct({ ids: ArtistIdsParam }))
       .addSuccess(ListEnvelope(NamesakeHint, "NamesakeHintList"))
-      .annotate(OpenApi.Summary, "Hints that tell apart artists whose names collide (spec 2.12)")
+      .annotate(OpenApi.Summary, "Hints that tell apart artists whose names collide")
       .annotate(
         OpenApi.Description,
         "A row for each asked id whose name equals another visible artist's name after folding case, " +

@@ -53,7 +53,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     const sql = yield* SqlClient.SqlClient
 
     /**
-     * The albums listed under an artist (D6): albums naming the artist, and albums without named
+     * The albums listed under an artist: albums naming the artist, and albums without named
      * artists on which the artist performs a public song (whose artists are resolved from those
      * songs, as in every list album entry).
      */
@@ -146,7 +146,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       )
     }
 
-    /** D6 detail as JSON text, or None when the artist is not visible (D14). */
+    /** Detail as JSON text, or None when the artist is not visible. */
     const detailJson = (artistId: number) =>
       sql<{ json: string }>`
         SELECT json_build_object(
@@ -231,7 +231,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         withSpan("ArtistsRepo.songs")
       )
 
-    /** The artist's public albums (D6), newest first; None when the artist is not visible. */
+    /** The artist's public albums, newest first; None when the artist is not visible. */
     const albums = (artistId: number, page: PageRequest) =>
       Effect.gen(function*() {
         const after = keyPair(page)
@@ -258,7 +258,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       )
 
     /**
-     * Spec 2.12 / D6 / D14 as a JSON array, in the order asked: a row for each asked id whose
+     * The namesake hints as a JSON array, in the order asked: a row for each asked id whose
      * folded name equals another visible artist's. `ids` is the comma-joined list (one parameter,
      * so the statement text is the same for any number of ids).
      */

@@ -18,7 +18,7 @@ const listHeaderFields = {
   updated_at: Schema.String.annotations({ description: "RFC 3339 UTC: when the list was last edited." })
 }
 
-/** Spec 2.3: only the array of the list's content_type has rows. */
+/** Curated list: only the array of the list's content_type has rows. */
 export const CuratedList = Schema.Struct({
   ...listHeaderFields,
   show_artists: Schema.Boolean,
@@ -29,7 +29,7 @@ export const CuratedList = Schema.Struct({
 }).annotations({ identifier: "CuratedList" })
 export type CuratedList = typeof CuratedList.Type
 
-/** D7: a list without its tracks; item_count counts the visible entries of its content_type. */
+/** A list without its tracks; item_count counts the visible entries of its content_type. */
 export const CuratedListSummary = Schema.Struct({
   ...listHeaderFields,
   content_type: ContentType,

@@ -20,7 +20,7 @@ import { withSpan } from "../Spans.js"
 const listsOf = (audience: Audience) => (audience === "public" ? "public_curated_lists" : "curated_lists")
 
 /**
- * Spec 2.3 for one list in one statement: the songs array holds rows only for `songs` lists,
+ * One curated list in one statement: the songs array holds rows only for `songs` lists,
  * the albums array only for `albums` lists. Staff see hidden lists and hidden entries, each
  * marked with its `status`, and the list's own `status` at the end.
  */
@@ -43,7 +43,7 @@ const listDetailSql = (audience: Audience) => `
   FROM ${listsOf(audience)} l
   WHERE l.id = `
 
-/** D7: public lists without their tracks, most recently updated first. */
+/** Public lists without their tracks, most recently updated first. */
 const listSummarySort: KeysetSort = {
   source: "public_curated_lists l",
   alias: "l",
@@ -60,14 +60,14 @@ export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalo
     const query = yield* PoolQuery
     const detailById = { public: jsonById(query, listDetailSql("public")), staff: jsonById(query, listDetailSql("staff")) } as const
 
-    /** Spec 2.3 as JSON text; None when the audience may not see the list. */
+    /** Curated list as JSON text; None when the audience may not see the list. */
     const curatedListJson = (listId: number, audience: Audience) =>
       detailById[audience](listId).pipe(
         Effect.orDie,
         withSpan("CuratedListsRepo.curatedListJson")
       )
 
-    /** D7 browse of public lists. */
+    /** Browse of public lists. */
     const browseCuratedLists = (page: PageParamsInput) =>
       keysetPage(listSummarySort, [], page, "curated-lists|updated|desc").pipe(
         Effect.provideService(SqlClient.SqlClient, sql),

@@ -8,7 +8,7 @@ import { SongSummary } from "../Domain/Song.js"
 
 export const DISCOVERY_SIZE = 12
 
-/** D9: four selections, up to 12 each, the same all day (no randomness; cacheable). */
+/** Four selections, up to 12 each, the same all day (no randomness; cacheable). */
 export const Discovery = Schema.Struct({
   new_releases: Schema.Array(SongSummary).annotations({
     description: "Songs released in the last 30 days (none in the future), newest first."

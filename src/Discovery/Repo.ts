@@ -14,7 +14,7 @@ const songsSql = (where: string, order: string) => `(
   FROM (SELECT * FROM public_songs s WHERE ${where} ORDER BY ${order} LIMIT ${DISCOVERY_SIZE}) s)`
 
 /**
- * D9 in one statement. Every order is total (ends with the id), so the answer is the same all
+ * The four selections in one statement. Every order is total (ends with the id), so the answer is the same all
  * day for the same data. Each selection walks an index of sql/0001_catalogue.sql.
  */
 const discoverySql = `SELECT json_build_object(

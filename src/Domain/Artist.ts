@@ -1,5 +1,5 @@
 /**
- * The artist summary (DESIGN D6) and the SQL that builds it: shown by /v1/artists and by search.
+ * The artist summary and the SQL that builds it: shown by /v1/artists and by search.
  * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
  */
 import * as Statement from "@effect/sql/Statement"
@@ -27,7 +27,7 @@ export const artistSummaryFields = {
 export const ArtistSummary = Schema.Struct(artistSummaryFields).annotations({ identifier: "ArtistSummary" })
 export type ArtistSummary = typeof ArtistSummary.Type
 
-/** Public songs credited to artists row `a` in any role (D11: public rows only), from sql/0008's kept counts. */
+/** Public songs credited to artists row `a` in any role (public rows only), from sql/0008's kept counts. */
 export const artistSongCountSql = (a: string) => `public_artist_song_count(${a}.id)`
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The SQL of a curated list without its tracks (D7's /v1/curated-lists item, schema
+ * The SQL of a curated list without its tracks (the /v1/curated-lists item, schema
  * `CuratedListSummary` in src/CuratedLists/Api.ts), for the groups that show lists elsewhere:
  * the browse list, search results and discovery.
  */

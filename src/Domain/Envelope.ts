@@ -1,6 +1,6 @@
 import * as Schema from "effect/Schema"
 
-/** `meta` of every list (spec part 1, DESIGN D1). `next_cursor` is "" on the last page. */
+/** `meta` of every list (docs/api.md, Pagination). `next_cursor` is "" on the last page. */
 export const ListMeta = Schema.Struct({
   total: Schema.Int,
   limit: Schema.Int,

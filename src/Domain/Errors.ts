@@ -1,7 +1,7 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
 
-/** The six codes of spec part 7; `code` takes no other value. */
+/** The six error codes (docs/api.md, Errors); `code` takes no other value. */
 export const ErrorCode = Schema.Literal(
   "not_found",
   "bad_request",
@@ -45,7 +45,7 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }) {}
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", { message: Schema.String }) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {}
-/** internal_error with 503: the database cannot be reached or did not answer in time (D2). */
+/** internal_error with 503: the database cannot be reached or did not answer in time. */
 export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", { message: Schema.String }) {}
 
 export const NotFoundError = wire(NotFound, "NotFoundError", "not_found", 404)

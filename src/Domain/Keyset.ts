@@ -19,7 +19,7 @@ const castType: Record<KeyType, string> = {
 
 /**
  * One sort of one list, all fixed SQL text (never request text), so statement texts stay a
- * bounded set (D1, prepared statements). Rows come from `source` (a table, view or subquery
+ * bounded set (prepared statements). Rows come from `source` (a table, view or subquery
  * with its alias), are ordered by `key` then the tie-breaker, and are shown as `item`.
  */
 export interface KeysetSort {
@@ -62,7 +62,7 @@ const lit = Statement.unsafeFragment
 /**
  * One page of a list in one statement: total, the page's items as JSON built by Postgres, and
  * the last row's key for `next_cursor`. With a cursor the page starts after its key (keyset),
- * so a deep page costs what the first costs; without one, `offset` rows are skipped (D1).
+ * so a deep page costs what the first costs; without one, `offset` rows are skipped.
  * `filters` are fragments ANDed together (their parameters bound, their text fixed).
  */
 export const keysetPage = (

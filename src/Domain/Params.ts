@@ -34,27 +34,45 @@ export const TextParam = (name: string) => {
 
 /**
  * Decimal digits only, checked as text before conversion: NumberFromString alone would take
- * `1e3`, `0x10`, `4242.0`, `012` and ` 12`, and an id past int4 would make Postgres fail (D2).
+ * `1e3`, `0x10`, `4242.0`, `012` and ` 12`, and an id past int4 would make Postgres fail. The OpenAPI
+ * document says what the text must be, an integer in range, so that generated clients take numbers.
  */
-const wholeNumberText = (name: string, pattern: RegExp, min: number, max: number) => {
+const wholeNumberText = (
+  name: string,
+  pattern: RegExp,
+  min: number,
+  max: number,
+  doc: { readonly description?: string; readonly default?: number } = {}
+) => {
   const message = () => `${name} must be a whole number from ${min} to ${max}.`
+  const description = doc.description ?? `Whole number from ${min} to ${max}.`
   return Schema.String.pipe(
     Schema.pattern(pattern, { message }),
     Schema.compose(Schema.NumberFromString),
     Schema.filter((n) => Number.isSafeInteger(n) && n >= min && n <= max, { message }),
     Schema.annotations({
       message,
-      description: `Whole number from ${min} to ${max}.`,
+      description,
+      jsonSchema: { type: "integer", minimum: min, maximum: max, ...doc, description },
       arbitrary: () => (fc) => fc.integer({ min, max })
     })
   )
 }
 
 /** An integer id in a path or query: `^[1-9][0-9]*$`, at most 2^31-1. */
-export const IdParam = (name: string) => wholeNumberText(name, /^[1-9][0-9]{0,9}$/, 1, MAX_INT4)
+export const IdParam = (name: string, description = `An id: a whole number from 1 to ${MAX_INT4}.`) =>
+  wholeNumberText(name, /^[1-9][0-9]{0,9}$/, 1, MAX_INT4, { description })
 
-export const LimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,1}$/, 1, 80)
-export const OffsetParam = wholeNumberText("offset", /^(0|[1-9][0-9]{0,9})$/, 0, MAX_INT4)
+export const DEFAULT_LIMIT = 20
+
+export const LimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,1}$/, 1, 80, {
+  default: DEFAULT_LIMIT,
+  description: `Items per page, 1 to 80 (default ${DEFAULT_LIMIT}).`
+})
+export const OffsetParam = wholeNumberText("offset", /^(0|[1-9][0-9]{0,9})$/, 0, MAX_INT4, {
+  default: 0,
+  description: "How many items to skip (default 0); a cursor replaces it."
+})
 
 /**
  * A closed set of words, with a message that lists them. A refined string rather than a
@@ -69,19 +87,28 @@ export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: str
       description: `One of: ${words.join(", ")}.`,
       arbitrary: () => (fc) => fc.constantFrom(...(words as ReadonlyArray<Words[number]>))
     })
-  )
+  ).annotations({ arbitrary: () => (fc) => fc.constantFrom(...words) })
 }
 
 export const OrderParam = ChoiceParam("order", "asc", "desc")
 
-/** `limit`, `offset` and `cursor` of every paginated list (D1). */
+/** Cursors are base64url text; the cursor check refuses longer ones. */
+export const MAX_CURSOR_LENGTH = 2048
+
+/** `limit`, `offset` and `cursor` of every paginated list (docs/api.md, Pagination). */
 export const PageParams = {
   limit: Schema.optional(LimitParam),
   offset: Schema.optional(OffsetParam),
   cursor: Schema.optional(
     // checked whole by the cursor codec (src/Domain/Cursor.ts), which has one message for any bad cursor
-    Schema.String.annotations({ description: "Opaque token from meta.next_cursor; replaces offset." })
+    Schema.String.annotations({
+      jsonSchema: {
+        type: "string",
+        minLength: 1,
+        maxLength: MAX_CURSOR_LENGTH,
+        description: "The opaque token from a previous page's meta.next_cursor (same endpoint, sort and filters); " +
+          "when given it replaces offset."
+      }
+    })
   )
 }
-
-export const DEFAULT_LIMIT = 20

@@ -1,5 +1,5 @@
 /**
- * Free-text matching over names (DESIGN D8), shared by /v1/search and the `q` filter of lists.
+ * Free-text matching over names (docs/search.md), shared by /v1/search and the `q` filter of lists.
  * Names are compared in their folded form (fold_name(): lower case, no diacritics, apostrophes
  * dropped, hyphens and punctuation as spaces), stored beside each name by sql/0004_search.sql
  * with a GIN trigram index.
@@ -17,7 +17,13 @@ export const SearchTextParam = TextParam("q").pipe(
   }),
   Schema.annotations({
     message: () => `q must be 1 to ${MAX_QUERY_LENGTH} characters long after trimming spaces.`,
-    description: "Search text, 1 to 100 characters; case, diacritics, apostrophes and hyphens do not matter."
+    jsonSchema: {
+      type: "string",
+      minLength: 1,
+      maxLength: MAX_QUERY_LENGTH,
+      description: `Search text, 1 to ${MAX_QUERY_LENGTH} characters after trimming spaces; case, diacritics, ` +
+        "apostrophes and hyphens do not matter."
+    }
   })
 )
 

@@ -1,9 +1,9 @@
 /**
- * The shared song and album shapes (spec 2.1, 2.2, 2.3) and the SQL that builds them.
+ * The shared song and album shapes (song summary, extended song entry, list album entry) and the SQL that builds them.
  *
  * How to use it, from any group that shows songs or albums:
  * - Declare responses with the Schemas below (`SongSummary`, `ListSongEntry`, `AlbumSongEntry`,
- *   `ListAlbumEntry`, `AlbumArtist`); field order is the spec's.
+ *   `ListAlbumEntry`, `AlbumArtist`); field order is the interface's.
  * - Build the JSON in Postgres with the fragments, interpolated into the `sql` template:
  *     sql`SELECT coalesce(json_agg(${songSummaryJson("s")} ORDER BY s.released_at DESC, s.id DESC), '[]')::text AS json
  *         FROM public_songs s WHERE ...`
@@ -11,14 +11,14 @@
  *   named `s`; it reads credits/roles/artists itself. The alias must be a constant in the code,
  *   never request text: fragments are fixed SQL so that statement texts stay a bounded set.
  * - Visibility is the caller's: filter the song rows (public_songs for the public, songs for staff).
- *   A public song's credited artists are visible by definition (D14), so the fragment needs no filter.
- * - Absent images become placeholder URLs through asset_url(key, placeholder) (D10, D14); use the
+ * A public song's credited artists are visible by definition, so the fragment needs no filter.
+ * - Absent images become placeholder URLs through asset_url(key, placeholder); use the
  *   `PLACEHOLDER` names so every group shows the same placeholders.
  */
 import * as Statement from "@effect/sql/Statement"
 import * as Schema from "effect/Schema"
 
-/** Placeholder image names under `<CDN>/placeholders/<name>.png` (D10, D14). */
+/** Placeholder image names under `<CDN>/placeholders/<name>.png`. */
 export const PLACEHOLDER = {
   songArtwork: "song-artwork",
   albumArtwork: "album-artwork",
@@ -38,12 +38,12 @@ export const ArtistName = Schema.Struct({ id: Schema.Int, name: Schema.String })
 
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
 
-/** The fields of spec 2.1, in the spec's order; the other song shapes extend them. */
+/** The fields of the song summary, in the interface's order; the other song shapes extend them. */
 const songSummaryFields = {
   id: Schema.Int,
   title: Schema.String,
   slug: Schema.String,
-  released_at: Schema.String.annotations({ description: "YYYY-MM-DD (D10)." }),
+  released_at: Schema.String.annotations({ description: "YYYY-MM-DD." }),
   artwork_url: Schema.String.annotations({ description: "Absolute URL; a placeholder when there is no artwork." }),
   artwork_source: Schema.NullOr(ArtworkSource),
   vidsvc_video_id: Schema.NullOr(Schema.String),
@@ -54,7 +54,7 @@ const songSummaryFields = {
   artwork_average: Schema.NullOr(Schema.String).annotations({ description: "#rrggbb, or null until computed." })
 }
 
-/** Spec 2.1: a song in lists, similar songs, loves and contributions. */
+/** Song summary: a song in lists, similar songs, loves and contributions. */
 export const SongSummary = Schema.Struct(songSummaryFields).annotations({ identifier: "SongSummary" })
 export type SongSummary = typeof SongSummary.Type
 
@@ -67,21 +67,21 @@ const extendedFields = {
   streamb_url: Schema.NullOr(Schema.String)
 }
 
-/** Spec 2.2 inside a curated list: with `writers` (composer and lyricist credits). */
+/** Extended song entry inside a curated list: with `writers` (composer and lyricist credits). */
 export const ListSongEntry = Schema.Struct({
   ...extendedFields,
   writers: Schema.Array(ArtistName).annotations({ description: "Writing credits, each artist once." })
 }).annotations({ identifier: "ListSongEntry" })
 export type ListSongEntry = typeof ListSongEntry.Type
 
-/** Spec 2.2 inside an album: with the track `position`. */
+/** Extended song entry inside an album: with the track `position`. */
 export const AlbumSongEntry = Schema.Struct({
   ...extendedFields,
   position: Schema.Int.annotations({ description: "Track position." })
 }).annotations({ identifier: "AlbumSongEntry" })
 export type AlbumSongEntry = typeof AlbumSongEntry.Type
 
-/** An album's artist with its avatar (spec 2.4; D14: avatar_url is a placeholder when absent). */
+/** An album's artist with its avatar (album detail; avatar_url is a placeholder when absent). */
 export const AlbumArtist = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
@@ -90,7 +90,7 @@ export const AlbumArtist = Schema.Struct({
   avatar_url: Schema.String
 }).annotations({ identifier: "AlbumArtist" })
 
-/** The artist of a list album entry, typed as spec 2.3 writes it (the service fills every value). */
+/** The artist of a list album entry, typed as the interface writes it (the service fills every value). */
 export const ListAlbumArtist = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
@@ -99,7 +99,7 @@ export const ListAlbumArtist = Schema.Struct({
   avatar_url: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "ListAlbumArtist" })
 
-/** Spec 2.3 list album entry: in curated lists, album browse lists and an artist's albums. */
+/** List album entry: in curated lists, album browse lists and an artist's albums. */
 export const ListAlbumEntry = Schema.Struct({
   id: Schema.Int,
   title: Schema.String,
@@ -115,7 +115,7 @@ export const ListAlbumEntry = Schema.Struct({
 }).annotations({ identifier: "ListAlbumEntry" })
 export type ListAlbumEntry = typeof ListAlbumEntry.Type
 
-/** Sampled artwork colours; D14: neutral grey until computed where the spec has no null. */
+/** Sampled artwork colours: neutral grey until computed where the type has no null. */
 export const ArtworkColors = Schema.Struct({ dominant: Schema.String, average: Schema.String }).annotations({
   identifier: "ArtworkColors"
 })
@@ -123,7 +123,7 @@ export const artworkColorsJsonSql = (row: string) =>
   `json_build_object('dominant', coalesce(${row}.artwork_dominant, '#808080'),
     'average', coalesce(${row}.artwork_average, '#808080'))`
 
-/** Which rows a query may show: the public's (D11) or staff's (every state, D5). */
+/** Which rows a query may show: the public's or staff's (every state). */
 export type Audience = "public" | "staff"
 
 // ---- SQL ---------------------------------------------------------------------------------
@@ -140,7 +140,7 @@ const creditedArtistsSql = (s: string, tag: "performer" | "writer") => `(
     GROUP BY a.id, a.name
   ) ca)`
 
-/** The key/value pairs of spec 2.1 for songs row `s`, to splice into a json_build_object. */
+/** The key/value pairs of the song summary for songs row `s`, to splice into a json_build_object. */
 export const songSummaryPairsSql = (s: string) => `
   'id', ${s}.id,
   'title', ${s}.title,
@@ -162,19 +162,19 @@ const extendedPairsSql = (s: string) => `${songSummaryPairsSql(s)},
   'streama_url', ${s}.streama_url,
   'streamb_url', ${s}.streamb_url`
 
-/** Spec 2.1 as JSON for songs row `s`. */
+/** Song summary as JSON for songs row `s`. */
 export const songSummaryJsonSql = (s: string) => `json_build_object(${songSummaryPairsSql(s)})`
 
 /** Staff entries end with the song's `status`; public ones have no such field. */
 const statusPairSql = (s: string, audience: Audience) =>
   audience === "staff" ? `,\n  'status', ${songStatusSql(s)}` : ""
 
-/** Spec 2.2 (curated list variant) as JSON for songs row `s`. */
+/** Extended song entry (curated list variant) as JSON for songs row `s`. */
 export const listSongEntryJsonSql = (s: string, audience: Audience = "public") =>
   `json_build_object(${extendedPairsSql(s)},
   'writers', ${creditedArtistsSql(s, "writer")}${statusPairSql(s, audience)})`
 
-/** Spec 2.2 (album variant) as JSON for songs row `s` at track position `position` (an SQL expression). */
+/** Extended song entry (album variant) as JSON for songs row `s` at track position `position` (an SQL expression). */
 export const albumSongEntryJsonSql = (s: string, position: string, audience: Audience = "public") =>
   `json_build_object(${extendedPairsSql(s)},
   'position', ${position}${statusPairSql(s, audience)})`
@@ -187,7 +187,7 @@ export const albumArtistJsonSql = (a: string) =>
 /** The songs an audience may see: a view or table name, fixed text. */
 export const songsOf = (audience: Audience) => (audience === "public" ? "public_songs" : "songs")
 
-/** Staff see every state; each row says which (D5). */
+/** Staff see every state; each row says which. */
 export const SongStatus = Schema.Literal("published", "unpublished", "deleted")
 export const songStatusSql = (s: string) =>
   `CASE WHEN ${s}.deleted_at IS NOT NULL THEN 'deleted'
@@ -213,13 +213,13 @@ export const albumArtistsJsonSql = (al: string, audience: Audience) => `coalesce
    ) ta JOIN artists xa ON xa.id = ta.artist_id),
   '[]'::json)`
 
-/** Staff see albums and curated lists in every state; each says which (D5). */
+/** Staff see albums and curated lists in every state; each says which. */
 export const PublicationStatus = Schema.Literal("published", "unpublished")
 export const publicationStatusSql = (row: string) =>
   `CASE WHEN ${row}.published_at IS NULL OR ${row}.published_at > now() THEN 'unpublished' ELSE 'published' END`
 
 /**
- * Spec 2.3 list album entry as JSON for albums row `al`, counting the audience's songs.
+ * List album entry as JSON for albums row `al`, counting the audience's songs.
  * Staff entries end with the album's `status`.
  */
 export const listAlbumEntryJsonSql = (al: string, audience: Audience) => `json_build_object(

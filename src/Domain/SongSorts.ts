@@ -6,7 +6,7 @@ export type SongSortName = "released" | "popular" | "title"
 const item = songSummaryJsonSql("s")
 
 /**
- * The sorts of every list of public song summaries (D7: /v1/songs, a label's and a genre's
+ * The sorts of every list of public song summaries (/v1/songs, a label's and a genre's
  * songs): keys match the partial indexes of 0001 and 0002; `id` breaks ties (src/Domain/Keyset.ts).
  */
 export const songSortKeys: Record<SongSortName, Omit<KeysetSort, "descending">> = {

@@ -17,10 +17,10 @@ const genreFields = {
   song_count: Schema.Int.annotations({ description: "Public songs." })
 }
 
-/** Spec 2.11 list entry. */
+/** Genre list entry. */
 export const GenreEntry = Schema.Struct(genreFields).annotations({ identifier: "GenreEntry" })
 
-/** Spec 2.11 detail; D14: description is "" when absent. */
+/** Genre detail: description is "" when absent. */
 export const Genre = Schema.Struct({
   id: genreFields.id,
   slug: genreFields.slug,
@@ -31,7 +31,9 @@ export const Genre = Schema.Struct({
   song_count: genreFields.song_count
 }).annotations({ identifier: "Genre" })
 
-const bySlug = Schema.Struct({ slug: TextParam("slug").annotations({ description: "The genre's slug." }) })
+const bySlug = Schema.Struct({ slug: TextParam("slug").annotations({
+  jsonSchema: { type: "string", minLength: 1, description: "The genre's slug, e.g. rock-kapak." }
+}) })
 
 export class GenresApi extends HttpApiGroup.make("Genres")
   .add(

@@ -11,7 +11,7 @@ export const GenresLive = HttpApiBuilder.group(Api, "Genres", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* GenresRepo
     return handlers
-      // Returned whole: meta says every row is on this one page (D1).
+      // Returned whole: meta says every row is on this one page.
       .handle("list", () =>
         Effect.map(repo.listGenres, ({ json, total }) =>
           listJson(json, { total, limit: total, offset: 0, next_cursor: "" })))

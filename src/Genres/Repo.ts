@@ -10,7 +10,7 @@ import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
 
-/** The spec 2.11 pairs of genres row `g` joined to its public count `gc`, description aside. */
+/** The pairs of genres row `g` joined to its public count `gc`, description aside. */
 const genrePairs = (withDescription: boolean) => `
   'id', g.id,
   'slug', g.slug,
@@ -23,7 +23,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Spec 2.11 list entries, whole, by title; with the row count for meta. */
+    /** Genre list entries, whole, by title; with the row count for meta. */
     const listGenres = sql<{ total: number; json: string }>`
       SELECT count(*)::int AS total,
         coalesce(json_agg(json_build_object(${lit(genrePairs(false))}) ORDER BY lower(g.title), g.id), '[]'::json)::text AS json
@@ -33,7 +33,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
       withSpan("GenresRepo.listGenres")
     )
 
-    /** Spec 2.11 detail as JSON text; None when no genre has the slug. */
+    /** Genre detail as JSON text; None when no genre has the slug. */
     const genreJsonBySlug = (slug: string) =>
       sql<{ json: string }>`
         SELECT json_build_object(${lit(genrePairs(true))})::text AS json
@@ -44,7 +44,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
         withSpan("GenresRepo.genreJsonBySlug")
       )
 
-    /** The genre's public songs (D7). found=false: no genre has the slug. */
+    /** The genre's public songs. found=false: no genre has the slug. */
     const listGenreSongs = (slug: string, sortName: SongSortName, page: PageParamsInput) =>
       keysetPage(
         songSort(sortName),

@@ -8,7 +8,7 @@ import { ChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.j
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { SongSummary } from "../Domain/Song.js"
 
-/** Spec 2.10; D14: formerly_known_as is "" when the label had no other name. */
+/** Label: formerly_known_as is "" when the label had no other name. */
 export const Label = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
@@ -18,7 +18,7 @@ export const Label = Schema.Struct({
   album_count: Schema.Int.annotations({ description: "Public albums." })
 }).annotations({ identifier: "Label" })
 
-/** The sorts of a song list inside a label or genre (D7). */
+/** The sorts of a song list inside a label or genre. */
 export const SongListSort = ChoiceParam("sort", "released", "popular", "title")
 
 export const SongListParams = Schema.Struct({

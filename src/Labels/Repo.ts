@@ -15,7 +15,7 @@ export interface LabelListQuery {
   readonly order?: "asc" | "desc" | undefined
 }
 
-/** Every label with its public counts (D11); all labels are public, none has a state. */
+/** Every label with its public counts; all labels are public, none has a state. */
 const countedLabels = `(
   SELECT l.id, l.name, l.slug, l.formerly_known_as, l.search_name, l.search_former_name,
          lower(l.name) AS sort_name,
@@ -24,7 +24,7 @@ const countedLabels = `(
   FROM labels l
   LEFT JOIN public_label_counts c ON c.label_id = l.id) l`
 
-/** Spec 2.10 for row `l` of countedLabels (D14: formerly_known_as "" when absent). */
+/** Label for row `l` of countedLabels (formerly_known_as "" when absent). */
 const labelJson = `json_build_object(
   'id', l.id,
   'name', l.name,
@@ -43,7 +43,7 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Spec 2.10 list with D1's q, sort and order. */
+    /** Labels with their q, sort and order. */
     const listLabels = (query: LabelListQuery, page: PageParamsInput) => {
       const sortName = query.sort ?? "total_songs"
       const { defaultDescending, ...sort } = labelSorts[sortName]
@@ -60,7 +60,7 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
       )
     }
 
-    /** Spec 2.10 for one label as JSON text; None when there is no such label. */
+    /** One label as JSON text; None when there is no such label. */
     const labelJsonById = (labelId: number) =>
       sql<{ json: string }>`SELECT ${Statement.unsafeFragment(labelJson)}::text AS json
         FROM ${Statement.unsafeFragment(countedLabels)} WHERE l.id = ${labelId}`.pipe(
@@ -69,7 +69,7 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
         withSpan("LabelsRepo.labelJsonById")
       )
 
-    /** The label's public songs (D7). found=false: no such label. */
+    /** The label's public songs. found=false: no such label. */
     const listLabelSongs = (labelId: number, sortName: SongSortName, page: PageParamsInput) =>
       keysetPage(
         songSort(sortName),

@@ -19,7 +19,7 @@ export const Health = Schema.Struct({
   database: Schema.optional(Schema.Literal("reachable"))
 }).annotations({ identifier: "Health" })
 
-/** Spec 2.13. */
+/** Catalogue statistics. */
 export const CatalogueStats = Schema.Struct({
   songs: Schema.Int,
   artists: Schema.Int,

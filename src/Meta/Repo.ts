@@ -6,7 +6,7 @@ export class MetaRepo extends Effect.Service<MetaRepo>()("catalogue/MetaRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Spec 2.13 over public rows only (D11), as JSON text built by Postgres; kept counts of sql/0006, 0008, 0009. */
+    /** Catalogue statistics over public rows only, as JSON text built by Postgres; kept counts of sql/0006, 0008, 0009. */
     const statsJson = sql<{ json: string }>`
       SELECT json_build_object(
         'songs', pc.songs,

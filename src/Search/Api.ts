@@ -18,7 +18,7 @@ const Score = Schema.Number.annotations({
     "0.25 inside a word or within one typo."
 })
 
-/** Spec 2.10 label. */
+/** Label. */
 const labelFields = {
   id: Schema.Int,
   name: Schema.String,
@@ -28,7 +28,7 @@ const labelFields = {
   album_count: Schema.Int
 }
 
-/** Spec 2.11 genre list entry. */
+/** Genre list entry. */
 const genreFields = {
   id: Schema.Int,
   slug: Schema.String,
@@ -38,7 +38,7 @@ const genreFields = {
   song_count: Schema.Int
 }
 
-/** Spec 2.8 contributor profile. */
+/** Contributor profile. */
 const profileFields = {
   username: Schema.String,
   name: Schema.String,
@@ -67,7 +67,7 @@ export const LabelHit = scored(labelFields, "LabelSearchHit")
 export const GenreHit = scored(genreFields, "GenreSearchHit")
 export const UserHit = scored(profileFields, "UserSearchHit")
 
-/** D8: one section per type asked, in this order. */
+/** One section per type asked, in this order. */
 export const SearchResults = Schema.Struct({
   songs: Schema.optional(section(SongHit, "SongSearchSection")),
   artists: Schema.optional(section(ArtistHit, "ArtistSearchSection")),
@@ -91,8 +91,14 @@ export const SearchTypesParam = Schema.String.pipe(
   }),
   Schema.annotations({
     message: typesMessage,
-    description: `Comma-separated: ${SEARCH_TYPES.join(", ")}. Default all.`,
-    arbitrary: () => (fc) => fc.subarray([...SEARCH_TYPES], { minLength: 1 })
+    jsonSchema: {
+      type: "array",
+      items: { type: "string", enum: SEARCH_TYPES },
+      minItems: 1,
+      uniqueItems: true,
+      description: "Which types to search, comma-separated (types=songs,artists); default all seven."
+    },
+    arbitrary: () => (fc) => fc.uniqueArray(fc.constantFrom(...SEARCH_TYPES), { minLength: 1 })
   })
 )
 
@@ -102,7 +108,13 @@ export const SearchLimitParam = Schema.String.pipe(
   Schema.compose(Schema.NumberFromString),
   Schema.annotations({
     message: limitMessage,
-    description: `Items per type, 1 to ${MAX_SEARCH_LIMIT} (default 5).`,
+    jsonSchema: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_SEARCH_LIMIT,
+      default: DEFAULT_SEARCH_LIMIT,
+      description: `Items per type, 1 to ${MAX_SEARCH_LIMIT} (default ${DEFAULT_SEARCH_LIMIT}).`
+    },
     arbitrary: () => (fc) => fc.integer({ min: 1, max: MAX_SEARCH_LIMIT })
   })
 )

@@ -1,8 +1,8 @@
 /**
  * `bun run seed [--songs N] [--seed S] [--today YYYY-MM-DD] [--force]`
  *
- * Fills the PostgreSQL database at DATABASE_URL with the deterministic demo catalogue
- * (DESIGN D12). The schema must already be migrated (`bun run migrate`). A catalogue that
+ * Fills the PostgreSQL database at DATABASE_URL with the deterministic demo catalogue.
+ * The schema must already be migrated (`bun run migrate`). A catalogue that
  * already has songs is left alone unless `--force` is given, which empties every catalogue
  * table first (TRUNCATE ... RESTART IDENTITY CASCADE).
  */

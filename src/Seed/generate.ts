@@ -1,5 +1,5 @@
 /**
- * The deterministic demo-catalogue generator (DESIGN D12).
+ * The deterministic demo-catalogue generator.
  *
  * `seedCatalogue(sql, { songs })` fills an empty, migrated database with a Malaysian music
  * catalogue of the requested size: artists and bands (namesakes included), labels, members of

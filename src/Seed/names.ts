@@ -1,5 +1,5 @@
 /**
- * Word lists for the demo catalogue (DESIGN D12): Malaysian names in Malay, Chinese (romanised
+ * Word lists for the demo catalogue: Malaysian names in Malay, Chinese (romanised
  * and in characters), Tamil (romanised and in Tamil script) and English, honorifics, band and
  * label words, song-title words, genres and credit roles.
  *
@@ -164,7 +164,7 @@ export const ENGLISH_LAST = unique([
   "Nonis", "Oliveiro", "Pinto", "Quintal", "Rego", "Sta Anna", "Tessensohn", "Vanderstraaten", "Woodford", "Zuzarte"
 ])
 
-/** Honorifics kept in `artists.prefix_title` (DESIGN D8). */
+/** Honorifics kept in `artists.prefix_title`. */
 export const HONORIFICS_MALE = ["Dato'", "Datuk", "Dato' Sri", "Tan Sri", "Dr.", "Datuk Seri"] as const
 export const HONORIFICS_FEMALE = ["Datin", "Dato'", "Datuk", "Puan Sri", "Dr.", "Datin Paduka"] as const
 

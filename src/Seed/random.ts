@@ -1,5 +1,5 @@
 /**
- * A small, fast, seeded pseudo-random toolkit for the demo-catalogue generator (DESIGN D12).
+ * A small, fast, seeded pseudo-random toolkit for the demo-catalogue generator.
  *
  * Nothing here touches `Math.random`: every value is a pure function of the seed, so the same
  * seed and size always produce the same catalogue. Besides a sequential generator there is

@@ -9,7 +9,7 @@ import { ArtworkColors, ArtworkSource, DateType, SongSummary } from "../Domain/S
 
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
 
-/** Spec 2.5 `media`; D14: absent text is "", absent durations 0, date_type defaults to FULL. */
+/** Song detail `media`: absent text is "", absent durations 0, date_type defaults to FULL. */
 export const SongMedia = Schema.Struct({
   vidsvc_id: Schema.String,
   streama_id: Schema.String,
@@ -20,7 +20,7 @@ export const SongMedia = Schema.Struct({
   duration_ms: NonNegativeInt
 }).annotations({ identifier: "SongMedia" })
 
-/** Spec 2.5 `vidsvc`: the video's figures as last fetched; 0 and "" when there is no video. */
+/** Song detail `vidsvc`: the video's figures as last fetched; 0 and "" when there is no video. */
 export const SongVideoStats = Schema.Struct({
   duration_seconds: NonNegativeInt,
   views: NonNegativeInt,
@@ -31,7 +31,7 @@ export const SongVideoStats = Schema.Struct({
 
 export const RoleTag = Schema.Literal("performer", "writer", "producer", "other")
 
-/** One credit of spec 2.5: every credit of the song, in credit order. */
+/** One credit of the song detail: every credit of the song, in credit order. */
 export const SongCredit = Schema.Struct({
   order: Schema.Int,
   artist: Schema.Struct({
@@ -44,7 +44,7 @@ export const SongCredit = Schema.Struct({
   role: Schema.Struct({ id: Schema.Int, title: Schema.String, slug: Schema.String, tag: RoleTag, order: Schema.Int })
 }).annotations({ identifier: "SongCredit" })
 
-/** Spec 2.5 with the fill rules of D14. */
+/** The song detail; absent values are filled (docs/api.md, Types and formats). */
 export const SongDetail = Schema.Struct({
   id: Schema.Int,
   title: Schema.String,
@@ -70,21 +70,21 @@ export const SongDetail = Schema.Struct({
 }).annotations({ identifier: "SongDetail" })
 export type SongDetail = typeof SongDetail.Type
 
-/** Spec 2.6 with D11: up to 10 each, public only, never the song itself, each song in one array. */
+/** Similar songs: up to 10 each, public only, never the song itself, each song in one array. */
 export const SimilarSongs = Schema.Struct({
   by_artist: Schema.Array(SongSummary),
   by_writers: Schema.Array(SongSummary),
   by_others: Schema.Array(SongSummary)
 }).annotations({ identifier: "SimilarSongs" })
 
-/** A member as history shows them; banned or handle-less members are "Former member" (D14). */
+/** A member as history shows them; banned or handle-less members are "Former member". */
 export const UserRef = Schema.Struct({
   username: Schema.String,
   name: Schema.String,
   avatar_url: Schema.String
 }).annotations({ identifier: "UserRef" })
 
-/** Spec 2.7. */
+/** Song contributors. */
 export const SongContributors = Schema.Struct({
   song_id: Schema.Int,
   added_by: UserRef,
@@ -101,7 +101,7 @@ const YearParam = Schema.String.pipe(
   Schema.compose(Schema.NumberFromString),
   Schema.annotations({
     message: () => "year must be a four-digit year from 1000 to 2999.",
-    description: "Release year, YYYY.",
+    jsonSchema: { type: "integer", minimum: 1000, maximum: 2999, description: "Only songs released in this year." },
     arbitrary: () => (fc) => fc.integer({ min: 1000, max: 2999 })
   })
 )
@@ -111,16 +111,23 @@ const GenreSlugParam = Schema.String.pipe(
   Schema.maxLength(100, { message: () => "genre must be a genre slug of at most 100 characters." }),
   Schema.annotations({
     message: () => "genre must be a genre slug such as rock-kapak.",
-    description: "Genre slug."
+    jsonSchema: {
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+      pattern: "^[a-z0-9]+(-[a-z0-9]+)*$",
+      description: "Only songs of this genre, by its slug (lower-case words joined by hyphens, e.g. rock-kapak)."
+    },
+    arbitrary: () => (fc) => fc.stringMatching(/^[a-z0-9]{1,12}(-[a-z0-9]{1,12}){0,3}$/)
   })
 )
 
 export const SongSort = ChoiceParam("sort", "released", "popular", "title")
 
-/** D7 browse: filters, sort and order (default: released newest first, popular most first, title A-Z). */
+/** Browse: filters, sort and order (default: released newest first, popular most first, title A-Z). */
 export const SongBrowseParams = Schema.Struct({
   genre: Schema.optional(GenreSlugParam),
-  label: Schema.optional(IdParam("label")),
+  label: Schema.optional(IdParam("label", "Only songs on this label, by its id.")),
   year: Schema.optional(YearParam),
   sort: Schema.optional(SongSort),
   order: Schema.optional(OrderParam),

@@ -18,7 +18,7 @@ import {
 import { withSpan } from "../Spans.js"
 
 
-/** The member who made a contribution, or "Former member" when they are banned or have no handle (D14). */
+/** The member who made a contribution, or "Former member" when they are banned or have no handle. */
 const formerMemberJsonSql = `json_build_object('username', '', 'name', 'Former member',
   'avatar_url', asset_url(NULL, '${PLACEHOLDER.avatar}'))`
 
@@ -34,7 +34,7 @@ const versionsJsonSql = (audience: Audience, mine: "song_id" | "original_song_id
   WHERE v.${mine} = s.id)`
 
 /**
- * Spec 2.5 for one song, as JSON built in one statement. Staff see every state and get the
+ * One song's detail, as JSON built in one statement. Staff see every state and get the
  * song's `status` and `deleted_at` at the end; `published_at` is then null while never published.
  */
 export const songDetailSql = (audience: Audience) => `
@@ -94,7 +94,7 @@ export const songDetailSql = (audience: Audience) => `
   WHERE s.id = `
 
 /**
- * Spec 2.6 with D11: each candidate song belongs to the first group it matches (a shared
+ * Similar songs: each candidate song belongs to the first group it matches (a shared
  * performer, else a shared writer, else a shared genre); each array is its group's 10 most
  * watched-per-day public songs. Zero rows when the song is not public.
  */
@@ -164,7 +164,7 @@ const similarSql = `
   FROM me`
 
 /**
- * Spec 2.7 with D14: the adder is the first `add` (else the first contributor), the editor the
+ * Song contributors: the adder is the first `add` (else the first contributor), the editor the
  * latest `edit` (else the adder); the history is newest first. Zero rows when the song is not public.
  */
 const contributorsSql = (audience: Audience) => `
@@ -206,14 +206,14 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     const detailById = { public: jsonById(query, songDetailSql("public")), staff: jsonById(query, songDetailSql("staff")) } as const
     const contributorsById = { public: jsonById(query, contributorsSql("public")), staff: jsonById(query, contributorsSql("staff")) } as const
 
-    /** Spec 2.5 as JSON text; None when the audience may not see the song. Staff: any state, plus status. */
+    /** Song detail as JSON text; None when the audience may not see the song. Staff: any state, plus status. */
     const songDetailJson = (songId: number, audience: Audience) =>
       detailById[audience](songId).pipe(
         Effect.orDie,
         withSpan("SongsRepo.songDetailJson")
       )
 
-    /** Spec 2.6 as JSON text; None when the song is not public. */
+    /** Similar songs as JSON text; None when the song is not public. */
     const similarSongsJson = (songId: number) =>
       sql.unsafe<{ json: string }>(similarSql, [songId]).pipe(
         Effect.map(firstJson),
@@ -221,7 +221,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         withSpan("SongsRepo.similarSongsJson")
       )
 
-    /** Spec 2.7 as JSON text; None when the audience may not see the song. */
+    /** Song contributors as JSON text; None when the audience may not see the song. */
     const songContributorsJson = (songId: number, audience: Audience) =>
       contributorsById[audience](songId).pipe(
         Effect.orDie,
@@ -248,7 +248,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       return sql`SELECT songs FROM public_catalogue_counts`
     }
 
-    /** D7 browse of public songs. */
+    /** Browse of public songs. */
     const browseSongs = (browse: SongBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")

@@ -22,7 +22,7 @@ import { SongDetail, SongPath } from "../Songs/Api.js"
 
 const Instant = Schema.NullOr(Schema.String).annotations({ description: "RFC 3339 UTC, or null." })
 
-/** D5: where a song stands, on every staff song. */
+/** Where a song stands, on every staff song. */
 const songStateFields = {
   status: SongStatus,
   published_at: Instant.annotations({ description: "RFC 3339 UTC; null when never published (future dates: scheduled)." }),
@@ -67,7 +67,7 @@ export const StaffSongParams = Schema.Struct({
 })
 
 /**
- * /v1/admin (D5): staff bearer tokens only, every state of a song, album or list, each marked
+ * /v1/admin: staff bearer tokens only, every state of a song, album or list, each marked
  * with its status. Never cached, outside the rate limit. Still no email, role or ban state.
  */
 export class StaffApi extends HttpApiGroup.make("Staff")
@@ -107,4 +107,4 @@ export class StaffApi extends HttpApiGroup.make("Staff")
   .middleware(StaffAuth)
   .prefix("/v1")
   .annotate(OpenApi.Title, "Staff")
-  .annotate(OpenApi.Description, "Bearer token of a staff member (D5). Responses are never cached.") {}
+  .annotate(OpenApi.Description, "Bearer token of a staff member. Responses are never cached.") {}

@@ -19,7 +19,7 @@ const statusCondition: Record<StaffSongFilter, string> = {
   all: "TRUE"
 }
 
-/** Every song, most recently added first (the id), as a song summary with its state (D5). */
+/** Every song, most recently added first (the id), as a song summary with its state. */
 const staffSongSort: KeysetSort = {
   source: "songs s",
   alias: "s",
@@ -55,7 +55,7 @@ export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo"
         count(*) FILTER (WHERE ${lit(statusCondition.deleted)})::int AS deleted
       FROM songs s`.pipe(Effect.orDie)
 
-    /** Spec 2.13 (public counts, from the Meta group) plus the hidden songs. */
+    /** Catalogue statistics (public counts, from the Meta group) plus the hidden songs. */
     const statsJson = Effect.all([meta.statsJson, songCounts], { concurrency: 2 }).pipe(
       Effect.map(([stats, [counts]]) =>
         `${stats.slice(0, -1)},"unpublished_songs":${counts?.unpublished ?? 0},"deleted_songs":${counts?.deleted ?? 0}}`

@@ -8,7 +8,7 @@ import { ChoiceParam, OrderParam, PageParams, TextParam } from "../Domain/Params
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { SongSummary } from "../Domain/Song.js"
 
-/** Spec 2.8. Email, roles, ban state and the internal id are never part of it. */
+/** Contributor profile. Email, roles, ban state and the internal id are never part of it. */
 export const ContributorProfile = Schema.Struct({
   username: Schema.String,
   name: Schema.String,
@@ -16,13 +16,13 @@ export const ContributorProfile = Schema.Struct({
   is_fan: Schema.Boolean,
   is_artist: Schema.Boolean,
   is_group: Schema.Boolean,
-  joined_at: Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds (D10)." }),
+  joined_at: Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds." }),
   contribution_count: Schema.Int.annotations({ description: "Contributions on public songs." })
 }).annotations({ identifier: "ContributorProfile" })
 
 const CreditChange = Schema.Struct({ artist_name: Schema.String, role_name: Schema.String })
 
-/** Spec 2.9 `details`: every field always present; absent ones are [] or false. */
+/** Contribution entry `details`: every field always present; absent ones are [] or false. */
 export const ContributionDetails = Schema.Struct({
   added_credits: Schema.Array(CreditChange),
   removed_credits: Schema.Array(CreditChange),
@@ -36,21 +36,29 @@ export const ContributionDetails = Schema.Struct({
   links: Schema.Array(Schema.Struct({ service: Schema.String, change: Schema.String }))
 }).annotations({ identifier: "ContributionDetails" })
 
-/** Spec 2.9. */
+/** Contribution entry. */
 export const ContributionEntry = Schema.Struct({
   id: Schema.Int,
   action: Schema.String.annotations({ description: "`add` or `edit`." }),
-  action_at: Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds (D10)." }),
+  action_at: Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds." }),
   details: ContributionDetails,
   song: SongSummary
 }).annotations({ identifier: "ContributionEntry" })
 
-/** A public handle. A purely numeric value is an internal user id, never accepted (D2). */
+/** A public handle. A purely numeric value is an internal user id, never accepted (docs/api.md). */
 export const UsernameParam = TextParam("username").pipe(
   Schema.filter((text) => !/^[0-9]+$/.test(text), {
     message: () => "user ids are not accepted; use the public username"
   })
-).annotations({ description: "The member's public username (case-insensitive). Numeric user ids are not accepted." })
+).annotations({
+  jsonSchema: {
+    type: "string",
+    minLength: 1,
+    pattern: "[^0-9]",
+    description: "The member's public username (case-insensitive). A value made only of digits is an internal " +
+      "user id and is refused with bad_request."
+  }
+})
 
 export const UsersListParams = Schema.Struct({
   q: Schema.optional(SearchTextParam),

@@ -9,7 +9,7 @@ import { UsersRepo } from "./Repo.js"
 
 const listOf = (page: KeysetResult) => listJson(page.itemsJson, page.meta)
 
-/** A list owned by a member: not_found when no public member has the handle (D2). */
+/** A list owned by a member: not_found when no public member has the handle. */
 const memberListOf = (username: string) => (page: KeysetResult) =>
   page.found ? Effect.succeed(listOf(page)) : Effect.fail(notFound(`User ${echo(username)}`))
 

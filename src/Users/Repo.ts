@@ -21,7 +21,7 @@ export interface UserListQuery {
 const KIND: Record<UserType, string> = { artists: "artist", fans: "fan", groups: "group" }
 
 /**
- * Public members (D11: a username and not banned) with their counted contributions. The
+ * Public members (a username and not banned) with their counted contributions. The
  * condition is public_members' own, spelled out because that view predates the search columns.
  * The handle (lower-cased username) is the tie-breaker, so cursors carry no internal member id.
  * The count is sql/0009's kept settled count (a probe by primary key, made only where the count
@@ -37,7 +37,7 @@ const publicProfiles = `(
   LEFT JOIN due_member_contributions due ON due.member_id = m.id
   WHERE m.username IS NOT NULL AND NOT m.is_banned) m`
 
-/** Spec 2.8 for row `m` of publicProfiles. */
+/** Contributor profile for row `m` of publicProfiles. */
 const profileJson = `json_build_object(
   'username', m.username,
   'name', m.name,
@@ -81,7 +81,7 @@ const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly de
   }
 }
 
-/** Spec 2.9 for row `c` of contributions; the song is a song summary (spec 2.1). */
+/** Contribution entry for row `c` of contributions; the song is a song summary. */
 const contributionJson = `json_build_object(
   'id', c.id,
   'action', c.action,
@@ -114,11 +114,11 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** The public member with this handle, case-insensitively (D2), as an SQL scalar subquery. */
+    /** The public member with this handle, case-insensitively, as an SQL scalar subquery. */
     const memberId = (username: string) =>
       sql`(SELECT pm.id FROM public_members pm WHERE lower(pm.username) = lower(${username}))`
 
-    /** Spec 2.8 list with D1's q, type, sort and order. */
+    /** Contributor profiles with their q, type, sort and order. */
     const listProfiles = (query: UserListQuery, page: PageParamsInput) => {
       const sortName = query.sort ?? "contributions"
       const { defaultDescending, ...sort } = userSorts[sortName]
@@ -139,7 +139,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       )
     }
 
-    /** Spec 2.9: the member's contributions on public songs, newest first. found=false: no such public member. */
+    /** The member's contributions on public songs, newest first. found=false: no such public member. */
     const listContributions = (username: string, page: PageParamsInput) =>
       keysetPage(
         contributionsSort,

@@ -104,7 +104,7 @@ const main = async () => {
     servers.push(server)
     return server
   }
-  // The real bucket (D4); the smoke's few requests must still empty one.
+  // The real bucket; the smoke's few requests must still empty one.
   const floodCapacity = options.smoke ? 20 : 360
   log("starting the service three times: uncached, cached, real rate limit")
   const [service, serviceCached, serviceLimited] = await Promise.all([

@@ -58,7 +58,7 @@ const dockerAnswers = async () => {
 }
 
 /**
- * D0: TEST_DATABASE_URL (a real PostgreSQL) when set; else a throw-away PostgreSQL container
+ * TEST_DATABASE_URL (a real PostgreSQL) when set; else a throw-away PostgreSQL container
  * when a Docker engine answers; else the embedded database in a temporary directory.
  */
 export const resolveTestDatabase = async (): Promise<TestDatabase> => {

@@ -14,7 +14,7 @@ export const startEdgeServer = async (env: Record<string, string>): Promise<Test
   return { ...server, stop: () => server.stop().then(database.drop) }
 }
 
-/** The real limits of D4 and the response cache of D3, as production has them. */
+/** The real rate limit and response cache, as production has them. */
 export const REAL_EDGE_ENV: Readonly<Record<string, string>> = {
   RATE_LIMIT_CAPACITY: "360",
   RATE_LIMIT_WINDOW_SECONDS: "60",

@@ -2,7 +2,7 @@ import type { CuratedListSummary } from "../../src/CuratedLists/Api.js"
 
 /** What the fixture (test/fixture/0001_base.sql) shows on public endpoints, for tests of several groups. */
 
-/** The two public curated lists as summaries (D7), most recently updated first. */
+/** The two public curated lists as summaries, most recently updated first. */
 export const PUBLIC_LIST_SUMMARIES: ReadonlyArray<typeof CuratedListSummary.Type> = [
   {
     id: 1,
