@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The catalogue API on the official Bun image (DESIGN D13).
+# The catalogue API on the official Bun image (docs/operations.md).
 #   docker build -t catalogue-api .
 #   docker run -p 3000:3000 -e DATABASE_URL=postgres://user:pass@db:5432/catalogue catalogue-api
 # See docs/operations.md for every setting, migrations, tracing, logs and scaling out.

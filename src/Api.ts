@@ -17,7 +17,7 @@ import { UsersApi } from "./Users/Api.js"
 export const API_VERSION = "1.0.0"
 
 /**
- * The /v1 contract: every endpoint, grouped by the tags of spec part 1. Clients can import
+ * The /v1 contract: every endpoint, grouped by tag (docs/api.md). Clients can import
  * it (HttpApiClient.make(Api)); the OpenAPI document and the service index derive from it.
  * Every endpoint may answer bad_request (decode), not_found (unknown path) and internal_error.
  */

@@ -32,7 +32,7 @@ import { TokenVerifier } from "./Auth/TokenVerifier.js"
 import { TracingLive } from "./Telemetry.js"
 import { UsersLive } from "./Users/Http.js"
 
-/** D12: an empty embedded database gets the demo catalogue; PostgreSQL is never seeded unasked. */
+/** An empty embedded database gets the demo catalogue; PostgreSQL is never seeded unasked. */
 const seedEmptyEmbeddedDatabase = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { demoSeedSongs } = yield* AppConfig
@@ -101,7 +101,7 @@ export const ServerLive = withRequestTracing(
   Layer.provide(EdgeLive)
 )
 
-/** The server, drained before it closes: built after it, so finalized before it (D13). */
+/** The server, drained before it closes: built after it, so finalized before it. */
 const DrainedServerLive = GracefulShutdownLive.pipe(
   Layer.provideMerge(ServerLive),
   Layer.provideMerge(InFlightRequests.layer)

@@ -45,7 +45,7 @@ export const makeInfoLineWriter = (format: "text" | "json"): InfoLineWriter => {
     }))
 }
 
-/** Which optional features this start has switched on, in one line (D13). */
+/** Which optional features this start has switched on, in one line. */
 export const logFeatures = Effect.gen(function*() {
   const config = yield* AppConfig
   const { adminJwt } = config

@@ -73,7 +73,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
              OR NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id))`
 
     /**
-     * Visible artists (D14) with q: the name matches (trigram indexes of sql/0004) whose kept
+     * Visible artists with q: the name matches (trigram indexes of sql/0004) whose kept
      * counts (sql/0008) say they are visible; cost grows with the matches. Without q: pages of an
      * index (artists_name_idx, or sql/0008's kept song counts) and a kept total.
      */

@@ -12,7 +12,7 @@ import { type StaffIdentity, TokenVerifier } from "./TokenVerifier.js"
 export class CurrentStaff extends Context.Tag("catalogue/CurrentStaff")<CurrentStaff, StaffIdentity>() {}
 
 /**
- * Bearer-token security for the Staff group (D5): 401 for a missing or bad token, 403 for a
+ * Bearer-token security for the Staff group: 401 for a missing or bad token, 403 for a
  * valid token without the staff role. WWW-Authenticate is added with every header, in src/Http/Answer.ts.
  */
 export class StaffAuth extends HttpApiMiddleware.Tag<StaffAuth>()("catalogue/StaffAuth", {

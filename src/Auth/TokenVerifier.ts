@@ -48,7 +48,7 @@ const reasonOf = (error: unknown): string => {
 }
 
 /**
- * Verifies staff bearer tokens (D5) with jose: the algorithms are those whose keys are
+ * Verifies staff bearer tokens with jose: the algorithms are those whose keys are
  * configured (HS256 for ADMIN_JWT_SECRET, EdDSA for ADMIN_JWT_PUBLIC_KEY or ADMIN_JWT_JWKS_FILE),
  * `exp` and `iat` are required, `nbf` honoured, 30 s of clock skew, `iss` when configured, `aud`,
  * and a lifetime (exp - iat) of at most ADMIN_JWT_MAX_LIFETIME_SECONDS.

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib"
 
-/** Bodies up to this size go out uncompressed: the savings would not pay for the work (D3). */
+/** Bodies up to this size go out uncompressed: the savings would not pay for the work. */
 export const COMPRESS_ABOVE_BYTES = 1024
 
 export type ContentCoding = "br" | "gzip" | "identity"

@@ -31,7 +31,7 @@ const sizeOf = (representation: Representation) =>
   representation.body.length + (representation.coded.br?.length ?? 0) + (representation.coded.gzip?.length ?? 0)
 
 /**
- * The in-process cache of final public response bytes (D3), keyed by path and query.
+ * The in-process cache of final public response bytes, keyed by path and query.
  * Bounded by entries and by bytes (least recently used dropped first); entries live
  * `ttlSeconds`; 0 turns it off. Only a public endpoint's 200 is ever stored: the edge (src/Http/Edge.ts) decides by the route matched.
  */

@@ -5,7 +5,7 @@
  */
 import { PLACEHOLDER } from "./Song.js"
 
-/** id .. updated_at of a list row `l`: the head of both a list's detail (2.3) and its summary. */
+/** id .. updated_at of a list row `l`: the head of both a list's detail and its summary. */
 export const curatedListHeaderPairsSql = (l: string) => `
   'id', ${l}.id,
   'title', ${l}.title,

@@ -21,7 +21,7 @@ export interface PageParamsInput {
 /**
  * Turns limit/offset/cursor into the page to serve. `scope` names the list (endpoint, sort,
  * order and filters) and `keyTypes` its sort key (value, tie-breaker): a cursor made for
- * another scope, or with a key the database would not take, is a bad_request (D1).
+ * another scope, or with a key the database would not take, is a bad_request.
  */
 export const resolvePage = (
   params: PageParamsInput,

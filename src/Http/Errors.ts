@@ -19,7 +19,7 @@ import { traceIdOf } from "../RequestTrace.js"
  * are short sentences for a developer; they quote at most a short prefix of what was sent.
  */
 
-/** The envelope of spec part 7: `{"error":{"code","message"}}` and nothing else. */
+/** The error envelope (docs/api.md, Errors): `{"error":{"code","message"}}` and nothing else. */
 export const envelope = (code: ErrorCode, message: string) => JSON.stringify({ error: { code, message } })
 
 /** A message with every long quoted value cut to its prefix, and the whole kept short. */

@@ -30,7 +30,7 @@ const thrown = (error: Error) => {
  * The HTTP server: Bun.serve with the front door (src/Http/FrontDoor.ts) ahead of the Effect
  * app. It does what @effect/platform-bun's server does for this service (one fiber per request,
  * interrupted when the client hangs up; HEAD without a body) and hands the Bun server to the
- * graceful shutdown (D13), which platform-bun keeps private.
+ * graceful shutdown, which platform-bun keeps private.
  */
 const make = Effect.gen(function*() {
   const config = yield* AppConfig

@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from "node:net"
 
 /**
- * The rate-limit key of a request (D4): the socket's address, or - when `trustedHops` proxies
+ * The rate-limit key of a request: the socket's address, or - when `trustedHops` proxies
  * stand in front - the address that the outermost trusted proxy saw, read from
  * X-Forwarded-For right to left. Entries further left are the client's own words and never
  * count, so a spoofed header cannot choose a fresh bucket. IPv6 clients share a /64.

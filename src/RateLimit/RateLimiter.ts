@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { AppConfig } from "../Config.js"
 import { LruMap } from "../Cache/Lru.js"
 
-/** A token bucket: `capacity` tokens, refilled evenly over `windowSeconds` (D4: 360 per 60 s). */
+/** A token bucket: `capacity` tokens, refilled evenly over `windowSeconds` (360 per 60 s). */
 export interface RateLimitPolicy {
   readonly capacity: number
   readonly windowSeconds: number
@@ -27,11 +27,11 @@ export interface BucketStore {
   readonly takeAt?: (key: string, nowMs: number) => BucketState
   /** Returns one token taken for a request that turned out free (a 304); no answer awaited. */
   readonly giveBack: (key: string) => void
-  /** How many clients have a bucket now (memory is bounded: D4). */
+  /** How many clients have a bucket now (memory is bounded). */
   readonly trackedClients: Effect.Effect<number>
 }
 
-/** What one request got, in the terms of the response headers (D4). */
+/** What one request got, in the terms of the response headers. */
 export interface RateLimitDecision {
   readonly allowed: boolean
   readonly limit: number
@@ -62,7 +62,7 @@ export const decide = (policy: RateLimitPolicy, state: BucketState): RateLimitDe
 }
 
 /**
- * Buckets in process memory, bounded (D4): a bucket is dropped once it has refilled (a fresh
+ * Buckets in process memory, bounded: a bucket is dropped once it has refilled (a fresh
  * bucket is the same thing), and past `maxClients` the longest idle bucket is dropped first.
  */
 export const makeMemoryStore = (policy: RateLimitPolicy, maxClients: number): BucketStore => {
@@ -104,7 +104,7 @@ export const makeMemoryStore = (policy: RateLimitPolicy, maxClients: number): Bu
   }
 }
 
-/** The rate limiter of D4: one bucket per client key. */
+/** The rate limiter: one bucket per client key. */
 export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
   RateLimiter,
   {
@@ -148,7 +148,7 @@ export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
   )
 }
 
-/** The header fields of D4 for one decision. */
+/** The rate-limit header fields for one decision. */
 export const rateLimitHeaders = (decision: RateLimitDecision): Record<string, string> => {
   const headers: Record<string, string> = {
     "ratelimit-policy": `"ip";q=${decision.limit};w=${decision.windowSeconds}`,

@@ -46,7 +46,7 @@ return 1
 type TakeReply = [number, string, string]
 
 /**
- * Buckets in Redis, shared by every replica (D4). While Redis does not answer, requests are
+ * Buckets in Redis, shared by every replica. While Redis does not answer, requests are
  * limited by `fallback` (this process's memory) rather than refused or let through unlimited.
  */
 export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimitPolicy, fallback: BucketStore) =>

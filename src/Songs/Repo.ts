@@ -128,7 +128,7 @@ const groupSql = (tag: string, artists: string, dense: string, also: string) => 
   ORDER BY ${trending} LIMIT 10`
 
 /**
- * Spec 2.6 with D11: each candidate song belongs to the first group it matches (a shared
+ * Similar songs, public rows only: each candidate song belongs to the first group it matches (a shared
  * performer, else a shared writer, else a shared genre); each array is its group's 10 most
  * watched-per-day public songs. Zero rows when the song is not public. Exclusions from earlier
  * groups are probes of the candidate's own credits, so a prolific performer's songs (47k at 1M)
