@@ -20,6 +20,7 @@ const wholeNumberText = (name: string, pattern: RegExp, min: number, max: number
 export const IdParam = (name: string) => wholeNumberText(name, /^[1-9][0-9]{0,9}$/, 1, MAX_INT4)
 
 export const LimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,1}$/, 1, 80)
+export const FeedLimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,3}$/, 1, 1000)
 export const OffsetParam = wholeNumberText("offset", /^(0|[1-9][0-9]{0,9})$/, 0, MAX_INT4)
 
 /**
