@@ -101,14 +101,14 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
         immediate AS (
           SELECT l.xid, l.position, l.kind, l.row_key, l.may_remove, l.at,
                  row_number() OVER (ORDER BY l.xid, l.position) AS ord
-          FROM (SELECT * FROM change_log l, start s
+          FROM (SELECT l.* FROM change_log l, start s
                 WHERE l.due_at IS NULL AND (l.xid, l.position) > (s.xid, s.position) AND l.xid < (SELECT xmin FROM h)
                 ORDER BY l.xid, l.position LIMIT ${limit}) l
         ),
         due AS (
           SELECT l.due_at, l.xid, l.position, l.kind, l.row_key, l.may_remove, l.due_at AS at,
                  ${limit} + row_number() OVER (ORDER BY l.due_at, l.xid, l.position) AS ord
-          FROM (SELECT * FROM change_log l, start s
+          FROM (SELECT l.* FROM change_log l, start s
                 WHERE l.due_at IS NOT NULL AND (l.due_at, l.xid, l.position) > (s.due_at, s.due_xid, s.due_position)
                   AND l.due_at <= (SELECT horizon FROM h)
                 ORDER BY l.due_at, l.xid, l.position LIMIT ${limit} - (SELECT count(*) FROM immediate)) l
