@@ -40,6 +40,25 @@ export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: str
 
 export const OrderParam = ChoiceParam("order", "asc", "desc")
 
+/** `ids=1,2,3`: 1 to `max` ids, each as strict as an id in a path; a repeated id counts once. */
+export const IdListParam = (max: number) => {
+  const message = () => `ids must be 1 to ${max} comma-separated ids, each a whole number from 1 to ${MAX_INT4}.`
+  return Schema.String.pipe(
+    Schema.pattern(/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/, { message }),
+    Schema.transform(Schema.Array(Schema.Number), {
+      strict: true,
+      decode: (text) => [...new Set(text.split(",").map(Number))],
+      encode: (ids) => ids.join(",")
+    }),
+    Schema.filter((ids) => ids.length >= 1 && ids.length <= max && ids.every((id) => id <= MAX_INT4), { message }),
+    Schema.annotations({
+      message,
+      description: `Comma-separated ids, 1 to ${max}: the list items of those that are public, in the order asked ` +
+        "(a repeated id once, at its first place); meta.total is the number found. Not with other parameters."
+    })
+  )
+}
+
 /** `limit`, `offset` and `cursor` of every paginated list (D1). */
 export const PageParams = {
   limit: Schema.optional(LimitParam),
