@@ -1,3 +1,5 @@
+export {}
+
 /**
  * Cost of /v1/changes: p50/p95 of a page of 1,000 changes (from the start, and from a cursor deep
  * in the feed) and of an empty poll (a caught-up cursor). Usage: bun test/bench/changes.ts <baseUrl> [rounds]
