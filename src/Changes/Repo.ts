@@ -94,10 +94,19 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
                  coalesce(${from?.duePosition ?? null}::bigint, 0) AS due_position,
                  timestamptz 'epoch' + coalesce(${from?.horizon ?? null}::bigint, (SELECT us FROM origin)) * interval '1 microsecond' AS horizon
         ),
+        -- Transaction ids are the cluster's: one running in another database writes no change of
+        -- this one, so only those positively seen there are let by; any other holds the feed.
         h AS (
-          SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin,
+          SELECT coalesce(
+              (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+               WHERE NOT EXISTS (
+                 SELECT 1 FROM pg_stat_activity a
+                 WHERE a.backend_xid IS NOT NULL AND a.datname IS DISTINCT FROM current_database()
+                   AND a.backend_xid::text = (x::text::numeric % 4294967296)::text)),
+              pg_snapshot_xmax(pg_current_snapshot())) AS xmin,
             least(now(), greatest((SELECT horizon FROM start), coalesce(
-              (SELECT min(xact_start) FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()),
+              (SELECT min(xact_start) FROM pg_stat_activity
+               WHERE backend_xid IS NOT NULL AND datname = current_database() AND pid <> pg_backend_pid()),
               now()))) AS horizon
         ),
         immediate AS (
