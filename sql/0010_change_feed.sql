@@ -71,26 +71,26 @@ $$;
 -- curated lists (directly or through an album), contributors, and the songs it is a version of.
 CREATE FUNCTION feed_song_links(song_ids integer[]) RETURNS TABLE (song_id integer, kind text, row_key text)
 LANGUAGE sql STABLE AS $$
-  SELECT c.song_id, 'artists', c.artist_id::text FROM credits c WHERE c.song_id = ANY (song_ids)
-  UNION SELECT x.song_id, 'genres', x.genre_id::text FROM song_genres x WHERE x.song_id = ANY (song_ids)
-  UNION SELECT x.song_id, 'labels', x.label_id::text FROM song_labels x WHERE x.song_id = ANY (song_ids)
-  UNION SELECT t.song_id, 'albums', t.album_id::text FROM album_tracks t WHERE t.song_id = ANY (song_ids)
-  UNION SELECT l.song_id, 'curated_lists', l.list_id::text FROM curated_list_songs l WHERE l.song_id = ANY (song_ids)
+  SELECT c.song_id, 'artists', c.artist_id::text FROM credits c WHERE c.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT x.song_id, 'genres', x.genre_id::text FROM song_genres x WHERE x.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT x.song_id, 'labels', x.label_id::text FROM song_labels x WHERE x.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT t.song_id, 'albums', t.album_id::text FROM album_tracks t WHERE t.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT l.song_id, 'curated_lists', l.list_id::text FROM curated_list_songs l WHERE l.song_id IN (SELECT unnest(song_ids))
   UNION SELECT t.song_id, 'curated_lists', l.list_id::text
-        FROM album_tracks t JOIN curated_list_albums l ON l.album_id = t.album_id WHERE t.song_id = ANY (song_ids)
+        FROM album_tracks t JOIN curated_list_albums l ON l.album_id = t.album_id WHERE t.song_id IN (SELECT unnest(song_ids))
   UNION SELECT c.song_id, 'users', m.username
-        FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id = ANY (song_ids) AND m.username IS NOT NULL
-  UNION SELECT v.song_id, 'songs', v.original_song_id::text FROM song_versions v WHERE v.song_id = ANY (song_ids)
-  UNION SELECT v.original_song_id, 'songs', v.song_id::text FROM song_versions v WHERE v.original_song_id = ANY (song_ids)
+        FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id IN (SELECT unnest(song_ids)) AND m.username IS NOT NULL
+  UNION SELECT v.song_id, 'songs', v.original_song_id::text FROM song_versions v WHERE v.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT v.original_song_id, 'songs', v.song_id::text FROM song_versions v WHERE v.original_song_id IN (SELECT unnest(song_ids))
 $$;
 
 -- The rows that show an album: its named artists, label, curated lists and tracks.
 CREATE FUNCTION feed_album_links(album_ids integer[]) RETURNS TABLE (album_id integer, kind text, row_key text)
 LANGUAGE sql STABLE AS $$
-  SELECT aa.album_id, 'artists', aa.artist_id::text FROM album_artists aa WHERE aa.album_id = ANY (album_ids)
-  UNION SELECT al.id, 'labels', al.label_id::text FROM albums al WHERE al.id = ANY (album_ids) AND al.label_id IS NOT NULL
-  UNION SELECT l.album_id, 'curated_lists', l.list_id::text FROM curated_list_albums l WHERE l.album_id = ANY (album_ids)
-  UNION SELECT t.album_id, 'songs', t.song_id::text FROM album_tracks t WHERE t.album_id = ANY (album_ids)
+  SELECT aa.album_id, 'artists', aa.artist_id::text FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(album_ids))
+  UNION SELECT al.id, 'labels', al.label_id::text FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND al.label_id IS NOT NULL
+  UNION SELECT l.album_id, 'curated_lists', l.list_id::text FROM curated_list_albums l WHERE l.album_id IN (SELECT unnest(album_ids))
+  UNION SELECT t.album_id, 'songs', t.song_id::text FROM album_tracks t WHERE t.album_id IN (SELECT unnest(album_ids))
 $$;
 
 -- Touches songs and every row that shows them; `was_public`: the songs public before this write.
@@ -101,21 +101,21 @@ DECLARE
 BEGIN
   IF cardinality(song_ids) = 0 THEN RETURN; END IF;
   INSERT INTO change_log (kind, row_key, may_remove)
-  SELECT 'songs', x.id::text, x.id = ANY (was_public) OR feed_public('songs', x.id::text, t)
-  FROM (SELECT DISTINCT id FROM unnest(song_ids) AS u(id)) x;
+  SELECT 'songs', x.id::text, x.id IN (SELECT unnest(was_public)) OR coalesce(s.deleted_at IS NULL AND s.published_at <= t, false)
+  FROM (SELECT DISTINCT id FROM unnest(song_ids) AS u(id)) x LEFT JOIN songs s ON s.id = x.id;
 
   INSERT INTO change_log (kind, row_key, may_remove)
-  SELECT r.kind, r.row_key, feed_public(r.kind, r.row_key, t) OR bool_or(r.kind = 'artists' AND r.song_id = ANY (was_public))
+  SELECT r.kind, r.row_key, feed_public(r.kind, r.row_key, t) OR bool_or(r.kind = 'artists' AND r.song_id IN (SELECT unnest(was_public)))
   FROM feed_song_links(song_ids) r GROUP BY r.kind, r.row_key;
 
   INSERT INTO change_log (kind, row_key, may_remove, at, due_at)
   SELECT x.kind, x.row_key, false, x.due, x.due FROM (
     SELECT 'songs' AS kind, s.id::text AS row_key, s.published_at AS due
-    FROM songs s WHERE s.id = ANY (song_ids) AND s.deleted_at IS NULL AND s.published_at > t
+    FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND s.deleted_at IS NULL AND s.published_at > t
     UNION
     SELECT r.kind, r.row_key, s.published_at
     FROM songs s JOIN feed_song_links(song_ids) r ON r.song_id = s.id
-    WHERE s.id = ANY (song_ids) AND s.deleted_at IS NULL AND s.published_at > t) x;
+    WHERE s.id IN (SELECT unnest(song_ids)) AND s.deleted_at IS NULL AND s.published_at > t) x;
 END $$;
 
 -- The same for albums.
@@ -125,21 +125,21 @@ DECLARE
 BEGIN
   IF cardinality(album_ids) = 0 THEN RETURN; END IF;
   INSERT INTO change_log (kind, row_key, may_remove)
-  SELECT 'albums', x.id::text, x.id = ANY (was_public) OR feed_public('albums', x.id::text, t)
-  FROM (SELECT DISTINCT id FROM unnest(album_ids) AS u(id)) x;
+  SELECT 'albums', x.id::text, x.id IN (SELECT unnest(was_public)) OR coalesce(al.published_at <= t, false)
+  FROM (SELECT DISTINCT id FROM unnest(album_ids) AS u(id)) x LEFT JOIN albums al ON al.id = x.id;
 
   INSERT INTO change_log (kind, row_key, may_remove)
-  SELECT r.kind, r.row_key, feed_public(r.kind, r.row_key, t) OR bool_or(r.kind = 'artists' AND r.album_id = ANY (was_public))
+  SELECT r.kind, r.row_key, feed_public(r.kind, r.row_key, t) OR bool_or(r.kind = 'artists' AND r.album_id IN (SELECT unnest(was_public)))
   FROM feed_album_links(album_ids) r GROUP BY r.kind, r.row_key;
 
   INSERT INTO change_log (kind, row_key, may_remove, at, due_at)
   SELECT x.kind, x.row_key, false, x.due, x.due FROM (
     SELECT 'albums' AS kind, al.id::text AS row_key, al.published_at AS due
-    FROM albums al WHERE al.id = ANY (album_ids) AND al.published_at > t
+    FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t
     UNION
     SELECT r.kind, r.row_key, al.published_at
     FROM albums al JOIN feed_album_links(album_ids) r ON r.album_id = al.id
-    WHERE al.id = ANY (album_ids) AND al.published_at > t AND r.kind <> 'songs') x;
+    WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t AND r.kind <> 'songs') x;
 END $$;
 
 -- Touches every public row, and the scheduled ones at their time: the feed's first entries (here),
@@ -234,7 +234,7 @@ BEGIN
     member_ids := member_ids || ARRAY(SELECT member_id FROM new_rows);
   END IF;
   PERFORM feed_touch('songs', song_ids, false);
-  PERFORM feed_touch('users', ARRAY(SELECT username FROM members WHERE id = ANY (member_ids)), false);
+  PERFORM feed_touch('users', ARRAY(SELECT username FROM members WHERE id IN (SELECT unnest(member_ids))), false);
   RETURN NULL;
 END $$;
 
@@ -318,11 +318,11 @@ BEGIN
                         WHERE (n.name, n.slug, n.prefix_title, n.is_group, n.avatar_key, n.disambiguator, n.member_id)
                               IS DISTINCT FROM (o.name, o.slug, o.prefix_title, o.is_group, o.avatar_key, o.disambiguator, o.member_id));
     IF cardinality(artist_ids) > 0 THEN
-      PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT song_id::text FROM credits WHERE artist_id = ANY (artist_ids)), false);
-      PERFORM feed_touch('albums', ARRAY(SELECT DISTINCT album_id::text FROM album_artists WHERE artist_id = ANY (artist_ids)), false);
+      PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT song_id::text FROM credits WHERE artist_id IN (SELECT unnest(artist_ids))), false);
+      PERFORM feed_touch('albums', ARRAY(SELECT DISTINCT album_id::text FROM album_artists WHERE artist_id IN (SELECT unnest(artist_ids))), false);
       PERFORM feed_touch('artists', ARRAY(
-        SELECT group_id::text FROM artist_memberships WHERE member_id = ANY (artist_ids)
-        UNION SELECT member_id::text FROM artist_memberships WHERE group_id = ANY (artist_ids)), false);
+        SELECT group_id::text FROM artist_memberships WHERE member_id IN (SELECT unnest(artist_ids))
+        UNION SELECT member_id::text FROM artist_memberships WHERE group_id IN (SELECT unnest(artist_ids))), false);
     END IF;
   END IF;
   RETURN NULL;
@@ -354,10 +354,10 @@ BEGIN
   PERFORM feed_touch(kind, ARRAY(SELECT x::text FROM unnest(ids) AS u(x)), true);
   IF TG_OP = 'UPDATE' THEN
     IF kind = 'genres' THEN
-      PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT song_id::text FROM song_genres WHERE genre_id = ANY (ids)), false);
+      PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT song_id::text FROM song_genres WHERE genre_id IN (SELECT unnest(ids))), false);
     ELSE
-      PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT song_id::text FROM song_labels WHERE label_id = ANY (ids)), false);
-      PERFORM feed_touch('albums', ARRAY(SELECT id::text FROM albums WHERE label_id = ANY (ids)), false);
+      PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT song_id::text FROM song_labels WHERE label_id IN (SELECT unnest(ids))), false);
+      PERFORM feed_touch('albums', ARRAY(SELECT id::text FROM albums WHERE label_id IN (SELECT unnest(ids))), false);
     END IF;
   END IF;
   RETURN NULL;
@@ -380,9 +380,9 @@ BEGIN
                         WHERE (n.username, n.name, n.kind, n.avatar_key, n.is_banned)
                               IS DISTINCT FROM (o.username, o.name, o.kind, o.avatar_key, o.is_banned));
     IF cardinality(member_ids) > 0 THEN
-      PERFORM feed_touch('songs', ARRAY(SELECT song_id::text FROM contributions WHERE member_id = ANY (member_ids)
-                                        UNION SELECT song_id::text FROM loves WHERE member_id = ANY (member_ids)), false);
-      PERFORM feed_touch('artists', ARRAY(SELECT id::text FROM artists WHERE member_id = ANY (member_ids)), false);
+      PERFORM feed_touch('songs', ARRAY(SELECT song_id::text FROM contributions WHERE member_id IN (SELECT unnest(member_ids))
+                                        UNION SELECT song_id::text FROM loves WHERE member_id IN (SELECT unnest(member_ids))), false);
+      PERFORM feed_touch('artists', ARRAY(SELECT id::text FROM artists WHERE member_id IN (SELECT unnest(member_ids))), false);
     END IF;
   END IF;
   RETURN NULL;
