@@ -41,7 +41,8 @@ export class ChangesApi extends HttpApiGroup.make("Changes")
           "`limit` 1 to 1000 (default 100) bounds the entries read; one row appears at most once per page. " +
           "`meta.total` is an integer: the number of entries in this page (`data.length`); `meta.offset` is 0. " +
           "`meta.next_cursor` is never empty: poll with it (the same cursor comes back when nothing changed). " +
-          "A page can be shorter than `limit` while more changes follow; only an empty page means caught up. " +
+          "A page can be shorter than `limit`, even empty, while more follow: the client has caught up when " +
+          "`next_cursor` comes back equal to `since`. " +
           "A change shows once every transaction that started before it has finished; scheduled rows show " +
           "when their time has passed. A cursor not made by this endpoint is bad_request."
       )
