@@ -2,6 +2,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AlbumsApi } from "./Albums/Api.js"
 import { ArtistsApi } from "./Artists/Api.js"
+import { ChangesApi } from "./Changes/Api.js"
 import { CuratedListsApi } from "./CuratedLists/Api.js"
 import { DiscoveryApi } from "./Discovery/Api.js"
 import { BadRequestError, InternalServerError, NotFoundError, UnavailableError } from "./Domain/Errors.js"
@@ -31,6 +32,7 @@ export class Api extends HttpApi.make("catalogue")
   .add(UsersApi)
   .add(SearchApi)
   .add(DiscoveryApi)
+  .add(ChangesApi)
   .add(MetaApi)
   .add(StaffApi)
   .addError(BadRequestError)

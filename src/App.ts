@@ -9,6 +9,7 @@ import { AlbumsLive } from "./Albums/Http.js"
 import { Api } from "./Api.js"
 import { ArtistsLive } from "./Artists/Http.js"
 import { AppConfig } from "./Config.js"
+import { ChangesLive } from "./Changes/Http.js"
 import { CuratedListsLive } from "./CuratedLists/Http.js"
 import { DatabaseLive, DatabaseMode, runMigrations } from "./Database.js"
 import { DiscoveryLive } from "./Discovery/Http.js"
@@ -75,6 +76,7 @@ const GroupsLive = Layer.mergeAll(
   UsersLive,
   SearchLive,
   DiscoveryLive,
+  ChangesLive,
   MetaLive,
   StaffLive
 )

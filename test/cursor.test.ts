@@ -13,7 +13,10 @@ const VALID: Record<KeyType, fc.Arbitrary<string | number>> = {
   date: calendarDate.map((date) => date.toISOString().slice(0, 10)),
   dateOrEmpty: fc.oneof(fc.constant(""), calendarDate.map((date) => date.toISOString().slice(0, 10))),
   timestamptz: fc.tuple(calendarDate, fc.integer({ min: 0, max: 999_999 })).map(([date, micros]) =>
-    `${date.toISOString().slice(0, 19)}.${pad(micros, 6)}Z`)
+    `${date.toISOString().slice(0, 19)}.${pad(micros, 6)}Z`),
+  xid: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String),
+  position: fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }).map(String),
+  micros: fc.maxSafeNat()
 }
 const KEY_TYPES = Object.keys(VALID) as Array<KeyType>
 

@@ -4,7 +4,8 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
-import { ChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
+import { MAX_BATCH_IDS } from "../Domain/Batch.js"
+import { ChoiceParam, IdListParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
 import { AlbumArtist, AlbumSongEntry, AlbumType, ArtworkColors, ListAlbumEntry } from "../Domain/Song.js"
 
 /** Album detail: artwork_url and artwork_colors are never null. */
@@ -31,6 +32,7 @@ export const AlbumBrowseParams = Schema.Struct({
   type: Schema.optional(ChoiceParam("type", "album", "ep", "single")),
   sort: Schema.optional(AlbumSort),
   order: Schema.optional(OrderParam),
+  ids: Schema.optional(IdListParam(MAX_BATCH_IDS)),
   ...PageParams
 })
 

@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import { batchLookup } from "../Domain/Batch.js"
 import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import { PoolQuery } from "../Database.js"
@@ -102,6 +103,13 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
       )
     }
 
-    return { albumDetailJson, browseAlbums } as const
+    /** `ids=`: the asked public albums' list entries, in the order asked. */
+    const albumsByIds = (ids: ReadonlyArray<number>) =>
+      batchLookup("public_albums al", "al", listAlbumEntryJsonSql("al", "public"), ids).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        withSpan("AlbumsRepo.albumsByIds")
+      )
+
+    return { albumDetailJson, browseAlbums, albumsByIds } as const
   })
 }) {}

@@ -5,7 +5,8 @@ import * as Schema from "effect/Schema"
 import { artistIdentityFields, ArtistSummary, SongCount } from "../Domain/Artist.js"
 import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { NotFoundError } from "../Domain/Errors.js"
-import { ChoiceParam, IdParam, MAX_INT4, PageParams } from "../Domain/Params.js"
+import { ChoiceParam, IdParam, MAX_INT4, PageParams, IdListParam } from "../Domain/Params.js"
+import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { AlbumArtist, ListAlbumEntry, SongSummary } from "../Domain/Song.js"
 
@@ -79,7 +80,12 @@ const artistPath = Schema.Struct({ artistId: IdParam("artistId") })
 export class ArtistsApi extends HttpApiGroup.make("Artists")
   .add(
     HttpApiEndpoint.get("list", "/artists")
-      .setUrlParams(Schema.Struct({ q: Schema.optional(SearchTextParam), sort: Schema.optional(ArtistSort), ...PageParams }))
+      .setUrlParams(Schema.Struct({
+        q: Schema.optional(SearchTextParam),
+        sort: Schema.optional(ArtistSort),
+        ids: Schema.optional(IdListParam(MAX_BATCH_IDS)),
+        ...PageParams
+      }))
       .addSuccess(ListEnvelope(ArtistSummary, "ArtistList"))
       .annotate(OpenApi.Summary, "Visible artists, A-Z (sort=name, default) or most public songs first (sort=songs)")
       .annotate(

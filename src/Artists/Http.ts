@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
+import { idsAlone } from "../Domain/Batch.js"
 import { notFound } from "../Domain/Errors.js"
 import { detailJson, listJson } from "../Domain/Json.js"
 import { pageMeta, resolvePage } from "../Domain/Pagination.js"
@@ -17,8 +18,13 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* ArtistsRepo
     return handlers
-      .handle("list", ({ urlParams }) =>
+      .handle("list", ({ urlParams: { ids, ...urlParams } }) =>
         Effect.gen(function*() {
+          if (ids !== undefined) {
+            yield* idsAlone(urlParams)
+            const found = yield* repo.byIds(ids)
+            return listJson(found.itemsJson, found.meta)
+          }
           const sort = urlParams.sort ?? "name"
           // The cursor carries the whole list definition: sort and filter.
           const scope = `artists:${sort}:${urlParams.q ?? ""}`

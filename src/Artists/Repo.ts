@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import { batchLookup } from "../Domain/Batch.js"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -303,6 +304,13 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         withSpan("ArtistsRepo.namesakeHintsJson")
       )
 
-    return { list, detailJson, songs, albums, namesakeHintsJson } as const
+    /** `ids=`: the asked visible artists' summaries, in the order asked. */
+    const byIds = (ids: ReadonlyArray<number>) =>
+      batchLookup("public_artists a", "a", artistSummaryJson("a"), ids).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        withSpan("ArtistsRepo.byIds")
+      )
+
+    return { list, detailJson, songs, albums, namesakeHintsJson, byIds } as const
   })
 }) {}

@@ -9,15 +9,18 @@ import { BadRequest } from "./Errors.js"
 import { hasLoneSurrogate, MAX_INT4 } from "./Params.js"
 
 /** How SQL casts a cursor's key value back, and so what a key value may be. */
-export type KeyType = "id" | "int" | "bigint" | "text" | "date" | "dateOrEmpty" | "timestamptz"
+export type KeyType = "id" | "int" | "bigint" | "text" | "date" | "dateOrEmpty" | "timestamptz" | "xid" | "position" | "micros"
 
 /** A sort key of the last row served: the sort value then the tie-breaker. */
 export type SortKey = readonly [string | number, string | number]
 
+/** Any key a cursor carries: a list's SortKey, or a longer position (the change feed's). */
+export type CursorKey = ReadonlyArray<string | number>
+
 /** What a cursor carries: the list it was made for (endpoint, sort, filters), the next page's position, the last key. */
-export interface Cursor {
+export interface Cursor<K extends CursorKey> {
   readonly offset: number
-  readonly key: SortKey
+  readonly key: K
 }
 
 const MIN_INT4 = -2_147_483_648
@@ -26,6 +29,10 @@ const MAX_CURSOR = 2048
 
 const isWholeIn = (min: number, max: number) => (value: unknown): boolean =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max
+
+/** Decimal text of an unsigned integer below `bound` (64-bit values do not fit a JSON number). */
+const isDecimalBelow = (bound: bigint) => (value: unknown): boolean =>
+  typeof value === "string" && /^(0|[1-9][0-9]{0,19})$/.test(value) && BigInt(value) < bound
 
 const isKeyText = (value: unknown): boolean =>
   typeof value === "string" && value.length <= MAX_TEXT_KEY && !value.includes("\u0000") && !hasLoneSurrogate(value)
@@ -57,7 +64,11 @@ export const acceptsKey: Record<KeyType, (value: unknown) => boolean> = {
   date: (value) => typeof value === "string" && isCalendarDate(value),
   // an album's sort date, "" when it has none (compared as text)
   dateOrEmpty: (value) => value === "" || (typeof value === "string" && isCalendarDate(value)),
-  timestamptz: isInstant
+  timestamptz: isInstant,
+  // the change feed's position: a transaction id (xid8), a log position (bigint), microseconds since 1970
+  xid: isDecimalBelow(2n ** 64n),
+  position: isDecimalBelow(2n ** 63n),
+  micros: isWholeIn(0, Number.MAX_SAFE_INTEGER)
 }
 
 export const badCursor = new BadRequest({
@@ -67,27 +78,28 @@ export const badCursor = new BadRequest({
 const Payload = Schema.parseJson(Schema.Struct({
   s: Schema.String,
   o: Schema.Number,
-  k: Schema.Tuple(Schema.Unknown, Schema.Unknown)
+  k: Schema.Array(Schema.Unknown)
 }))
 const decodePayload = Schema.decodeUnknownOption(Payload)
 
-export const encodeCursor = (scope: string, offset: number, key: SortKey): string =>
+export const encodeCursor = (scope: string, offset: number, key: CursorKey): string =>
   Buffer.from(JSON.stringify({ s: scope, o: offset, k: key })).toString("base64url")
 
 /**
  * The cursor, when it was made for `scope` (endpoint, sort, order and filters) and its key has
- * the list's `keyTypes` (sort value, tie-breaker); None otherwise.
+ * the list's `keyTypes` (for a list: sort value, tie-breaker); None otherwise.
  */
-export const decodeCursor = (
+export const decodeCursor = <const Types extends ReadonlyArray<KeyType>>(
   cursor: string,
   scope: string,
-  keyTypes: readonly [KeyType, KeyType]
-): Option.Option<Cursor> => {
+  keyTypes: Types
+): Option.Option<Cursor<{ readonly [I in keyof Types]: string | number }>> => {
   if (cursor.length > MAX_CURSOR || !/^[A-Za-z0-9_-]+$/.test(cursor)) return Option.none()
   return decodePayload(Buffer.from(cursor, "base64url").toString("utf8")).pipe(
     Option.filter(({ s, o, k }) =>
-      s === scope && isWholeIn(0, MAX_INT4)(o) && acceptsKey[keyTypes[0]](k[0]) && acceptsKey[keyTypes[1]](k[1])
+      s === scope && isWholeIn(0, MAX_INT4)(o) && k.length === keyTypes.length &&
+      keyTypes.every((type, i) => acceptsKey[type](k[i]))
     ),
-    Option.map(({ o, k }) => ({ offset: o, key: k as unknown as SortKey }))
+    Option.map(({ o, k }) => ({ offset: o, key: k as unknown as { readonly [I in keyof Types]: string | number } }))
   )
 }

@@ -14,7 +14,10 @@ const castType: Record<KeyType, string> = {
   text: "text",
   date: "date",
   dateOrEmpty: "text",
-  timestamptz: "timestamptz"
+  timestamptz: "timestamptz",
+  xid: "xid8",
+  position: "bigint",
+  micros: "bigint"
 }
 
 /**

@@ -73,6 +73,10 @@ export const OffsetParam = wholeNumberText("offset", /^(0|[1-9][0-9]{0,9})$/, 0,
   default: 0,
   description: "How many items to skip (default 0); a cursor replaces it."
 })
+export const FeedLimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,3}$/, 1, 1000, {
+  default: 100,
+  description: "Changes per page, 1 to 1000 (default 100)."
+})
 
 /**
  * A closed set of words, with a message that lists them. A refined string rather than a
@@ -94,6 +98,34 @@ export const OrderParam = ChoiceParam("order", "asc", "desc")
 
 /** Cursors are base64url text; the cursor check refuses longer ones. */
 export const MAX_CURSOR_LENGTH = 2048
+
+/** `ids=1,2,3`: 1 to `max` ids, each as strict as an id in a path; a repeated id counts once. */
+export const IdListParam = (max: number) => {
+  const message = () => `ids must be 1 to ${max} comma-separated ids, each a whole number from 1 to ${MAX_INT4}.`
+  const description = `Ids, 1 to ${max} of them, comma-separated (ids=12,40): the list items of those that are public, ` +
+    "in the order asked (a repeated id once, at its first place); meta.total is the number found. Not with other parameters."
+  return Schema.String.pipe(
+    Schema.pattern(/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/, { message }),
+    Schema.transform(Schema.Array(Schema.Number), {
+      strict: true,
+      decode: (text) => [...new Set(text.split(",").map(Number))],
+      encode: (ids) => ids.join(",")
+    }),
+    Schema.filter((ids) => ids.length >= 1 && ids.length <= max && ids.every((id) => id <= MAX_INT4), { message }),
+    Schema.annotations({
+      message,
+      description,
+      jsonSchema: {
+        type: "array",
+        items: { type: "integer", minimum: 1, maximum: MAX_INT4 },
+        minItems: 1,
+        maxItems: max,
+        description
+      },
+      arbitrary: () => (fc) => fc.uniqueArray(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: max })
+    })
+  )
+}
 
 /** `limit`, `offset` and `cursor` of every paginated list (docs/api.md, Pagination). */
 export const PageParams = {

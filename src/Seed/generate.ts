@@ -1607,15 +1607,16 @@ const deferrableDdl = (sql: SqlClient) =>
     )
 
 /**
- * The triggers of the catalogue tables that keep counts (sql/0003 and 0006: named *_count_*),
- * which a bulk load switches off and replaces with one recount at the end.
+ * The triggers of the catalogue tables that keep counts (sql/0003 and 0006: named *_count_*) or
+ * feed the change log (sql/0010: feed_*), which a bulk load switches off and replaces with one
+ * recount and one backfill of the change log at the end.
  */
 const keptCountTriggers = (sql: SqlClient) =>
   sql.unsafe<{ readonly table: string; readonly name: string }>(
     `SELECT t.tgrelid::regclass::text AS table, quote_ident(t.tgname) AS name
        FROM pg_trigger t
       WHERE t.tgrelid IN (SELECT to_regclass(name) FROM unnest($1::text[]) AS name)
-        AND NOT t.tgisinternal AND t.tgname LIKE '%\\_count\\_%'
+        AND NOT t.tgisinternal AND (t.tgname LIKE '%\\_count\\_%' OR t.tgname LIKE 'feed\\_%')
       ORDER BY 1, 2`,
     [[...SEED_TABLES]]
   )
@@ -1772,6 +1773,8 @@ export const seedCatalogue = (
         // after the catalogue counts: these read their list of scheduled songs
         yield* sql.unsafe("SELECT recount_artist_song_counts()")
         yield* sql.unsafe("SELECT recount_member_settled_contributions()")
+        // last: the feed's first entries read the catalogue as the counts left it
+        yield* sql.unsafe("SELECT feed_backfill()")
       }
       for (const trigger of countTriggers) yield* sql.unsafe(`ALTER TABLE ${trigger.table} ENABLE TRIGGER ${trigger.name}`)
     })

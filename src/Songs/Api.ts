@@ -4,7 +4,8 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
-import { ChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
+import { ChoiceParam, IdParam, OrderParam, PageParams, IdListParam } from "../Domain/Params.js"
+import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { ArtworkColors, ArtworkSource, DateType, SongSummary } from "../Domain/Song.js"
 
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
@@ -131,6 +132,7 @@ export const SongBrowseParams = Schema.Struct({
   year: Schema.optional(YearParam),
   sort: Schema.optional(SongSort),
   order: Schema.optional(OrderParam),
+  ids: Schema.optional(IdListParam(MAX_BATCH_IDS)),
   ...PageParams
 })
 

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
 import { detailOrNotFound } from "../Domain/Detail.js"
+import { idsAlone } from "../Domain/Batch.js"
 import { listJson } from "../Domain/Json.js"
 import { SongsRepo } from "./Repo.js"
 
@@ -10,8 +11,13 @@ export const SongsLive = HttpApiBuilder.group(Api, "Songs", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* SongsRepo
     return handlers
-      .handle("list", ({ urlParams: { cursor, limit, offset, ...browse } }) =>
-        Effect.map(repo.browseSongs(browse, { cursor, limit, offset }), (page) => listJson(page.itemsJson, page.meta)))
+      .handle("list", ({ urlParams: { cursor, ids, limit, offset, ...browse } }) =>
+        Effect.map(
+          ids === undefined
+            ? repo.browseSongs(browse, { cursor, limit, offset })
+            : Effect.zipRight(idsAlone({ cursor, limit, offset, ...browse }), repo.songsByIds(ids)),
+          (page) => listJson(page.itemsJson, page.meta)
+        ))
       .handle("detail", ({ path }) =>
         repo.songDetailJson(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
       .handle("similar", ({ path }) =>

@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import { batchLookup } from "../Domain/Batch.js"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -275,6 +276,13 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       )
     }
 
-    return { songDetailJson, similarSongsJson, songContributorsJson, browseSongs } as const
+    /** `ids=`: the asked public songs' summaries, in the order asked. */
+    const songsByIds = (ids: ReadonlyArray<number>) =>
+      batchLookup("public_songs s", "s", songSummaryJsonSql("s"), ids).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        withSpan("SongsRepo.songsByIds")
+      )
+
+    return { songDetailJson, similarSongsJson, songContributorsJson, browseSongs, songsByIds } as const
   })
 }) {}
