@@ -268,7 +268,11 @@ const describeResponses = (path: string, operation: OpenApi.OpenAPISpecOperation
         content: { "application/json": { ...content, ...(example === undefined ? {} : { example: example.response }) } }
       }
       if (area === "public") {
-        responses["304"] = { description: "Not Modified: If-None-Match named the current ETag; no body.", headers: headerRefs(area, 304) }
+        responses["304"] = {
+          description: "Not Modified: If-None-Match named the current ETag; no body. Free: a 304 takes no rate-limit token, " +
+            "and a client past its limit still gets the 304s the response cache can give.",
+          headers: headerRefs(area, 304)
+        }
       }
       continue
     }
@@ -322,7 +326,7 @@ const DESCRIPTION = [
   "  errors `{ error: { code, message } }` with the codes not_found, bad_request, unauthorized, forbidden,",
   "  rate_limited and internal_error.",
   "- Pages: `limit` 1 to 80 (default 20) and `offset`, or `cursor` from `meta.next_cursor` (\"\" on the last page).",
-  `- Rate limit: ${RATE_LIMIT_CAPACITY_TEXT}, with RateLimit headers on every answer and 429 past it.`,
+  `- Rate limit: ${RATE_LIMIT_CAPACITY_TEXT}, with RateLimit headers on every answer and 429 past it; a 304 is free.`,
   "- Public answers carry an ETag and `Cache-Control: public, max-age=60, stale-while-revalidate=300`.",
   "- Staff endpoints under /v1/admin need a staff bearer token.",
 ].join("\n")
