@@ -18,7 +18,9 @@ const FIXTURE_VALUES: Record<string, string> = {
 /** The query a route needs to answer 200 with something in it. */
 const QUERIES: Record<string, string> = {
   "/v1/search": "?q=a",
-  "/v1/artists/namesake-hints": "?ids=7,1,6,10"
+  "/v1/artists/namesake-hints": "?ids=7,1,6,10",
+  // deep enough for the contribution whose details hold credits and links (sql/0013)
+  "/v1/users/:username/contributions": "?limit=80"
 }
 
 const concrete = (template: string) =>
@@ -54,6 +56,8 @@ describe("every JSON body is compact: byte for byte what JSON.stringify prints",
     expect(checked.length).toBe(routes.length - 1)
     const song = await (await fetch(`${server.baseUrl}/v1/songs/1`)).text()
     expect(song).toContain(`"credits":[{"order":`)
+    const contributions = await (await fetch(`${server.baseUrl}/v1/users/aishah_fan/contributions?limit=80`)).text()
+    expect(contributions).toContain(`"added_credits":[{"artist_name":"M. Nasir","role_name":"Lyricist"}],"removed_credits":[]`)
     console.log(`compact JSON: ${checked.length} bodies checked`)
   }, 60_000)
 })
