@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
+import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
   albumArtistsJsonSql,
@@ -26,23 +27,24 @@ export const albumsOf = (audience: Audience) => (audience === "public" ? "public
  * with its `status`, and the album's `status` at the end.
  */
 const albumDetailSql = (audience: Audience) => `
-  SELECT json_build_object(
-    'id', al.id,
-    'title', al.title,
-    'album_type', al.album_type,
-    'artwork_url', asset_url(al.artwork_key, '${PLACEHOLDER.albumArtwork}'),
-    'released_at', coalesce(iso_date(al.released_at),
+  SELECT ${
+  jsonObjectSql({
+    id: "al.id",
+    title: "al.title",
+    album_type: "al.album_type",
+    artwork_url: `asset_url(al.artwork_key, '${PLACEHOLDER.albumArtwork}')`,
+    released_at: `coalesce(iso_date(al.released_at),
       (SELECT iso_date(min(ts.released_at)) FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
-       WHERE t.album_id = al.id), ''),
-    'artists', ${albumArtistsJsonSql("al", audience)},
-    'songs', (
-      SELECT coalesce(json_agg(${albumSongEntryJsonSql("ts", "t.position", audience)} ORDER BY t.position), '[]'::json)
+       WHERE t.album_id = al.id), '')`,
+    artists: albumArtistsJsonSql("al", audience),
+    songs: `(
+      SELECT ${jsonArraySql(albumSongEntryJsonSql("ts", "t.position", audience), "t.position")}
       FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
-      WHERE t.album_id = al.id),
-    'artwork_colors', ${artworkColorsJsonSql("al")}${
-  audience === "staff" ? `,\n    'status', ${publicationStatusSql("al")}` : ""
-}
-  )::text AS json
+      WHERE t.album_id = al.id)`,
+    artwork_colors: artworkColorsJsonSql("al"),
+    ...(audience === "staff" ? { status: publicationStatusSql("al") } : {})
+  })
+}::text AS json
   FROM ${albumsOf(audience)} al
   WHERE al.id = `
 

@@ -3,10 +3,11 @@ import { batchLookup } from "../Domain/Batch.js"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { artistIdentityPairsSql, artistSongCountSql, artistSummaryJson, artistVisibleSql } from "../Domain/Artist.js"
+import { artistIdentityFieldsSql, artistSongCountSql, artistSummaryJsonSql, artistVisibleSql } from "../Domain/Artist.js"
 import type { KeyType, SortKey } from "../Domain/Cursor.js"
+import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
 import type { PageRequest } from "../Domain/Pagination.js"
-import { albumArtistJson, listAlbumEntryJson, songSummaryJson } from "../Domain/Song.js"
+import { albumArtistJsonSql, listAlbumEntryJsonSql, songSummaryJsonSql } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
 import { withSpan } from "../Spans.js"
 
@@ -45,6 +46,21 @@ export const artistCursorKeys = {
 
 /** The cursor's key as SQL parameters: nulls without a cursor. */
 const keyPair = (page: PageRequest) => ({ value: page.after?.[0] ?? null, id: page.after?.[1] ?? null })
+
+const lit = Statement.unsafeFragment
+
+/** A namesake hint for row `h` of the hints below. */
+const namesakeHintJsonSql = jsonArraySql(
+  jsonObjectSql({
+    id: "h.id",
+    disambiguator: `coalesce(nullif(btrim(h.disambiguator), ''),
+      h.role || ', ' || h.song || CASE WHEN h.song_year > 0 THEN ' (' || h.song_year || ')' ELSE '' END)`,
+    role: "h.role",
+    song: "h.song",
+    song_year: "h.song_year"
+  }),
+  "h.ord"
+)
 
 /** An artist with this many public songs (any role) has its songs listed by walking the catalogue's index. */
 const DENSE_ARTIST_SONGS = 3000
@@ -106,7 +122,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           SELECT
             ${q === undefined ? sql`visible_artist_count()` : sql`(SELECT count(*) FROM listed)`}::int AS total,
             (SELECT count(*) FROM page)::int AS served,
-            (SELECT coalesce(json_agg(${artistSummaryJson("a")} ORDER BY p.sort_name, p.id), '[]')
+            (SELECT ${lit(jsonArraySql(artistSummaryJsonSql("a"), "p.sort_name, p.id"))}
              FROM page p JOIN artists a ON a.id = p.id)::text AS items,
             (SELECT json_build_array(p.sort_name, p.id) FROM page p ORDER BY p.sort_name DESC, p.id DESC LIMIT 1)::text AS last_key`
       })
@@ -132,7 +148,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           SELECT
             ${q === undefined ? sql`visible_artist_count()` : sql`(SELECT count(*) FROM listed)`}::int AS total,
             (SELECT count(*) FROM page)::int AS served,
-            (SELECT coalesce(json_agg(${artistSummaryJson("a", "p.song_count")} ORDER BY p.song_count DESC, p.id), '[]')
+            (SELECT ${lit(jsonArraySql(artistSummaryJsonSql("a", "p.song_count"), "p.song_count DESC, p.id"))}
              FROM page p JOIN artists a ON a.id = p.id)::text AS items,
             (SELECT json_build_array(p.song_count, p.id) FROM page p ORDER BY p.song_count, p.id DESC LIMIT 1)::text AS last_key`
       })
@@ -150,27 +166,34 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     /** Detail as JSON text, or None when the artist is not visible. */
     const detailJson = (artistId: number) =>
       sql<{ json: string }>`
-        SELECT json_build_object(
-          ${Statement.unsafeFragment(artistIdentityPairsSql("a"))},
-          'disambiguator', nullif(btrim(a.disambiguator), ''),
-          'username', (SELECT m.username FROM public_members m WHERE m.id = a.member_id),
-          'song_count', ${Statement.unsafeFragment(artistSongCountSql("a"))},
-          'album_count', (SELECT count(*) FROM (${albumsOf(artistId)}) x),
-          'roles', (
-            SELECT coalesce(json_agg(json_build_object('slug', r.slug, 'title', r.title, 'count', rc.count)
-                                     ORDER BY rc.count DESC, r.sort_order, r.id), '[]')
+        WITH albums_of_artist AS (${albumsOf(artistId)})
+        SELECT ${
+        lit(jsonObjectSql({
+          ...artistIdentityFieldsSql("a"),
+          disambiguator: "nullif(btrim(a.disambiguator), '')",
+          username: "(SELECT m.username FROM public_members m WHERE m.id = a.member_id)",
+          song_count: artistSongCountSql("a"),
+          album_count: "(SELECT count(*) FROM albums_of_artist x)",
+          roles: `(
+            SELECT ${
+            jsonArraySql(
+              jsonObjectSql({ slug: "r.slug", title: "r.title", count: "rc.count" }),
+              "rc.count DESC, r.sort_order, r.id"
+            )
+          }
             FROM (
               SELECT c.role_id, count(DISTINCT c.song_id) AS count
               FROM credits c JOIN public_songs s ON s.id = c.song_id
               WHERE c.artist_id = a.id GROUP BY c.role_id
-            ) rc JOIN roles r ON r.id = rc.role_id),
-          'members', (
-            SELECT coalesce(json_agg(${albumArtistJson("ma")} ORDER BY lower(ma.name), ma.id), '[]')
-            FROM artist_memberships am JOIN public_artists ma ON ma.id = am.member_id WHERE am.group_id = a.id),
-          'member_of', (
-            SELECT coalesce(json_agg(${albumArtistJson("ga")} ORDER BY lower(ga.name), ga.id), '[]')
-            FROM artist_memberships am JOIN public_artists ga ON ga.id = am.group_id WHERE am.member_id = a.id)
-        )::text AS json
+            ) rc JOIN roles r ON r.id = rc.role_id)`,
+          members: `(
+            SELECT ${jsonArraySql(albumArtistJsonSql("ma"), "lower(ma.name), ma.id")}
+            FROM artist_memberships am JOIN public_artists ma ON ma.id = am.member_id WHERE am.group_id = a.id)`,
+          member_of: `(
+            SELECT ${jsonArraySql(albumArtistJsonSql("ga"), "lower(ga.name), ga.id")}
+            FROM artist_memberships am JOIN public_artists ga ON ga.id = am.group_id WHERE am.member_id = a.id)`
+        }))
+      }::text AS json
         FROM public_artists a WHERE a.id = ${artistId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
         Effect.orDie,
@@ -221,7 +244,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
             (CASE WHEN ${role}::text = 'any' THEN public_artist_song_count(${artistId})
                   ELSE (SELECT count(*) FROM listed) END)::int AS total,
             (SELECT count(*) FROM page)::int AS served,
-            (SELECT coalesce(json_agg(${songSummaryJson("s")} ORDER BY p.released_at DESC, p.id DESC), '[]')
+            (SELECT ${lit(jsonArraySql(songSummaryJsonSql("s"), "p.released_at DESC, p.id DESC"))}
              FROM page p JOIN songs s ON s.id = p.id)::text AS items,
             (SELECT json_build_array(iso_date(p.released_at), p.id) FROM page p
              ORDER BY p.released_at, p.id LIMIT 1)::text AS last_key`
@@ -248,7 +271,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
             EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId}) AS found,
             (SELECT count(*) FROM listed)::int AS total,
             (SELECT count(*) FROM page)::int AS served,
-            (SELECT coalesce(json_agg(${listAlbumEntryJson("al", "public")} ORDER BY p.sort_date DESC, p.id DESC), '[]')
+            (SELECT ${lit(jsonArraySql(listAlbumEntryJsonSql("al", "public"), "p.sort_date DESC, p.id DESC"))}
              FROM page p JOIN albums al ON al.id = p.id)::text AS items,
             (SELECT json_build_array(p.sort_date, p.id) FROM page p ORDER BY p.sort_date, p.id LIMIT 1)::text AS last_key`
       }).pipe(
@@ -292,13 +315,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
             ORDER BY al.released_at NULLS LAST, al.id LIMIT 1) best_album ON true)
         SELECT
           (SELECT count(*) FROM hints)::int AS count,
-          (SELECT coalesce(json_agg(json_build_object(
-            'id', id,
-            'disambiguator', coalesce(nullif(btrim(disambiguator), ''),
-                                      role || ', ' || song || CASE WHEN song_year > 0 THEN ' (' || song_year || ')' ELSE '' END),
-            'role', role,
-            'song', song,
-            'song_year', song_year) ORDER BY ord), '[]') FROM hints)::text AS json`.pipe(
+          (SELECT ${lit(namesakeHintJsonSql)} FROM hints h)::text AS json`.pipe(
         Effect.map((rows) => ({ json: rows[0]?.json ?? "[]", count: rows[0]?.count ?? 0 })),
         Effect.orDie,
         withSpan("ArtistsRepo.namesakeHintsJson")

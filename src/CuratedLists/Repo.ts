@@ -2,7 +2,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { albumsOf } from "../Albums/Repo.js"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
-import { curatedListHeaderPairsSql, curatedListSummaryJsonSql } from "../Domain/CuratedListSummary.js"
+import { curatedListHeaderFieldsSql, curatedListSummaryJsonSql } from "../Domain/CuratedListSummary.js"
+import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
 import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -25,21 +26,23 @@ const listsOf = (audience: Audience) => (audience === "public" ? "public_curated
  * marked with its `status`, and the list's own `status` at the end.
  */
 const listDetailSql = (audience: Audience) => `
-  SELECT json_build_object(${curatedListHeaderPairsSql("l")},
-    'show_artists', l.show_artists,
-    'show_writers', l.show_writers,
-    'content_type', l.content_type,
-    'songs', CASE WHEN l.content_type = 'songs' THEN (
-      SELECT coalesce(json_agg(${listSongEntryJsonSql("ts", audience)} ORDER BY e.position), '[]'::json)
+  SELECT ${
+  jsonObjectSql({
+    ...curatedListHeaderFieldsSql("l"),
+    show_artists: "l.show_artists",
+    show_writers: "l.show_writers",
+    content_type: "l.content_type",
+    songs: `CASE WHEN l.content_type = 'songs' THEN (
+      SELECT ${jsonArraySql(listSongEntryJsonSql("ts", audience), "e.position")}
       FROM curated_list_songs e JOIN ${songsOf(audience)} ts ON ts.id = e.song_id
-      WHERE e.list_id = l.id) ELSE '[]'::json END,
-    'albums', CASE WHEN l.content_type = 'albums' THEN (
-      SELECT coalesce(json_agg(${listAlbumEntryJsonSql("xal", audience)} ORDER BY e.position), '[]'::json)
+      WHERE e.list_id = l.id) ELSE '[]'::json END`,
+    albums: `CASE WHEN l.content_type = 'albums' THEN (
+      SELECT ${jsonArraySql(listAlbumEntryJsonSql("xal", audience), "e.position")}
       FROM curated_list_albums e JOIN ${albumsOf(audience)} xal ON xal.id = e.album_id
-      WHERE e.list_id = l.id) ELSE '[]'::json END${
-  audience === "staff" ? `,\n    'status', ${publicationStatusSql("l")}` : ""
-}
-  )::text AS json
+      WHERE e.list_id = l.id) ELSE '[]'::json END`,
+    ...(audience === "staff" ? { status: publicationStatusSql("l") } : {})
+  })
+}::text AS json
   FROM ${listsOf(audience)} l
   WHERE l.id = `
 

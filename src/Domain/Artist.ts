@@ -2,8 +2,8 @@
  * The artist summary and the SQL that builds it: shown by /v1/artists and by search.
  * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
  */
-import * as Statement from "@effect/sql/Statement"
 import * as Schema from "effect/Schema"
+import { type JsonFields, jsonObjectSql } from "./JsonSql.js"
 import { PLACEHOLDER } from "./Song.js"
 
 /** The summary's fields before `song_count`: the detail starts the same way. */
@@ -42,18 +42,21 @@ export const artistVisibleSql = (a: string) => `(
   OR ${a}.id IN (SELECT d.artist_id FROM due_artist_songs d)
   OR (SELECT true FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = ${a}.id LIMIT 1))`
 
-/** The summary's pairs before `song_count`, for artists row `a`: the detail starts the same way. */
-export const artistIdentityPairsSql = (a: string) => `
-  'id', ${a}.id,
-  'name', ${a}.name,
-  'slug', ${a}.slug,
-  'prefix_title', ${a}.prefix_title,
-  'is_group', ${a}.is_group,
-  'avatar_url', asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}')`
+/** The summary's fields before `song_count`, for artists row `a`: the detail starts the same way. */
+export const artistIdentityFieldsSql = (a: string): JsonFields => ({
+  id: `${a}.id`,
+  name: `${a}.name`,
+  slug: `${a}.slug`,
+  prefix_title: `${a}.prefix_title`,
+  is_group: `${a}.is_group`,
+  avatar_url: `asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}')`
+})
 
-/** The key/value pairs of the artist summary for artists row `a`, with `songCount` an SQL expression. */
-export const artistSummaryPairsSql = (a: string, songCount: string) => `${artistIdentityPairsSql(a)},
-  'song_count', ${songCount}`
+/** The fields of the artist summary for artists row `a`, with `songCount` an SQL expression. */
+export const artistSummaryFieldsSql = (a: string, songCount: string): JsonFields => ({
+  ...artistIdentityFieldsSql(a),
+  song_count: songCount
+})
 
-export const artistSummaryJson = (a: string, songCount: string = artistSongCountSql(a)) =>
-  Statement.unsafeFragment(`json_build_object(${artistSummaryPairsSql(a, songCount)})`)
+export const artistSummaryJsonSql = (a: string, songCount: string = artistSongCountSql(a)) =>
+  jsonObjectSql(artistSummaryFieldsSql(a, songCount))

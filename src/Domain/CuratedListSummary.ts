@@ -3,24 +3,32 @@
  * `CuratedListSummary` in src/CuratedLists/Api.ts), for the groups that show lists elsewhere:
  * the browse list, search results and discovery.
  */
+import { type JsonFields, jsonObjectSql } from "./JsonSql.js"
 import { PLACEHOLDER } from "./Song.js"
 
 /** id .. updated_at of a list row `l`: the head of both a list's detail and its summary. */
-export const curatedListHeaderPairsSql = (l: string) => `
-  'id', ${l}.id,
-  'title', ${l}.title,
-  'description', ${l}.description,
-  'artwork_url', CASE WHEN ${l}.artwork_key IS NULL OR ${l}.artwork_key = '' THEN NULL
-                      ELSE asset_url(${l}.artwork_key, '${PLACEHOLDER.listArtwork}') END,
-  'artwork_colors', CASE WHEN ${l}.artwork_dominant IS NULL AND ${l}.artwork_average IS NULL THEN NULL
-                         ELSE json_build_object('dominant', coalesce(${l}.artwork_dominant, ${l}.artwork_average),
-                                                'average', coalesce(${l}.artwork_average, ${l}.artwork_dominant)) END,
-  'updated_at', iso_time(${l}.updated_at)`
+export const curatedListHeaderFieldsSql = (l: string): JsonFields => ({
+  id: `${l}.id`,
+  title: `${l}.title`,
+  description: `${l}.description`,
+  artwork_url: `CASE WHEN ${l}.artwork_key IS NULL OR ${l}.artwork_key = '' THEN NULL
+                      ELSE asset_url(${l}.artwork_key, '${PLACEHOLDER.listArtwork}') END`,
+  artwork_colors: `CASE WHEN ${l}.artwork_dominant IS NULL AND ${l}.artwork_average IS NULL THEN NULL
+                         ELSE ${
+    jsonObjectSql({
+      dominant: `coalesce(${l}.artwork_dominant, ${l}.artwork_average)`,
+      average: `coalesce(${l}.artwork_average, ${l}.artwork_dominant)`
+    })
+  } END`,
+  updated_at: `iso_time(${l}.updated_at)`
+})
 
-/** The key/value pairs of a list summary for a public_curated_lists row `l`. */
-export const curatedListSummaryPairsSql = (l: string) => `${curatedListHeaderPairsSql(l)},
-  'content_type', ${l}.content_type,
-  'item_count', ${curatedListItemCountSql(l)}`
+/** The fields of a list summary for a public_curated_lists row `l`. */
+export const curatedListSummaryFieldsSql = (l: string): JsonFields => ({
+  ...curatedListHeaderFieldsSql(l),
+  content_type: `${l}.content_type`,
+  item_count: curatedListItemCountSql(l)
+})
 
 /** The public entries of list `l` of its content type. */
 export const curatedListItemCountSql = (l: string) => `CASE WHEN ${l}.content_type = 'songs'
@@ -28,4 +36,4 @@ export const curatedListItemCountSql = (l: string) => `CASE WHEN ${l}.content_ty
     ELSE (SELECT count(*) FROM curated_list_albums e JOIN public_albums xal ON xal.id = e.album_id WHERE e.list_id = ${l}.id)
   END`
 
-export const curatedListSummaryJsonSql = (l: string) => `json_build_object(${curatedListSummaryPairsSql(l)})`
+export const curatedListSummaryJsonSql = (l: string) => jsonObjectSql(curatedListSummaryFieldsSql(l))

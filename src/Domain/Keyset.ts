@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import type { ListMeta } from "./Envelope.js"
 import type { KeyType, SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
+import { jsonArraySql } from "./JsonSql.js"
 import { type PageParamsInput, pageMeta, resolvePage } from "./Pagination.js"
 
 /** How SQL casts a cursor's key value back: the column's type (`id` is an int4 id, `dateOrEmpty` text). */
@@ -81,7 +82,8 @@ export const keysetPage = (
     const page = yield* resolvePage(params, scope, [sort.keyType, tie.keyType])
     const direction = sort.descending ? "DESC" : "ASC"
     const reverse = sort.descending ? "ASC" : "DESC"
-    const orderBy = lit(`${sort.key} ${direction}, ${tie.key} ${direction}`)
+    const order = `${sort.key} ${direction}, ${tie.key} ${direction}`
+    const orderBy = lit(order)
     const lastFirst = lit(`${sort.key} ${reverse}, ${tie.key} ${reverse}`)
     const where = filters.length === 0 ? lit("TRUE") : Statement.and(filters)
     const after = page.after === undefined
@@ -102,7 +104,7 @@ export const keysetPage = (
         (${options.guard ?? lit("TRUE")}) AS found,
         (${options.total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`})::int AS total,
         (SELECT count(*) FROM page)::int AS served,
-        (SELECT coalesce(json_agg(${lit(sort.item)} ORDER BY ${orderBy}), '[]'::json) FROM page ${a})::text AS json,
+        (SELECT ${lit(jsonArraySql(sort.item, order))} FROM page ${a})::text AS json,
         (SELECT json_build_array(${lit(sort.keyJson)}, ${lit(tie.key)}) FROM page ${a} ORDER BY ${lastFirst} LIMIT 1)::text
           AS last_key`.pipe(Effect.orDie)
     const row = rows[0] ?? { found: false, total: 0, served: 0, json: "[]", last_key: null }

@@ -5,9 +5,9 @@
  * - Declare responses with the Schemas below (`SongSummary`, `ListSongEntry`, `AlbumSongEntry`,
  *   `ListAlbumEntry`, `AlbumArtist`); field order is the interface's.
  * - Build the JSON in Postgres with the fragments, interpolated into the `sql` template:
- *     sql`SELECT coalesce(json_agg(${songSummaryJson("s")} ORDER BY s.released_at DESC, s.id DESC), '[]')::text AS json
+ *     sql`SELECT ${lit(jsonArraySql(songSummaryJsonSql("s"), "s.released_at DESC, s.id DESC"))}::text AS json
  *         FROM public_songs s WHERE ...`
- *   `songSummaryJson("s")` is a `json_build_object(...)` over a row of `songs` (or `public_songs`)
+ *   `songSummaryJsonSql("s")` is a compact JSON object (./JsonSql.ts) over a row of `songs` (or `public_songs`)
  *   named `s`; it reads credits/roles/artists itself. The alias must be a constant in the code,
  *   never request text: fragments are fixed SQL so that statement texts stay a bounded set.
  * - Visibility is the caller's: filter the song rows (public_songs for the public, songs for staff).
@@ -15,8 +15,8 @@
  * - Absent images become placeholder URLs through asset_url(key, placeholder); use the
  *   `PLACEHOLDER` names so every group shows the same placeholders.
  */
-import * as Statement from "@effect/sql/Statement"
 import * as Schema from "effect/Schema"
+import { jsonAggSql, type JsonFields, jsonArraySql, jsonObjectSql } from "./JsonSql.js"
 
 /** Placeholder image names under `<CDN>/placeholders/<name>.png`. */
 export const PLACEHOLDER = {
@@ -120,8 +120,10 @@ export const ArtworkColors = Schema.Struct({ dominant: Schema.String, average: S
   identifier: "ArtworkColors"
 })
 export const artworkColorsJsonSql = (row: string) =>
-  `json_build_object('dominant', coalesce(${row}.artwork_dominant, '#808080'),
-    'average', coalesce(${row}.artwork_average, '#808080'))`
+  jsonObjectSql({
+    dominant: `coalesce(${row}.artwork_dominant, '#808080')`,
+    average: `coalesce(${row}.artwork_average, '#808080')`
+  })
 
 /** Which rows a query may show: the public's or staff's (every state). */
 export type Audience = "public" | "staff"
@@ -132,7 +134,7 @@ const VIDSVC_WATCH_URL = "https://www.vidsvc.example/watch?v="
 
 /** `{id, name}` artists of song `s` whose role has `tag`, in credit order, each artist once. */
 const creditedArtistsSql = (s: string, tag: "performer" | "writer") => `(
-  SELECT coalesce(json_agg(json_build_object('id', ca.id, 'name', ca.name) ORDER BY ca.first_position), '[]'::json)
+  SELECT ${jsonArraySql(jsonObjectSql({ id: "ca.id", name: "ca.name" }), "ca.first_position")}
   FROM (
     SELECT a.id, a.name, min(c.position) AS first_position
     FROM credits c JOIN roles r ON r.id = c.role_id JOIN artists a ON a.id = c.artist_id
@@ -140,49 +142,59 @@ const creditedArtistsSql = (s: string, tag: "performer" | "writer") => `(
     GROUP BY a.id, a.name
   ) ca)`
 
-/** The key/value pairs of the song summary for songs row `s`, to splice into a json_build_object. */
-export const songSummaryPairsSql = (s: string) => `
-  'id', ${s}.id,
-  'title', ${s}.title,
-  'slug', ${s}.slug,
-  'released_at', iso_date(${s}.released_at),
-  'artwork_url', asset_url(${s}.artwork_key, '${PLACEHOLDER.songArtwork}'),
-  'artwork_source', ${s}.artwork_source,
-  'vidsvc_video_id', ${s}.vidsvc_video_id,
-  'vidsvc_video_url', '${VIDSVC_WATCH_URL}' || ${s}.vidsvc_video_id,
-  'vidsvc_views', ${s}.vidsvc_views,
-  'vidsvc_views_per_day', ${s}.vidsvc_views_per_day,
-  'artists', ${creditedArtistsSql(s, "performer")},
-  'artwork_average', ${s}.artwork_average`
+/** The fields of the song summary for songs row `s`. */
+export const songSummaryFieldsSql = (s: string): JsonFields => ({
+  id: `${s}.id`,
+  title: `${s}.title`,
+  slug: `${s}.slug`,
+  released_at: `iso_date(${s}.released_at)`,
+  artwork_url: `asset_url(${s}.artwork_key, '${PLACEHOLDER.songArtwork}')`,
+  artwork_source: `${s}.artwork_source`,
+  vidsvc_video_id: `${s}.vidsvc_video_id`,
+  vidsvc_video_url: `'${VIDSVC_WATCH_URL}' || ${s}.vidsvc_video_id`,
+  vidsvc_views: `${s}.vidsvc_views`,
+  vidsvc_views_per_day: `${s}.vidsvc_views_per_day`,
+  artists: creditedArtistsSql(s, "performer"),
+  artwork_average: `${s}.artwork_average`
+})
 
-const extendedPairsSql = (s: string) => `${songSummaryPairsSql(s)},
-  'date_type', ${s}.date_type,
-  'duration_ms', ${s}.duration_ms,
-  'vidsvc_duration_seconds', ${s}.vidsvc_duration_seconds,
-  'streama_url', ${s}.streama_url,
-  'streamb_url', ${s}.streamb_url`
+const extendedFieldsSql = (s: string): JsonFields => ({
+  ...songSummaryFieldsSql(s),
+  date_type: `${s}.date_type`,
+  duration_ms: `${s}.duration_ms`,
+  vidsvc_duration_seconds: `${s}.vidsvc_duration_seconds`,
+  streama_url: `${s}.streama_url`,
+  streamb_url: `${s}.streamb_url`
+})
 
 /** Song summary as JSON for songs row `s`. */
-export const songSummaryJsonSql = (s: string) => `json_build_object(${songSummaryPairsSql(s)})`
+export const songSummaryJsonSql = (s: string) => jsonObjectSql(songSummaryFieldsSql(s))
 
 /** Staff entries end with the song's `status`; public ones have no such field. */
-const statusPairSql = (s: string, audience: Audience) =>
-  audience === "staff" ? `,\n  'status', ${songStatusSql(s)}` : ""
+const statusFieldSql = (s: string, audience: Audience): JsonFields =>
+  audience === "staff" ? { status: songStatusSql(s) } : {}
 
 /** Extended song entry (curated list variant) as JSON for songs row `s`. */
 export const listSongEntryJsonSql = (s: string, audience: Audience = "public") =>
-  `json_build_object(${extendedPairsSql(s)},
-  'writers', ${creditedArtistsSql(s, "writer")}${statusPairSql(s, audience)})`
+  jsonObjectSql({
+    ...extendedFieldsSql(s),
+    writers: creditedArtistsSql(s, "writer"),
+    ...statusFieldSql(s, audience)
+  })
 
 /** Extended song entry (album variant) as JSON for songs row `s` at track position `position` (an SQL expression). */
 export const albumSongEntryJsonSql = (s: string, position: string, audience: Audience = "public") =>
-  `json_build_object(${extendedPairsSql(s)},
-  'position', ${position}${statusPairSql(s, audience)})`
+  jsonObjectSql({ ...extendedFieldsSql(s), position, ...statusFieldSql(s, audience) })
 
 /** `{id, name, prefix_title, is_group, avatar_url}` for artists row `a`. */
 export const albumArtistJsonSql = (a: string) =>
-  `json_build_object('id', ${a}.id, 'name', ${a}.name, 'prefix_title', ${a}.prefix_title,
-    'is_group', ${a}.is_group, 'avatar_url', asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}'))`
+  jsonObjectSql({
+    id: `${a}.id`,
+    name: `${a}.name`,
+    prefix_title: `${a}.prefix_title`,
+    is_group: `${a}.is_group`,
+    avatar_url: `asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}')`
+  })
 
 /** The songs an audience may see: a view or table name, fixed text. */
 export const songsOf = (audience: Audience) => (audience === "public" ? "public_songs" : "songs")
@@ -199,9 +211,9 @@ export const songStatusSql = (s: string) =>
  * its visible songs (track order, then credit order, each artist once).
  */
 export const albumArtistsJsonSql = (al: string, audience: Audience) => `coalesce(
-  (SELECT json_agg(${albumArtistJsonSql("xa")} ORDER BY aa.position)
+  (SELECT ${jsonAggSql(albumArtistJsonSql("xa"), "aa.position")}
    FROM album_artists aa JOIN artists xa ON xa.id = aa.artist_id WHERE aa.album_id = ${al}.id),
-  (SELECT json_agg(${albumArtistJsonSql("xa")} ORDER BY ta.first_track, ta.first_credit)
+  (SELECT ${jsonAggSql(albumArtistJsonSql("xa"), "ta.first_track, ta.first_credit")}
    FROM (
      SELECT c.artist_id, min(t.position) AS first_track, min(c.position) AS first_credit
      FROM album_tracks t
@@ -222,30 +234,21 @@ export const publicationStatusSql = (row: string) =>
  * List album entry as JSON for albums row `al`, counting the audience's songs.
  * Staff entries end with the album's `status`.
  */
-export const listAlbumEntryJsonSql = (al: string, audience: Audience) => `json_build_object(
-  'id', ${al}.id,
-  'title', ${al}.title,
-  'album_type', ${al}.album_type,
-  'artwork_url', CASE WHEN ${al}.artwork_key IS NULL OR ${al}.artwork_key = '' THEN NULL
-                      ELSE asset_url(${al}.artwork_key, '${PLACEHOLDER.albumArtwork}') END,
-  'song_count', (SELECT count(*) FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
-                 WHERE t.album_id = ${al}.id),
-  'latest_released_at', iso_date(coalesce(
+export const listAlbumEntryFieldsSql = (al: string, audience: Audience): JsonFields => ({
+    id: `${al}.id`,
+    title: `${al}.title`,
+    album_type: `${al}.album_type`,
+    artwork_url: `CASE WHEN ${al}.artwork_key IS NULL OR ${al}.artwork_key = '' THEN NULL
+                      ELSE asset_url(${al}.artwork_key, '${PLACEHOLDER.albumArtwork}') END`,
+    song_count: `(SELECT count(*) FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
+                 WHERE t.album_id = ${al}.id)`,
+    latest_released_at: `iso_date(coalesce(
     (SELECT max(ts.released_at) FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
      WHERE t.album_id = ${al}.id),
-    ${al}.released_at)),
-  'artists', ${albumArtistsJsonSql(al, audience)}${
-  audience === "staff" ? `,\n  'status', ${publicationStatusSql(al)}` : ""
-})`
+    ${al}.released_at))`,
+    artists: albumArtistsJsonSql(al, audience),
+    ...(audience === "staff" ? { status: publicationStatusSql(al) } : {})
+})
 
-/** The same fragments as `sql` template fragments: `sql\`SELECT ${songSummaryJson("s")} ...\``. */
-export const songSummaryJson = (s: string) => Statement.unsafeFragment(songSummaryJsonSql(s))
-export const listSongEntryJson = (s: string, audience: Audience = "public") =>
-  Statement.unsafeFragment(listSongEntryJsonSql(s, audience))
-export const albumSongEntryJson = (s: string, position: string, audience: Audience = "public") =>
-  Statement.unsafeFragment(albumSongEntryJsonSql(s, position, audience))
-export const albumArtistJson = (a: string) => Statement.unsafeFragment(albumArtistJsonSql(a))
-export const albumArtistsJson = (al: string, audience: Audience) =>
-  Statement.unsafeFragment(albumArtistsJsonSql(al, audience))
-export const listAlbumEntryJson = (al: string, audience: Audience) =>
-  Statement.unsafeFragment(listAlbumEntryJsonSql(al, audience))
+export const listAlbumEntryJsonSql = (al: string, audience: Audience) =>
+  jsonObjectSql(listAlbumEntryFieldsSql(al, audience))

@@ -3,6 +3,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { keysetPage } from "../Domain/Keyset.js"
+import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { PLACEHOLDER } from "../Domain/Song.js"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
@@ -10,14 +11,17 @@ import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
 
-/** The pairs of genres row `g` joined to its public count `gc`, description aside. */
-const genrePairs = (withDescription: boolean) => `
-  'id', g.id,
-  'slug', g.slug,
-  'title', g.title,${withDescription ? "\n  'description', coalesce(g.description, '')," : ""}
-  'color', g.color,
-  'image_url', asset_url(g.image_key, '${PLACEHOLDER.genreImage}'),
-  'song_count', coalesce(gc.song_count, 0)::int`
+/** Genres row `g` joined to its public count `gc`, with or without its description. */
+const genreJson = (withDescription: boolean) =>
+  jsonObjectSql({
+    id: "g.id",
+    slug: "g.slug",
+    title: "g.title",
+    ...(withDescription ? { description: "coalesce(g.description, '')" } : {}),
+    color: "g.color",
+    image_url: `asset_url(g.image_key, '${PLACEHOLDER.genreImage}')`,
+    song_count: "coalesce(gc.song_count, 0)::int"
+  })
 
 export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRepo", {
   effect: Effect.gen(function*() {
@@ -26,7 +30,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
     /** Genre list entries, whole, by title; with the row count for meta. */
     const listGenres = sql<{ total: number; json: string }>`
       SELECT count(*)::int AS total,
-        coalesce(json_agg(json_build_object(${lit(genrePairs(false))}) ORDER BY lower(g.title), g.id), '[]'::json)::text AS json
+        ${lit(jsonArraySql(genreJson(false), "lower(g.title), g.id"))}::text AS json
       FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id`.pipe(
       Effect.map((rows) => rows[0] ?? { total: 0, json: "[]" }),
       Effect.orDie,
@@ -36,7 +40,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
     /** Genre detail as JSON text; None when no genre has the slug. */
     const genreJsonBySlug = (slug: string) =>
       sql<{ json: string }>`
-        SELECT json_build_object(${lit(genrePairs(true))})::text AS json
+        SELECT ${lit(genreJson(true))}::text AS json
         FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id
         WHERE g.slug = ${slug}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),

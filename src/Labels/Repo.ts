@@ -3,6 +3,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import { jsonObjectSql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { withSpan } from "../Spans.js"
@@ -25,13 +26,14 @@ const countedLabels = `(
   LEFT JOIN public_label_counts c ON c.label_id = l.id) l`
 
 /** Label for row `l` of countedLabels (formerly_known_as "" when absent). */
-const labelJson = `json_build_object(
-  'id', l.id,
-  'name', l.name,
-  'formerly_known_as', coalesce(l.formerly_known_as, ''),
-  'slug', l.slug,
-  'song_count', l.song_count,
-  'album_count', l.album_count)`
+const labelJson = jsonObjectSql({
+  id: "l.id",
+  name: "l.name",
+  formerly_known_as: "coalesce(l.formerly_known_as, '')",
+  slug: "l.slug",
+  song_count: "l.song_count",
+  album_count: "l.album_count"
+})
 
 const labelSorts: Record<LabelSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   name: { source: countedLabels, alias: "l", key: "l.sort_name", keyJson: "l.sort_name", keyType: "text", item: labelJson, defaultDescending: false },

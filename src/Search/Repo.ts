@@ -1,9 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { artistSongCountSql, artistSummaryPairsSql, artistVisibleSql } from "../Domain/Artist.js"
-import { curatedListItemCountSql, curatedListSummaryPairsSql } from "../Domain/CuratedListSummary.js"
-import { listAlbumEntryJsonSql, PLACEHOLDER, songSummaryPairsSql } from "../Domain/Song.js"
+import { artistSongCountSql, artistSummaryFieldsSql, artistVisibleSql } from "../Domain/Artist.js"
+import { curatedListItemCountSql, curatedListSummaryFieldsSql } from "../Domain/CuratedListSummary.js"
+import { type JsonFields, jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
+import { listAlbumEntryFieldsSql, PLACEHOLDER, songSummaryFieldsSql } from "../Domain/Song.js"
 import type { SearchType } from "./Api.js"
 import { withSpan } from "../Spans.js"
 
@@ -62,7 +63,8 @@ interface SearchSource {
   readonly tie: string
 }
 
-const withScore = (json: string) => `(left((${json})::text, -1) || ', "score" : ' || t.score || '}')::json`
+/** A hit: the type's fields, then its `score`. */
+const withScore = (fields: JsonFields) => jsonObjectSql({ ...fields, score: "t.score" })
 
 /** public_artists' rule from sql/0008's kept counts: one index probe per candidate. */
 const visibleArtist = artistVisibleSql("x")
@@ -75,7 +77,7 @@ const sources: Record<SearchType, SearchSource> = {
     keys: ["x.search_title"],
     popularity: "coalesce(x.vidsvc_views, 0)",
     popularityIsColumn: true,
-    hit: `json_build_object(${songSummaryPairsSql("x")}, 'score', t.score)`,
+    hit: withScore(songSummaryFieldsSql("x")),
     tie: "x.id"
   },
   artists: {
@@ -86,7 +88,7 @@ const sources: Record<SearchType, SearchSource> = {
     keys: ["x.search_name", "x.search_full_name"],
     // credits on live songs (kept count): counting only public songs costs a join per credit, and changes little
     popularity: "(SELECT ac.live_credits FROM artist_counts ac WHERE ac.artist_id = x.id)",
-    hit: `json_build_object(${artistSummaryPairsSql("x", artistSongCountSql("x"))}, 'score', t.score)`,
+    hit: withScore(artistSummaryFieldsSql("x", artistSongCountSql("x"))),
     tie: "x.id"
   },
   albums: {
@@ -95,7 +97,7 @@ const sources: Record<SearchType, SearchSource> = {
     table: "albums x",
     keys: ["x.search_title"],
     popularity: "(SELECT count(*) FROM album_tracks at JOIN public_songs ats ON ats.id = at.song_id WHERE at.album_id = x.id)",
-    hit: withScore(listAlbumEntryJsonSql("x", "public")),
+    hit: withScore(listAlbumEntryFieldsSql("x", "public")),
     tie: "x.id"
   },
   curated_lists: {
@@ -105,7 +107,7 @@ const sources: Record<SearchType, SearchSource> = {
     keys: ["x.search_title"],
     popularity: curatedListItemCountSql("x"),
     popularityIsColumn: true,
-    hit: `json_build_object(${curatedListSummaryPairsSql("x")}, 'score', t.score)`,
+    hit: withScore(curatedListSummaryFieldsSql("x")),
     tie: "x.id"
   },
   labels: {
@@ -114,11 +116,14 @@ const sources: Record<SearchType, SearchSource> = {
     table: "labels x",
     keys: ["x.search_name", "x.search_former_name"],
     popularity: "(SELECT lc.live_songs FROM label_counts lc WHERE lc.label_id = x.id)",
-    hit: `json_build_object(
-      'id', x.id, 'name', x.name, 'formerly_known_as', coalesce(x.formerly_known_as, ''), 'slug', x.slug,
-      'song_count', coalesce((SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0),
-      'album_count', coalesce((SELECT lc.album_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0),
-      'score', t.score)`,
+    hit: withScore({
+      id: "x.id",
+      name: "x.name",
+      formerly_known_as: "coalesce(x.formerly_known_as, '')",
+      slug: "x.slug",
+      song_count: "coalesce((SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)",
+      album_count: "coalesce((SELECT lc.album_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)"
+    }),
     tie: "x.id"
   },
   genres: {
@@ -127,11 +132,14 @@ const sources: Record<SearchType, SearchSource> = {
     table: "genres x",
     keys: ["x.search_title"],
     popularity: "(SELECT gc.live_songs FROM genre_counts gc WHERE gc.genre_id = x.id)",
-    hit: `json_build_object(
-      'id', x.id, 'slug', x.slug, 'title', x.title, 'color', x.color,
-      'image_url', asset_url(x.image_key, '${PLACEHOLDER.genreImage}'),
-      'song_count', coalesce(public_genre_song_count(x.id), 0),
-      'score', t.score)`,
+    hit: withScore({
+      id: "x.id",
+      slug: "x.slug",
+      title: "x.title",
+      color: "x.color",
+      image_url: `asset_url(x.image_key, '${PLACEHOLDER.genreImage}')`,
+      song_count: "coalesce(public_genre_song_count(x.id), 0)"
+    }),
     tie: "x.id"
   },
   users: {
@@ -140,12 +148,17 @@ const sources: Record<SearchType, SearchSource> = {
     table: "members x",
     keys: ["x.search_name", "x.search_username"],
     popularity: "(SELECT mc.live FROM member_contribution_counts mc WHERE mc.member_id = x.id)",
-    hit: `json_build_object(
-      'username', x.username, 'name', x.name, 'avatar_url', asset_url(x.avatar_key, '${PLACEHOLDER.avatar}'),
-      'is_fan', x.kind = 'fan', 'is_artist', x.kind = 'artist', 'is_group', x.kind = 'group',
-      'joined_at', iso_time(x.joined_at),
-      'contribution_count', coalesce((SELECT mc.contribution_count FROM public_member_contributions mc WHERE mc.member_id = x.id), 0),
-      'score', t.score)`,
+    hit: withScore({
+      username: "x.username",
+      name: "x.name",
+      avatar_url: `asset_url(x.avatar_key, '${PLACEHOLDER.avatar}')`,
+      is_fan: "x.kind = 'fan'",
+      is_artist: "x.kind = 'artist'",
+      is_group: "x.kind = 'group'",
+      joined_at: "iso_time(x.joined_at)",
+      contribution_count:
+        "coalesce((SELECT mc.contribution_count FROM public_member_contributions mc WHERE mc.member_id = x.id), 0)"
+    }),
     // public handles are unique (case-insensitively): no internal id decides an order users can see
     tie: "lower(x.username)"
   }
@@ -186,10 +199,13 @@ const sectionSql = (
     WHERE x.score >= coalesce(
       (SELECT score FROM matched ORDER BY score DESC LIMIT 1 OFFSET (SELECT n FROM term) - 1), 0)
     ORDER BY x.score DESC, popularity DESC NULLS LAST, x.tie LIMIT (SELECT n FROM term))
-  SELECT json_build_object(
-    'items', (SELECT coalesce(json_agg(${hit} ORDER BY t.score DESC, t.popularity DESC NULLS LAST, t.tie), '[]'::json)
-              FROM ranked t JOIN ${table} ON x.id = t.id),
-    'total', (SELECT count(*) FROM matched))::text AS section`
+  SELECT ${
+    jsonObjectSql({
+      items: `(SELECT ${jsonArraySql(hit, "t.score DESC, t.popularity DESC NULLS LAST, t.tie")}
+              FROM ranked t JOIN ${table} ON x.id = t.id)`,
+      total: "(SELECT count(*) FROM matched)"
+    })
+  }::text AS section`
 }
 
 export interface SearchParams {

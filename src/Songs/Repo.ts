@@ -7,6 +7,7 @@ import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { keysetPage } from "../Domain/Keyset.js"
 import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
+import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
   artworkColorsJsonSql,
@@ -20,77 +21,95 @@ import { withSpan } from "../Spans.js"
 
 
 /** The member who made a contribution, or "Former member" when they are banned or have no handle. */
-const formerMemberJsonSql = `json_build_object('username', '', 'name', 'Former member',
-  'avatar_url', asset_url(NULL, '${PLACEHOLDER.avatar}'))`
+const formerMemberJsonSql = jsonObjectSql({
+  username: "''",
+  name: "'Former member'",
+  avatar_url: `asset_url(NULL, '${PLACEHOLDER.avatar}')`
+})
 
 export const userRefJsonSql = (m: string) => `CASE WHEN ${m}.username IS NOT NULL AND NOT ${m}.is_banned
-  THEN json_build_object('username', ${m}.username, 'name', ${m}.name,
-                         'avatar_url', asset_url(${m}.avatar_key, '${PLACEHOLDER.avatar}'))
+  THEN ${
+  jsonObjectSql({
+    username: `${m}.username`,
+    name: `${m}.name`,
+    avatar_url: `asset_url(${m}.avatar_key, '${PLACEHOLDER.avatar}')`
+  })
+}
   ELSE ${formerMemberJsonSql} END`
 
 /** Song summaries of the audience's songs related to song `s` through song_versions. */
 const versionsJsonSql = (audience: Audience, mine: "song_id" | "original_song_id", theirs: "song_id" | "original_song_id") => `(
-  SELECT coalesce(json_agg(${songSummaryJsonSql("vs")} ORDER BY vs.released_at, vs.id), '[]'::json)
+  SELECT ${jsonArraySql(songSummaryJsonSql("vs"), "vs.released_at, vs.id")}
   FROM song_versions v JOIN ${songsOf(audience)} vs ON vs.id = v.${theirs}
   WHERE v.${mine} = s.id)`
+
+const creditJsonSql = jsonObjectSql({
+  order: "c.position",
+  artist: jsonObjectSql({
+    id: "a.id",
+    name: "a.name",
+    is_group: "a.is_group",
+    avatar_url: `asset_url(a.avatar_key, '${PLACEHOLDER.avatar}')`,
+    username: "m.username"
+  }),
+  role: jsonObjectSql({ id: "r.id", title: "r.title", slug: "r.slug", tag: "r.tag", order: "r.sort_order" })
+})
 
 /**
  * One song's detail, as JSON built in one statement. Staff see every state and get the
  * song's `status` and `deleted_at` at the end; `published_at` is then null while never published.
  */
 export const songDetailSql = (audience: Audience) => `
-  SELECT json_build_object(
-    'id', s.id,
-    'title', s.title,
-    'slug', s.slug,
-    'released_at', iso_date(s.released_at),
-    'published_at', iso_time(s.published_at),
-    'views', s.views,
-    'claps', s.claps,
-    'love_count', (SELECT count(*) FROM loves l JOIN public_members m ON m.id = l.member_id WHERE l.song_id = s.id),
-    'artwork_url', asset_url(s.artwork_key, '${PLACEHOLDER.songArtwork}'),
-    'artwork_source', s.artwork_source,
-    'notes', coalesce(s.notes, ''),
-    'lyrics', coalesce(s.lyrics, ''),
-    'media', json_build_object(
-      'vidsvc_id', coalesce(s.vidsvc_video_id, ''),
-      'streama_id', coalesce(s.streama_id, ''),
-      'streamb_id', coalesce(s.streamb_id, ''),
-      'streama_url', coalesce(s.streama_url, ''),
-      'streamb_url', coalesce(s.streamb_url, ''),
-      'date_type', coalesce(s.date_type, 'FULL'),
-      'duration_ms', coalesce(s.duration_ms, 0)),
-    'vidsvc', json_build_object(
-      'duration_seconds', coalesce(s.vidsvc_duration_seconds, 0),
-      'views', coalesce(s.vidsvc_views, 0),
-      'views_per_day', coalesce(s.vidsvc_views_per_day, 0),
-      'likes', coalesce(s.vidsvc_likes, 0),
-      'last_fetched', coalesce(iso_time(s.vidsvc_last_fetched), '')),
-    'credits', (
-      SELECT coalesce(json_agg(json_build_object(
-        'order', c.position,
-        'artist', json_build_object('id', a.id, 'name', a.name, 'is_group', a.is_group,
-          'avatar_url', asset_url(a.avatar_key, '${PLACEHOLDER.avatar}'), 'username', m.username),
-        'role', json_build_object('id', r.id, 'title', r.title, 'slug', r.slug, 'tag', r.tag, 'order', r.sort_order)
-      ) ORDER BY c.position), '[]'::json)
+  SELECT ${
+  jsonObjectSql({
+    id: "s.id",
+    title: "s.title",
+    slug: "s.slug",
+    released_at: "iso_date(s.released_at)",
+    published_at: "iso_time(s.published_at)",
+    views: "s.views",
+    claps: "s.claps",
+    love_count: "(SELECT count(*) FROM loves l JOIN public_members m ON m.id = l.member_id WHERE l.song_id = s.id)",
+    artwork_url: `asset_url(s.artwork_key, '${PLACEHOLDER.songArtwork}')`,
+    artwork_source: "s.artwork_source",
+    notes: "coalesce(s.notes, '')",
+    lyrics: "coalesce(s.lyrics, '')",
+    media: jsonObjectSql({
+      vidsvc_id: "coalesce(s.vidsvc_video_id, '')",
+      streama_id: "coalesce(s.streama_id, '')",
+      streamb_id: "coalesce(s.streamb_id, '')",
+      streama_url: "coalesce(s.streama_url, '')",
+      streamb_url: "coalesce(s.streamb_url, '')",
+      date_type: "coalesce(s.date_type, 'FULL')",
+      duration_ms: "coalesce(s.duration_ms, 0)"
+    }),
+    vidsvc: jsonObjectSql({
+      duration_seconds: "coalesce(s.vidsvc_duration_seconds, 0)",
+      views: "coalesce(s.vidsvc_views, 0)",
+      views_per_day: "coalesce(s.vidsvc_views_per_day, 0)",
+      likes: "coalesce(s.vidsvc_likes, 0)",
+      last_fetched: "coalesce(iso_time(s.vidsvc_last_fetched), '')"
+    }),
+    credits: `(
+      SELECT ${jsonArraySql(creditJsonSql, "c.position")}
       FROM credits c
       JOIN artists a ON a.id = c.artist_id
       JOIN roles r ON r.id = c.role_id
       LEFT JOIN public_members m ON m.id = a.member_id
-      WHERE c.song_id = s.id),
-    'genres', (
-      SELECT coalesce(json_agg(json_build_object('id', g.id, 'slug', g.slug, 'title', g.title) ORDER BY g.title, g.id), '[]'::json)
-      FROM song_genres sg JOIN genres g ON g.id = sg.genre_id WHERE sg.song_id = s.id),
-    'labels', (
-      SELECT coalesce(json_agg(json_build_object('id', lb.id, 'name', lb.name) ORDER BY lb.name, lb.id), '[]'::json)
-      FROM song_labels sl JOIN labels lb ON lb.id = sl.label_id WHERE sl.song_id = s.id),
-    'artwork_colors', ${artworkColorsJsonSql("s")},
-    'streama_popularity', coalesce(s.streama_popularity, 0),
-    'version_of', ${versionsJsonSql(audience, "song_id", "original_song_id")},
-    'versions', ${versionsJsonSql(audience, "original_song_id", "song_id")}${
-  audience === "staff" ? `,\n    'status', ${songStatusSql("s")},\n    'deleted_at', iso_time(s.deleted_at)` : ""
-}
-  )::text AS json
+      WHERE c.song_id = s.id)`,
+    genres: `(
+      SELECT ${jsonArraySql(jsonObjectSql({ id: "g.id", slug: "g.slug", title: "g.title" }), "g.title, g.id")}
+      FROM song_genres sg JOIN genres g ON g.id = sg.genre_id WHERE sg.song_id = s.id)`,
+    labels: `(
+      SELECT ${jsonArraySql(jsonObjectSql({ id: "lb.id", name: "lb.name" }), "lb.name, lb.id")}
+      FROM song_labels sl JOIN labels lb ON lb.id = sl.label_id WHERE sl.song_id = s.id)`,
+    artwork_colors: artworkColorsJsonSql("s"),
+    streama_popularity: "coalesce(s.streama_popularity, 0)",
+    version_of: versionsJsonSql(audience, "song_id", "original_song_id"),
+    versions: versionsJsonSql(audience, "original_song_id", "song_id"),
+    ...(audience === "staff" ? { status: songStatusSql("s"), deleted_at: "iso_time(s.deleted_at)" } : {})
+  })
+}::text AS json
   FROM ${songsOf(audience)} s
   WHERE s.id = `
 
@@ -157,11 +176,13 @@ const similarSql = `
       AND NOT ${creditedSql("performer", "my_performers")}
       AND NOT ${creditedSql("writer", "my_writers")}
     ORDER BY ${trending} LIMIT 10)
-  SELECT json_build_object(
-    'by_artist', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")} ORDER BY ${trending}), '[]'::json) FROM artist_songs s),
-    'by_writers', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")} ORDER BY ${trending}), '[]'::json) FROM writer_songs s),
-    'by_others', (SELECT coalesce(json_agg(${songSummaryJsonSql("s")} ORDER BY ${trending}), '[]'::json) FROM genre_songs s)
-  )::text AS json
+  SELECT ${
+  jsonObjectSql({
+    by_artist: `(SELECT ${jsonArraySql(songSummaryJsonSql("s"), trending)} FROM artist_songs s)`,
+    by_writers: `(SELECT ${jsonArraySql(songSummaryJsonSql("s"), trending)} FROM writer_songs s)`,
+    by_others: `(SELECT ${jsonArraySql(songSummaryJsonSql("s"), trending)} FROM genre_songs s)`
+  })
+}::text AS json
   FROM me`
 
 /**
@@ -169,24 +190,29 @@ const similarSql = `
  * latest `edit` (else the adder); the history is newest first. Zero rows when the song is not public.
  */
 const contributorsSql = (audience: Audience) => `
-  SELECT json_build_object(
-    'song_id', s.id,
-    'added_by', coalesce(
+  SELECT ${
+  jsonObjectSql({
+    song_id: "s.id",
+    added_by: `coalesce(
       (SELECT ${userRefJsonSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
        WHERE c.song_id = s.id ORDER BY c.action = 'add' DESC, c.action_at, c.id LIMIT 1),
-      ${formerMemberJsonSql}),
-    'edited_by', coalesce(
+      ${formerMemberJsonSql})`,
+    edited_by: `coalesce(
       (SELECT ${userRefJsonSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
        WHERE c.song_id = s.id AND c.action = 'edit' ORDER BY c.action_at DESC, c.id DESC LIMIT 1),
       (SELECT ${userRefJsonSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
        WHERE c.song_id = s.id ORDER BY c.action = 'add' DESC, c.action_at, c.id LIMIT 1),
-      ${formerMemberJsonSql}),
-    'contributions', (
-      SELECT coalesce(json_agg(json_build_object(
-        'action', c.action, 'action_at', iso_time(c.action_at), 'user', ${userRefJsonSql("m")}
-      ) ORDER BY c.action_at DESC, c.id DESC), '[]'::json)
-      FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id = s.id)
-  )::text AS json
+      ${formerMemberJsonSql})`,
+    contributions: `(
+      SELECT ${
+      jsonArraySql(
+        jsonObjectSql({ action: "c.action", action_at: "iso_time(c.action_at)", user: userRefJsonSql("m") }),
+        "c.action_at DESC, c.id DESC"
+      )
+    }
+      FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id = s.id)`
+  })
+}::text AS json
   FROM ${songsOf(audience)} s
   WHERE s.id = `
 

@@ -3,7 +3,8 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
-import { songStatusSql, songSummaryPairsSql } from "../Domain/Song.js"
+import { jsonObjectSql } from "../Domain/JsonSql.js"
+import { songStatusSql, songSummaryFieldsSql } from "../Domain/Song.js"
 import { MetaRepo } from "../Meta/Repo.js"
 import { withSpan } from "../Spans.js"
 
@@ -26,10 +27,12 @@ const staffSongSort: KeysetSort = {
   key: "s.id",
   keyJson: "s.id",
   keyType: "id",
-  item: `json_build_object(${songSummaryPairsSql("s")},
-    'status', ${songStatusSql("s")},
-    'published_at', iso_time(s.published_at),
-    'deleted_at', iso_time(s.deleted_at))`,
+  item: jsonObjectSql({
+    ...songSummaryFieldsSql("s"),
+    status: songStatusSql("s"),
+    published_at: "iso_time(s.published_at)",
+    deleted_at: "iso_time(s.deleted_at)"
+  }),
   descending: true
 }
 

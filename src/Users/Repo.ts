@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
+import { jsonObjectSql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { PLACEHOLDER, songSummaryJsonSql } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
@@ -38,15 +39,16 @@ const publicProfiles = `(
   WHERE m.username IS NOT NULL AND NOT m.is_banned) m`
 
 /** Contributor profile for row `m` of publicProfiles. */
-const profileJson = `json_build_object(
-  'username', m.username,
-  'name', m.name,
-  'avatar_url', asset_url(m.avatar_key, '${PLACEHOLDER.avatar}'),
-  'is_fan', m.kind = 'fan',
-  'is_artist', m.kind = 'artist',
-  'is_group', m.kind = 'group',
-  'joined_at', iso_time(m.joined_at),
-  'contribution_count', m.contribution_count)`
+const profileJson = jsonObjectSql({
+  username: "m.username",
+  name: "m.name",
+  avatar_url: `asset_url(m.avatar_key, '${PLACEHOLDER.avatar}')`,
+  is_fan: "m.kind = 'fan'",
+  is_artist: "m.kind = 'artist'",
+  is_group: "m.kind = 'group'",
+  joined_at: "iso_time(m.joined_at)",
+  contribution_count: "m.contribution_count"
+})
 
 const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   contributions: {
@@ -82,12 +84,13 @@ const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly de
 }
 
 /** Contribution entry for row `c` of contributions; the song is a song summary. */
-const contributionJson = `json_build_object(
-  'id', c.id,
-  'action', c.action,
-  'action_at', iso_time(c.action_at),
-  'details', contribution_details_json(c.details),
-  'song', (SELECT ${songSummaryJsonSql("s")} FROM songs s WHERE s.id = c.song_id))`
+const contributionJson = jsonObjectSql({
+  id: "c.id",
+  action: "c.action",
+  action_at: "iso_time(c.action_at)",
+  details: "contribution_details_json(c.details)",
+  song: `(SELECT ${songSummaryJsonSql("s")} FROM songs s WHERE s.id = c.song_id)`
+})
 
 const contributionsSort: KeysetSort = {
   source: "contributions c",

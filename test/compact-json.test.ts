@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { routes } from "../src/Http/Routes.js"
+import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
+import type { TestServer } from "./support/server.js"
+import { hs256 } from "./support/tokens.js"
+
+/** A fixture row with content (credits, tracks, entries, contributions) for every path parameter. */
+const FIXTURE_VALUES: Record<string, string> = {
+  songId: "1",
+  albumId: "1",
+  listId: "1",
+  artistId: "1",
+  slug: "pop",
+  labelId: "1",
+  username: "aishah_fan"
+}
+
+/** The query a route needs to answer 200 with something in it. */
+const QUERIES: Record<string, string> = {
+  "/v1/search": "?q=a",
+  "/v1/artists/namesake-hints": "?ids=7,1,6,10",
+  // deep enough for the contribution whose details hold credits and links (sql/0013)
+  "/v1/users/:username/contributions": "?limit=80"
+}
+
+const concrete = (template: string) =>
+  template.replace(/:(\w+)/g, (_, name: string) => {
+    const value = FIXTURE_VALUES[name]
+    if (value === undefined) throw new Error(`no fixture value for :${name} in ${template}`)
+    return value
+  }) + (QUERIES[template] ?? "")
+
+describe("every JSON body is compact: byte for byte what JSON.stringify prints", () => {
+  let server: TestServer
+  let token: string
+  beforeAll(async () => {
+    server = await startEdgeServer({ ...REAL_EDGE_ENV, RATE_LIMIT_CAPACITY: "1000000" })
+    token = await hs256()
+  }, 60_000)
+  afterAll(() => server.stop())
+
+  test("each GET route of the fixture", async () => {
+    const checked: Array<string> = []
+    for (const route of routes) {
+      const path = concrete(route.template)
+      const reply = await fetch(server.baseUrl + path, {
+        headers: route.kind === "staff" ? { authorization: `Bearer ${token}` } : {}
+      })
+      const body = await reply.text()
+      expect(reply.status, path).toBe(200)
+      if (!(reply.headers.get("content-type") ?? "").startsWith("application/json")) continue
+      expect(body, path).toBe(JSON.stringify(JSON.parse(body)))
+      checked.push(path)
+    }
+    // every route but the HTML documentation page; the bodies hold nested objects and arrays
+    expect(checked.length).toBe(routes.length - 1)
+    const song = await (await fetch(`${server.baseUrl}/v1/songs/1`)).text()
+    expect(song).toContain(`"credits":[{"order":`)
+    const contributions = await (await fetch(`${server.baseUrl}/v1/users/aishah_fan/contributions?limit=80`)).text()
+    expect(contributions).toContain(`"added_credits":[{"artist_name":"M. Nasir","role_name":"Lyricist"}],"removed_credits":[]`)
+    console.log(`compact JSON: ${checked.length} bodies checked`)
+  }, 60_000)
+})
