@@ -323,7 +323,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
 
     /** `ids=`: the asked visible artists' summaries, in the order asked. */
     const byIds = (ids: ReadonlyArray<number>) =>
-      batchLookup("public_artists a", "a", artistSummaryJson("a"), ids).pipe(
+      batchLookup("public_artists a", "a", artistSummaryJsonSql("a"), ids).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("ArtistsRepo.byIds")
       )

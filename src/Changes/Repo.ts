@@ -1,7 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { badCursor, decodeCursor, encodeCursor } from "../Domain/Cursor.js"
+import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
 import { withSpan } from "../Spans.js"
 
 const SCOPE = "changes"
@@ -61,6 +63,14 @@ interface PageRow {
   readonly horizon: string
   readonly origin: string
 }
+
+/** The page's entries as compact JSON, in feed order. */
+const FEED_ENTRIES = Statement.unsafeFragment(jsonArraySql(jsonObjectSql({
+  type: "kind",
+  id: "CASE WHEN kind = 'users' THEN to_json(row_key) ELSE to_json(row_key::int) END",
+  change: "CASE WHEN public THEN 'upsert' ELSE 'remove' END",
+  at: "iso_time(at)"
+}), "ord"))
 
 export interface ChangesPage {
   readonly itemsJson: string
@@ -139,11 +149,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
         served AS (SELECT * FROM judged WHERE public OR may_remove)
         SELECT
           (SELECT horizon FROM start) <= now() AND (SELECT due_at FROM start) >= (SELECT started_at FROM change_feed_origin) - interval '1 second' AS valid,
-          (SELECT coalesce(json_agg(json_build_object(
-              'type', kind,
-              'id', CASE WHEN kind = 'users' THEN to_json(row_key) ELSE to_json(row_key::int) END,
-              'change', CASE WHEN public THEN 'upsert' ELSE 'remove' END,
-              'at', iso_time(at)) ORDER BY ord), '[]'::json) FROM served)::text AS json,
+          (SELECT ${FEED_ENTRIES} FROM served)::text AS json,
           (SELECT count(*) FROM served)::int AS total,
           (SELECT count(*) FROM immediate)::int AS immediate,
           (SELECT count(*) FROM due)::int AS due,

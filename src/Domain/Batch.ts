@@ -3,6 +3,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import type { ListMeta } from "./Envelope.js"
 import { BadRequest } from "./Errors.js"
+import { jsonArraySql } from "./JsonSql.js"
 
 export const MAX_BATCH_IDS = 50
 
@@ -11,7 +12,7 @@ export const MAX_BATCH_IDS = 50
  * rows in the order asked (each id once, at its first place), in one statement. `source` and
  * `item` are a list's own fixed SQL (its public view and item JSON), never request text.
  */
-export const batchLookup = (source: string, alias: string, item: Statement.Fragment | string, ids: ReadonlyArray<number>) =>
+export const batchLookup = (source: string, alias: string, item: string, ids: ReadonlyArray<number>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const lit = Statement.unsafeFragment
@@ -19,7 +20,7 @@ export const batchLookup = (source: string, alias: string, item: Statement.Fragm
       WITH asked AS (
         SELECT x.id::int AS id, x.ord FROM unnest(string_to_array(${ids.join(",")}::text, ',')) WITH ORDINALITY AS x(id, ord))
       SELECT count(*)::int AS total,
-        coalesce(json_agg(${typeof item === "string" ? lit(item) : item} ORDER BY asked.ord), '[]'::json)::text AS json
+        ${lit(jsonArraySql(item, "asked.ord"))}::text AS json
       FROM asked JOIN ${lit(source)} ON ${lit(alias)}.id = asked.id`.pipe(Effect.orDie)
     const row = rows[0] ?? { total: 0, json: "[]" }
     const meta: ListMeta = { total: row.total, limit: ids.length, offset: 0, next_cursor: "" }
