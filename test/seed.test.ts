@@ -13,7 +13,10 @@ import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import pg from "pg"
-import { planCatalogue, SEED_TABLES, seedCatalogue, slugify, type SeedOptions } from "../src/Seed/generate.js"
+import { seedCatalogue } from "../src/Seed/generate.js"
+import { planCatalogue, type SeedOptions } from "../src/Seed/plan.js"
+import { SEED_TABLES } from "../src/Seed/tables.js"
+import { slugify } from "../src/Seed/text.js"
 
 const SQL_DIR = resolve(import.meta.dir, "../sql")
 const migrations = () =>
