@@ -28,7 +28,9 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
   ],
   members: [
     "members_public_total_count_delete", "members_public_total_count_insert", "members_public_total_count_truncate",
-    "members_public_total_count_update", "members_settled_total_count_update"
+    "members_public_total_count_update", "members_settled_total_count_update",
+    // a member gaining or losing a public profile moves the live contributors
+    "members_visible_update"
   ],
   song_genres: [
     "song_genres_catalogue_count_truncate", "song_genres_count_delete", "song_genres_count_insert", "song_genres_count_truncate",
