@@ -2,7 +2,7 @@
  * Albums: cut while walking the songs (see songs.ts). An album is opened with its type, size,
  * artist, date and label; the songs walked next become its tracks; it is written when full.
  */
-import type { Catalogue } from "./catalogue.js"
+import { type Catalogue, drawVisibility } from "./catalogue.js"
 import { CATALOGUE_START_MS, type DateType, DAY_MS, dateText, timeText } from "./dates.js"
 import { streamFor } from "./random.js"
 import { S } from "./streams.js"
@@ -54,17 +54,7 @@ export const closeAlbum = (cat: Catalogue, album: OpenAlbum, batch: Batch) => {
         ? makeTitle(rng)
         : rng.pick(ALBUM_TITLES)
   const created = cat.between(rng, Math.max(CATALOGUE_START_MS, album.day * DAY_MS - 14 * DAY_MS), cat.todayMs - 3_600_000)
-  const visibility = rng.weighted<"past" | "null" | "future">([
-    ["past", 93],
-    ["null", 4],
-    ["future", 3]
-  ])
-  const published =
-    visibility === "null"
-      ? null
-      : visibility === "future"
-        ? timeText(cat.todayMs + rng.int(1, 90) * DAY_MS + rng.int(0, 86_399) * 1000)
-        : timeText(Math.min(created + rng.int(0, 72 * 3600) * 1000, cat.todayMs - 60_000))
+  const published = cat.publishedAt(rng, drawVisibility(rng, 93, 4, 3), created, 90)
   const hasArtwork = rng.chance(0.88)
   push(batch, "albums", {
     id: album.id,

@@ -1,6 +1,6 @@
 /** Artists and bands, and the line-ups of the bands. */
 import type { Catalogue } from "./catalogue.js"
-import { CATALOGUE_START_MS, DAY_MS, timeText } from "./dates.js"
+import { DAY_MS, timeText } from "./dates.js"
 import * as W from "./names.js"
 import { streamFor } from "./random.js"
 import { S } from "./streams.js"
@@ -9,7 +9,6 @@ import { slugify } from "./text.js"
 
 export const artistRows = (cat: Catalogue, from: number, to: number): Array<Row> => {
   const rows: Array<Row> = []
-  const span = cat.todayMs - CATALOGUE_START_MS
   for (let id = from; id <= to; id++) {
     const rng = streamFor(cat.seed, S.artist, id)
     const artist = cat.names.artist(id)
@@ -17,7 +16,7 @@ export const artistRows = (cat: Catalogue, from: number, to: number): Array<Row>
     if (!artist.isGroup && rng.chance(0.04)) {
       prefix = rng.pick(artist.female ? W.HONORIFICS_FEMALE : W.HONORIFICS_MALE)
     }
-    const created = CATALOGUE_START_MS + Math.floor((span * (id - 1)) / cat.plan.artists) + rng.int(0, DAY_MS / 1000 - 1) * 1000
+    const created = cat.spreadOver(id, cat.plan.artists) + rng.int(0, DAY_MS / 1000 - 1) * 1000
     rows.push({
       id,
       name: artist.name,

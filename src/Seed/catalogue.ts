@@ -7,7 +7,7 @@
  * instead of being stored.
  */
 import { NameBook } from "./artistNames.js"
-import { type DateType, DAY_MS, dateText, dayOf, EARLIEST_YEAR, isLeap } from "./dates.js"
+import { CATALOGUE_START_MS, type DateType, DAY_MS, dateText, dayOf, EARLIEST_YEAR, isLeap, timeText } from "./dates.js"
 import { planCatalogue, type SeedPlan } from "./plan.js"
 import { combine, hashString, Permutation, type Random } from "./random.js"
 import { S } from "./streams.js"
@@ -22,6 +22,17 @@ export const distinct = (size: number, pick: () => number): Set<number> => {
   for (let attempt = 0; chosen.size < size && attempt < size * 20; attempt++) chosen.add(pick())
   return chosen
 }
+
+/** Published in the past, not at all, or in the future (scheduled). */
+export type Visibility = "past" | "null" | "future"
+
+/** Draws a row's visibility with the weights given for past, none and future. */
+export const drawVisibility = (rng: Random, past: number, none: number, future: number): Visibility =>
+  rng.weighted<Visibility>([
+    ["past", past],
+    ["null", none],
+    ["future", future]
+  ])
 
 export class Catalogue {
   readonly plan: SeedPlan
@@ -118,6 +129,23 @@ export class Catalogue {
   /** A timestamp between two instants, rounded to the second. */
   between(rng: Random, fromMs: number, toMs: number): number {
     return fromMs >= toMs ? fromMs : fromMs + Math.floor(rng.next() * (toMs - fromMs))
+  }
+
+  /** When a row made at `created` is published (none, or `futureDays` at most ahead) as drawn. */
+  publishedAt(rng: Random, visibility: Visibility, created: number, futureDays: number): string | null {
+    switch (visibility) {
+      case "null":
+        return null
+      case "future":
+        return timeText(this.todayMs + rng.int(1, futureDays) * DAY_MS + rng.int(0, 86_399) * 1000)
+      case "past":
+        return timeText(Math.min(created + rng.int(0, 72 * 3600) * 1000, this.todayMs - 60_000))
+    }
+  }
+
+  /** Where the `index`-th of `count` rows falls when they were made evenly since the catalogue began. */
+  spreadOver(index: number, count: number): number {
+    return CATALOGUE_START_MS + Math.floor(((this.todayMs - CATALOGUE_START_MS) * (index - 1)) / count)
   }
 
   // --- release dates -------------------------------------------------------------------------

@@ -37,6 +37,11 @@ import { genreRows, labelRows, roleRows } from "./reference.js"
 import { SongWalk } from "./songs.js"
 import { type Batch, IDENTITY_TABLES, insertStatement, type Row, SEED_TABLES, type SeedTable } from "./tables.js"
 
+/** Ids `1..total` in consecutive ranges `[from, to]` of `size` ids (members, artists). */
+function* idRanges(total: number, size = 5000): Generator<readonly [number, number]> {
+  for (let from = 1; from <= total; from += size) yield [from, Math.min(total, from + size - 1)]
+}
+
 /**
  * Fills an empty, migrated database with the demo catalogue.
  *
@@ -124,11 +129,9 @@ export const seedCatalogue = (
       yield* report("reference", 0)
       yield* submit({ roles: roleRows(), genres: genreRows(), labels: labelRows(cat) })
 
-      const memberChunk = 5000
       const usernames = new Set<string>()
       const joined = new Float64Array(plan.members + 1)
-      for (let from = 1; from <= plan.members; from += memberChunk) {
-        const to = Math.min(plan.members, from + memberChunk - 1)
+      for (const [from, to] of idRanges(plan.members)) {
         const members = memberRows(cat, from, to, usernames)
         members.forEach((row, index) => {
           const at = row["joined_at"]
@@ -139,14 +142,11 @@ export const seedCatalogue = (
       }
       usernames.clear()
 
-      const artistChunk = 5000
-      for (let from = 1; from <= plan.artists; from += artistChunk) {
-        const to = Math.min(plan.artists, from + artistChunk - 1)
+      for (const [from, to] of idRanges(plan.artists)) {
         yield* submit({ artists: artistRows(cat, from, to) })
         yield* report("artists", (to - from + 1) / 2)
       }
-      for (let from = 1; from <= plan.artists; from += artistChunk) {
-        const to = Math.min(plan.artists, from + artistChunk - 1)
+      for (const [from, to] of idRanges(plan.artists)) {
         yield* submit({ artist_memberships: membershipRows(cat, from, to) })
         yield* report("artists", (to - from + 1) / 2)
       }
@@ -166,8 +166,7 @@ export const seedCatalogue = (
       yield* submit(curatedListBatch(cat, walk.albumCount))
       yield* report("lists", plan.curatedLists)
 
-      for (let from = 1; from <= plan.members; from += memberChunk) {
-        const to = Math.min(plan.members, from + memberChunk - 1)
+      for (const [from, to] of idRanges(plan.members)) {
         yield* submit({ loves: loveRows(cat, from, to, (member) => joined[member] ?? 0) })
         yield* report("loves", to - from + 1)
       }

@@ -1,5 +1,5 @@
 /** Curated lists: editors' selections of songs or of albums. */
-import { type Catalogue, distinct } from "./catalogue.js"
+import { type Catalogue, distinct, drawVisibility } from "./catalogue.js"
 import { DAY_MS, timeText } from "./dates.js"
 import * as W from "./names.js"
 import { streamFor } from "./random.js"
@@ -20,11 +20,7 @@ export const curatedListBatch = (cat: Catalogue, albums: number): Batch => {
     const round = Math.floor((id - 1) / W.LIST_TITLES.length)
     const title = round === 0 ? baseTitle : `${baseTitle} Vol. ${round + 1}`
     const updated = cat.todayMs - rng.int(3600, 3 * 365 * 86_400) * 1000
-    const visibility = rng.weighted<"past" | "null" | "future">([
-      ["past", 95],
-      ["null", 3],
-      ["future", 2]
-    ])
+    const visibility = drawVisibility(rng, 95, 3, 2)
     const hasArtwork = rng.chance(0.8)
     push(batch, "curated_lists", {
       id,

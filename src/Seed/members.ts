@@ -77,7 +77,6 @@ const usernameBase = (name: string, rng: Random, official: boolean): string => {
 /** Members in id order; `used` carries the lower-cased usernames taken so far. */
 export const memberRows = (cat: Catalogue, from: number, to: number, used: Set<string>): Array<Row> => {
   const rows: Array<Row> = []
-  const span = cat.todayMs - CATALOGUE_START_MS
   for (let id = from; id <= to; id++) {
     const rng = streamFor(cat.seed, S.member, id)
     const artistId = cat.artistOfMember(id)
@@ -97,7 +96,7 @@ export const memberRows = (cat: Catalogue, from: number, to: number, used: Set<s
     // joined roughly in id order, with some jitter
     const joined = Math.min(
       cat.todayMs - 3_600_000,
-      Math.max(CATALOGUE_START_MS, CATALOGUE_START_MS + Math.floor((span * (id - 1)) / cat.plan.members) + rng.int(-30, 30) * DAY_MS)
+      Math.max(CATALOGUE_START_MS, cat.spreadOver(id, cat.plan.members) + rng.int(-30, 30) * DAY_MS)
     ) + rng.int(0, DAY_MS / 1000 - 1) * 1000
     const roles = id <= 2 ? ["member", "editor", "admin"] : rng.chance(0.05) ? ["member", "editor"] : ["member"]
     rows.push({

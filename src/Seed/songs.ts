@@ -5,7 +5,7 @@
  */
 import { closeAlbum, type OpenAlbum, startAlbum } from "./albums.js"
 import type { Culture } from "./artistNames.js"
-import type { Catalogue } from "./catalogue.js"
+import { type Catalogue, drawVisibility } from "./catalogue.js"
 import { Contributions } from "./contributions.js"
 import { songCredits } from "./credits.js"
 import { CATALOGUE_START_MS, type DateType, DAY_MS, dateText, dayOf, timeText, VIDSVC_START_DAY } from "./dates.js"
@@ -207,21 +207,7 @@ export class SongWalk {
     const createdLow = Math.max(CATALOGUE_START_MS, releaseMs - 14 * DAY_MS)
     const createdHigh = cat.todayMs - 3_600_000
     const created = createdLow >= createdHigh ? createdHigh - 600_000 : createdLow + Math.floor(Math.pow(rng.next(), 2) * (createdHigh - createdLow))
-    const visibility = forced
-      ? "past"
-      : rng.weighted<"past" | "null" | "future">([
-          ["past", 96],
-          ["null", 3],
-          ["future", 1]
-        ])
-    const publishedMs =
-      visibility === "past" ? Math.min(created + rng.int(0, 72 * 3600) * 1000, cat.todayMs - 60_000) : null
-    const published =
-      visibility === "null"
-        ? null
-        : visibility === "future"
-          ? timeText(cat.todayMs + rng.int(1, 60) * DAY_MS + rng.int(0, 86_399) * 1000)
-          : timeText(publishedMs ?? created)
+    const published = cat.publishedAt(rng, forced ? "past" : drawVisibility(rng, 96, 3, 1), created, 60)
     const deleted = !forced && rng.chance(0.02) ? timeText(cat.between(rng, created + 60_000, cat.todayMs - 1000)) : null
 
     // media
