@@ -12,7 +12,9 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { SEED_TABLES, seedCatalogue, type SeedSummary } from "./generate.js"
+import { seedCatalogue } from "./generate.js"
+import type { SeedSummary } from "./plan.js"
+import { SEED_TABLES } from "./tables.js"
 
 class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}
 

@@ -1,0 +1,83 @@
+/**
+ * The kept counts and change-feed triggers a bulk load switches off, and the recounts (and the
+ * feed's backfill) that replace them at the end.
+ *
+ * A trigger that keeps a count on a seeded table must be named here; test/seed.test.ts checks
+ * this list against every trigger in the migrated schema, so adding a count trigger in a
+ * migration without adding it here fails that test, and naming a trigger that no longer exists
+ * fails the seed. Triggers on the count tables themselves (artist_counts, ...) stay on: the
+ * recounts write those tables, and their triggers carry the change on.
+ */
+import type { SeedTable } from "./tables.js"
+
+export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string>>> = {
+  album_artists: ["album_artists_count_delete", "album_artists_count_insert", "album_artists_count_truncate", "album_artists_count_update"],
+  albums: [
+    "albums_catalogue_count_delete", "albums_catalogue_count_insert", "albums_catalogue_count_truncate",
+    "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update"
+  ],
+  contributions: [
+    "contributions_catalogue_count_truncate", "contributions_count_delete", "contributions_count_insert",
+    "contributions_count_truncate", "contributions_count_update", "contributions_member_count_delete",
+    "contributions_member_count_insert", "contributions_member_count_truncate", "contributions_member_count_update",
+    "contributions_scheduled_count_delete", "contributions_scheduled_count_insert", "contributions_scheduled_count_update"
+  ],
+  credits: [
+    "credits_artist_song_count_delete", "credits_artist_song_count_insert", "credits_artist_song_count_truncate",
+    "credits_artist_song_count_update", "credits_count_delete", "credits_count_insert", "credits_count_truncate",
+    "credits_count_update", "credits_scheduled_count_delete", "credits_scheduled_count_insert", "credits_scheduled_count_update"
+  ],
+  members: [
+    "members_public_total_count_delete", "members_public_total_count_insert", "members_public_total_count_truncate",
+    "members_public_total_count_update", "members_settled_total_count_update",
+    // a member gaining or losing a public profile moves the live contributors
+    "members_visible_update"
+  ],
+  song_genres: [
+    "song_genres_catalogue_count_truncate", "song_genres_count_delete", "song_genres_count_insert", "song_genres_count_truncate",
+    "song_genres_count_update", "song_genres_scheduled_count_delete", "song_genres_scheduled_count_insert",
+    "song_genres_scheduled_count_update"
+  ],
+  song_labels: [
+    "song_labels_catalogue_count_truncate", "song_labels_count_delete", "song_labels_count_insert", "song_labels_count_truncate",
+    "song_labels_count_update", "song_labels_scheduled_count_delete", "song_labels_scheduled_count_insert",
+    "song_labels_scheduled_count_update"
+  ],
+  songs: [
+    "songs_artist_song_count_truncate", "songs_artist_song_count_update", "songs_catalogue_count_delete",
+    "songs_catalogue_count_insert", "songs_catalogue_count_truncate", "songs_catalogue_count_update", "songs_count_update",
+    "songs_member_count_truncate", "songs_member_count_update", "songs_scheduled_count_delete", "songs_scheduled_count_insert",
+    "songs_scheduled_count_update"
+  ]
+}
+
+/**
+ * The change feed's triggers (sql/0010): one a table and operation, `feed_<table>_<op>`. A bulk
+ * load switches them off too and writes the feed's first entries with one backfill at the end.
+ */
+const FEED_TABLES: ReadonlyArray<SeedTable> = [
+  "songs", "credits", "song_genres", "song_labels", "album_tracks", "contributions", "song_versions", "loves", "albums",
+  "album_artists", "curated_lists", "curated_list_songs", "curated_list_albums", "artists", "artist_memberships", "genres",
+  "labels", "members"
+]
+const FEED_TRIGGERS = (table: SeedTable): ReadonlyArray<string> =>
+  FEED_TABLES.includes(table) ? ["insert", "update", "delete"].map((op) => `feed_${table}_${op}`) : []
+
+/**
+ * The recounts, in order, run once the tables are full (after ANALYZE: planned over the empty
+ * tables' statistics, the per-label recount ran for more than 15 minutes at 1M songs). The
+ * artist song counts and the settled contributions read the list of scheduled songs the
+ * catalogue counts rebuild, so they come after it.
+ */
+export const RECOUNTS = [
+  "recount_public_counts",
+  "recount_catalogue_counts",
+  "recount_artist_song_counts",
+  "recount_member_settled_contributions",
+  // last: the feed's first entries read the catalogue as the counts left it
+  "feed_backfill"
+] as const
+
+/** (table, trigger) pairs of the kept counts and the feed, tables in write order. */
+export const keptCountTriggers = (tables: ReadonlyArray<SeedTable>): ReadonlyArray<{ readonly table: SeedTable; readonly trigger: string }> =>
+  tables.flatMap((table) => [...(KEPT_COUNT_TRIGGERS[table] ?? []), ...FEED_TRIGGERS(table)].map((trigger) => ({ table, trigger })))
