@@ -59,6 +59,7 @@ export interface Screened {
 /** A request let through to its handler, with everything its answer will need. */
 export interface Admitted {
   readonly facts: RequestFacts
+  readonly route: Route
   readonly context: AnswerContext
   /** set for a public GET/HEAD while the response cache is on */
   readonly cacheKey: string | undefined
@@ -118,7 +119,8 @@ const makeEdge = Effect.gen(function*() {
     kind,
     method: facts.method,
     origin: facts.source.headers.get("origin") ?? undefined,
-    bearerSent: /^Bearer +\S+/i.test(facts.source.headers.get("authorization") ?? ""),
+    // read only where a 401 can come from
+    bearerSent: kind === "staff" && /^Bearer +\S+/i.test(facts.source.headers.get("authorization") ?? ""),
     decision,
     traceparent
   })
@@ -204,7 +206,7 @@ const makeEdge = Effect.gen(function*() {
       if (!readableParameter(raw)) return { answer: errorAnswer(settings, context, 400, envelope("bad_request", UNREADABLE_PARAMETER(name))) }
     }
     if (cached !== undefined) return { answer: answerFromCache(facts, context, cacheKey!, cached) }
-    return { admitted: { facts, context, cacheKey } }
+    return { admitted: { facts, route, context, cacheKey } }
   }
 
   /** The answer for what the handler (or the router's error encoder) made; a public 200 is stored. */

@@ -51,6 +51,7 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
       writeRequestLine(writeLine, {
         method: facts.method,
         path: facts.path,
+        route: "answer" in screened ? undefined : screened.route?.template,
         status: answer.status,
         durationMs: performance.now() - startedAt,
         bytes: bytesOf(facts.method, answer),

@@ -37,6 +37,8 @@ export const withRequestTracing = <A, E, R>(server: Layer.Layer<A, E, R>): Layer
 export interface RequestLine {
   readonly method: string
   readonly path: string
+  /** the route template the path matched, as the edge found it */
+  readonly route: string | undefined
   readonly status: number
   readonly durationMs: number
   readonly bytes: number
@@ -64,7 +66,7 @@ export const bytesOf = (method: string, answer: Answer) => {
 
 /** The one log line of a request, named by its route: from the pipeline and the front door alike. */
 export const writeRequestLine = (write: InfoLineWriter, line: RequestLine, fiberId?: FiberId.FiberId) => {
-  const route = matchRoute(line.path)?.template
+  const route = line.route
   write(`${line.method} ${route ?? line.path} ${line.status}`, {
     "http.method": line.method,
     "http.route": route ?? "",

@@ -71,14 +71,21 @@ export const makePipeline = Effect.gen(function*() {
       rememberTraceId(request, ids.traceId)
       hooks.started()
 
+      // what the log line names: the path and route the edge found (our 414/431 come before a route)
+      let path: string | undefined
+      let template: string | undefined
       let verdict: Effect.Effect<Verdict>
       if (handed !== undefined && "admitted" in handed) {
+        path = handed.admitted.facts.path
+        template = handed.admitted.route.template
         verdict = Effect.succeed({ admitted: handed.admitted })
       } else {
         const screened = handed?.screened ?? edge.screen(edge.factsOf(source, Option.getOrUndefined(request.remoteAddress)), traceparent)
         if ("answer" in screened) {
           verdict = Effect.succeed(screened)
         } else {
+          path = screened.facts.path
+          template = screened.route?.template
           const looksUp = edge.cacheOn && screened.kind === "public" && screened.route !== undefined && request.method !== "OPTIONS"
           verdict = Effect.flatMap(edge.limit(screened), (decision) => {
             const decided = Effect.sync(() => edge.decide(screened, decision, traceparent))
@@ -107,7 +114,8 @@ export const makePipeline = Effect.gen(function*() {
             if (!lineWanted) return
             writeRequestLine(writeLine, {
               method: request.method,
-              path: pathOf(pathAndQuery(source.url)),
+              path: path ?? pathOf(pathAndQuery(source.url)),
+              route: template,
               status: answer.status,
               durationMs: performance.now() - startedAt,
               bytes: bytesOf(request.method, answer),
