@@ -21,7 +21,7 @@ const frontDoorWith = (env: Record<string, string>) =>
   Effect.runPromise(
     Effect.gen(function*() {
       const cache = yield* ResponseCache
-      yield* cache.store("/v1/songs/1", makeRepresentation(new TextEncoder().encode(`{"data":1}`), "application/json; charset=utf-8"))
+      cache.storeAt("/v1/songs/1", makeRepresentation(new TextEncoder().encode(`{"data":1}`), "application/json; charset=utf-8"), Date.now())
       return yield* makeFrontDoor
     }).pipe(
       Effect.provide(

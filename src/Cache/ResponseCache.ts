@@ -1,4 +1,3 @@
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -39,11 +38,9 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
   ResponseCache,
   {
     readonly enabled: boolean
-    readonly lookup: (key: string) => Effect.Effect<Representation | undefined>
-    /** lookup without Effect, at `nowMs` (the front door's wall clock) */
+    /** the fresh entry of `key` at `nowMs`, if any */
     readonly lookupAt: (key: string, nowMs: number) => Representation | undefined
-    readonly store: (key: string, representation: Representation) => Effect.Effect<void>
-    /** store without Effect, at `nowMs` */
+    /** keeps a public 200's representation from `nowMs` on */
     readonly storeAt: (key: string, representation: Representation, nowMs: number) => void
     /** A cached representation gained a compressed form: count its bytes. */
     readonly grew: (key: string, representation: Representation, addedBytes: number) => void
@@ -89,9 +86,7 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
     }
     return ResponseCache.of({
       enabled: settings.ttlSeconds > 0,
-      lookup: (key) => Effect.map(Clock.currentTimeMillis, (nowMs) => lookupAt(key, nowMs)),
       lookupAt,
-      store: (key, representation) => Effect.map(Clock.currentTimeMillis, (nowMs) => storeAt(key, representation, nowMs)),
       storeAt,
       grew,
       stats: Effect.sync(() => ({ entries: entries.size, bytes: totalBytes }))

@@ -30,9 +30,10 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
   return (request, server) => {
     const startedAt = performance.now()
     const ids = unsampledTraceIds(callerTraceId(request.headers))
+    const traceparent = traceparentOf(ids)
     const socket = server.requestIP(request)?.address
     const facts = edge.factsOf(request, socket)
-    const screened = edge.screen(facts, traceparentOf(ids))
+    const screened = edge.screen(facts, traceparent)
     let answer: Answer
     if ("answer" in screened) {
       answer = screened.answer
@@ -40,7 +41,7 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
       edge.handOn(request, { ids, screened })
       return undefined
     } else {
-      const verdict = edge.decide(screened, screened.kind === "health" ? undefined : takeNow(facts.clientKey), traceparentOf(ids))
+      const verdict = edge.decide(screened, screened.kind === "health" ? undefined : takeNow(facts.clientKey), traceparent)
       if ("admitted" in verdict) {
         edge.handOn(request, { ids, admitted: verdict.admitted })
         return undefined
