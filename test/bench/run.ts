@@ -1,5 +1,5 @@
 /**
- * `bun run bench [--smoke] [--rounds N] [--seconds S] [--connections C] [--songs N]`
+ * `bun run bench [--smoke] [--rounds N] [--seconds S] [--connections C] [--songs N] [--database NAME]`
  * `bun run bench --sweep [--songs N] [--database NAME] [--requests R]` (one client per endpoint: ./sweep.ts)
  *
  * The service against two hand-written baselines (Bun.serve + Bun.SQL, Bun.serve + `pg` with
@@ -56,7 +56,11 @@ const log = (line: string) => console.error(`bench: ${line}`)
 /** The server the databases live on: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else local PostgreSQL. */
 const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ??
   "postgres://postgres@127.0.0.1:5432/postgres"
-const databaseName = options.smoke ? `catalogue_bench_smoke_${process.pid}` : "catalogue_bench"
+// --database: another catalogue database (made and seeded when it is not a complete one of --songs)
+const databaseFlag = process.argv.indexOf("--database")
+const databaseName = options.smoke
+  ? `catalogue_bench_smoke_${process.pid}`
+  : (databaseFlag === -1 ? undefined : process.argv[databaseFlag + 1]) ?? "catalogue_bench"
 
 const servers: Array<ServerProcess> = []
 const workDir = mkdtempSync(join(tmpdir(), "catalogue-bench-"))
