@@ -1,12 +1,9 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import { Api } from "../Api.js"
 import { DOCS_PATH, OPENAPI_PATH } from "../Meta/Http.js"
+import { type RouteKind, routeKindOf } from "../RouteKind.js"
 
-/**
- * Which rules a route falls under: `staff` (bearer token, never cached, outside the rate limit
- * with a valid token), `health` (no limit, never cached) or `public` (everything else).
- */
-export type RouteKind = "public" | "staff" | "health"
+export type { RouteKind } from "../RouteKind.js"
 
 export interface Route {
   /** `/v1/songs/:songId` */
@@ -14,12 +11,6 @@ export interface Route {
   readonly kind: RouteKind
   /** Each segment after the leading slash: a literal, or a parameter's name. */
   readonly segments: ReadonlyArray<{ readonly literal: string } | { readonly parameter: string }>
-}
-
-const kindOf = (group: string, name: string): RouteKind => {
-  if (group === "Staff") return "staff"
-  if (group === "Meta" && (name === "health" || name === "ready")) return "health"
-  return "public"
 }
 
 const makeRoute = (template: string, kind: RouteKind): Route => ({
@@ -35,7 +26,7 @@ export const routes: ReadonlyArray<Route> = (() => {
   const found: Array<Route> = [makeRoute(DOCS_PATH, "public"), makeRoute(OPENAPI_PATH, "public")]
   HttpApi.reflect(Api, {
     onGroup: () => undefined,
-    onEndpoint: ({ endpoint, group }) => void found.push(makeRoute(endpoint.path, kindOf(group.identifier, endpoint.name)))
+    onEndpoint: ({ endpoint, group }) => void found.push(makeRoute(endpoint.path, routeKindOf(group.identifier, endpoint.name)))
   })
   return found
 })()

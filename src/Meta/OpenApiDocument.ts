@@ -9,6 +9,7 @@
 import type * as OpenApi from "@effect/platform/OpenApi"
 import * as JSONSchema from "effect/JSONSchema"
 import { RateLimitedError } from "../Domain/Errors.js"
+import { type RouteKind, routeKindOf } from "../RouteKind.js"
 import examples from "./openapi-examples.json" with { type: "json" }
 
 type JsonObject = { [key: string]: unknown }
@@ -107,9 +108,6 @@ const FIELD_FORMATS: Readonly<Record<string, string>> = {
 /** Text fields that hold "" when there is nothing, so their format admits the empty string. */
 const MAY_BE_EMPTY = new Set(["last_fetched", "streama_url", "streamb_url"])
 
-/** Paths outside the rate limit and the response cache: health checks for load balancers. */
-const HEALTH_PATHS = new Set(["/v1/health", "/v1/health/ready"])
-
 const RATE_LIMIT_CAPACITY_TEXT = "360 requests per 60 seconds per client address"
 
 const HEADERS: Readonly<Record<string, { readonly description: string; readonly schema: JsonObject }>> = {
@@ -146,10 +144,9 @@ const HEADERS: Readonly<Record<string, { readonly description: string; readonly 
 
 const RATE_LIMIT_HEADERS = ["RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
-type Area = "public" | "health" | "staff"
 
 /** Which headers an answer of this status can carry on an endpoint of this area. */
-export const documentedHeaders = (area: Area, status: number): ReadonlyArray<string> => {
+export const documentedHeaders = (area: RouteKind, status: number): ReadonlyArray<string> => {
   const limited = area === "public" || (area === "staff" && status !== 200)
   const base = ["Cache-Control", "traceparent", ...(limited ? RATE_LIMIT_HEADERS : [])]
   if (status === 429) return [...base, "Retry-After"]
@@ -239,10 +236,13 @@ const primitiveComponents = (schemas: Record<string, unknown>): Record<string, J
   return primitives
 }
 
-const areaOf = (path: string, operation: OpenApi.OpenAPISpecOperation): Area =>
-  HEALTH_PATHS.has(path) ? "health" : operation.security.length > 0 ? "staff" : "public"
+/** The operation's rules, from the one rule the edge follows too (src/RouteKind.ts). */
+const areaOf = (operation: OpenApi.OpenAPISpecOperation): RouteKind => {
+  const [group = "", endpoint = ""] = operation.operationId.split(".")
+  return routeKindOf(group, endpoint)
+}
 
-const headerRefs = (area: Area, status: number) =>
+const headerRefs = (area: RouteKind, status: number) =>
   Object.fromEntries(documentedHeaders(area, status).map((name) => [name, ref("headers", name)]))
 
 const successDescription = (schema: unknown) =>
@@ -251,8 +251,8 @@ const successDescription = (schema: unknown) =>
     : "The resource under data."
 
 /** The statuses an operation can answer, with their headers and bodies. */
-const describeResponses = (path: string, operation: OpenApi.OpenAPISpecOperation, operationId: string) => {
-  const area = areaOf(path, operation)
+const describeResponses = (operation: OpenApi.OpenAPISpecOperation, operationId: string) => {
+  const area = areaOf(operation)
   const responses: Record<string, JsonObject> = {}
   const declared = operation.responses as Record<string, OpenApi.OpenApiSpecResponse>
   const hasPathParameters = operation.parameters.some((parameter) => parameter.in === "path")
@@ -297,7 +297,7 @@ const IF_NONE_MATCH = {
   schema: { type: "string" }
 }
 
-const describeParameters = (operation: OpenApi.OpenAPISpecOperation, operationId: string, area: Area) => {
+const describeParameters = (operation: OpenApi.OpenAPISpecOperation, operationId: string, area: RouteKind) => {
   const example = OPERATION_EXAMPLES[operationId]
   const parameters: Array<JsonObject> = operation.parameters.map((parameter) => {
     const schema = parameter.schema as unknown as JsonObject
@@ -350,12 +350,12 @@ export const describeDocument = (derived: Record<string, unknown>): JsonObject =
       if (operation === undefined) continue
       const [group = "", endpoint = operation.operationId] = operation.operationId.split(".")
       const operationId = operationIdOf(group, endpoint)
-      const area = areaOf(path, operation)
+      const area = areaOf(operation)
       operations[method] = cleanSchema({
         ...operation,
         operationId,
         parameters: describeParameters(operation, operationId, area),
-        responses: describeResponses(path, operation, operationId)
+        responses: describeResponses(operation, operationId)
       }, primitives)
     }
     paths[path] = operations
