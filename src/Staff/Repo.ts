@@ -4,7 +4,8 @@ import * as Effect from "effect/Effect"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import { songStatusCondition, staffSongSummary } from "../Domain/Song.js"
-import { hiddenSongCountsSql, staffStats } from "../Domain/Stats.js"
+import { hiddenSongCountsSql, staffStatsJson } from "../Domain/Stats.js"
+import { MetaRepo } from "../Meta/Repo.js"
 import { withSpan } from "../Spans.js"
 
 export type StaffSongFilter = keyof typeof songStatusCondition
@@ -22,12 +23,10 @@ const staffSongSort: KeysetSort = {
   descending: true
 }
 
-/** Catalogue statistics (public counts) plus the hidden songs, in one statement. */
-const staffStatsSql = `SELECT ${staffStats.json("pc", "h")}::text AS json FROM public_catalogue_totals pc, ${hiddenSongCountsSql} h`
-
 export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const meta = yield* MetaRepo
 
     /** One page of songs in `status`, titles containing `q` (folded: case and diacritics ignored). */
     const listStaffSongs = (status: StaffSongFilter, q: string | undefined, page: PageParamsInput) => {
@@ -40,13 +39,15 @@ export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo"
       )
     }
 
-    /** Catalogue statistics plus unpublished and deleted songs, as JSON text. */
-    const getStaffStats = sql<{ json: string }>`${lit(staffStatsSql)}`.pipe(
-      Effect.map((rows) => rows[0]?.json ?? "{}"),
-      Effect.orDie,
+    const hiddenSongCounts = sql<{ unpublished: number; deleted: number }>`${lit(hiddenSongCountsSql)}`.pipe(Effect.orDie)
+
+    /** Catalogue statistics (public counts, from the Meta group) plus unpublished and deleted songs, as JSON text. */
+    const getStaffStats = Effect.all([meta.getCatalogueStats, hiddenSongCounts], { concurrency: 2 }).pipe(
+      Effect.map(([stats, [hidden]]) => staffStatsJson(stats, hidden ?? { unpublished: 0, deleted: 0 })),
       withSpan("StaffRepo.getStaffStats")
     )
 
     return { listStaffSongs, getStaffStats } as const
-  })
+  }),
+  dependencies: [MetaRepo.Default]
 }) {}
