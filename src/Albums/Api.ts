@@ -1,13 +1,11 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { AlbumDetail } from "../Domain/Album.js"
-import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
-import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { ChoiceParam, IdListParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
 import { ListAlbumEntry } from "../Domain/Song.js"
+import { detailEndpoint, listEndpoint } from "../Domain/Endpoints.js"
 
 export const AlbumPath = Schema.Struct({ albumId: IdParam("albumId") })
 
@@ -24,18 +22,10 @@ export const AlbumBrowseParams = Schema.Struct({
 
 export class AlbumsApi extends HttpApiGroup.make("Albums")
   .add(
-    HttpApiEndpoint.get("list", "/albums")
-      .setUrlParams(AlbumBrowseParams)
-      .addSuccess(ListEnvelope(ListAlbumEntry, "AlbumList"))
-      .addError(BadRequestError)
-      .annotate(OpenApi.Summary, "Browse published albums, EPs and singles")
+    listEndpoint("list", "/albums", AlbumBrowseParams, ListAlbumEntry, "AlbumList", "Browse published albums, EPs and singles")
   )
   .add(
-    HttpApiEndpoint.get("detail", "/albums/:albumId")
-      .setPath(AlbumPath)
-      .addSuccess(DetailEnvelope(AlbumDetail, "AlbumDetailResponse"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "One published album with its artists and songs in track order")
+    detailEndpoint("detail", "/albums/:albumId", AlbumPath, AlbumDetail, "AlbumDetailResponse", "One published album with its artists and songs in track order")
   )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Albums") {}

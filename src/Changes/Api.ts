@@ -1,11 +1,9 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { Change } from "../Domain/Change.js"
-import { ListEnvelope } from "../Domain/Envelope.js"
-import { BadRequestError } from "../Domain/Errors.js"
 import { FeedLimitParam } from "../Domain/Params.js"
+import { listEndpoint } from "../Domain/Endpoints.js"
 
 export const ChangesParams = Schema.Struct({
   since: Schema.optional(
@@ -16,11 +14,7 @@ export const ChangesParams = Schema.Struct({
 
 export class ChangesApi extends HttpApiGroup.make("Changes")
   .add(
-    HttpApiEndpoint.get("changes", "/changes")
-      .setUrlParams(ChangesParams)
-      .addSuccess(ListEnvelope(Change, "ChangeList"))
-      .addError(BadRequestError)
-      .annotate(OpenApi.Summary, "What changed in the public catalogue since a cursor, for mirrors")
+    listEndpoint("changes", "/changes", ChangesParams, Change, "ChangeList", "What changed in the public catalogue since a cursor, for mirrors")
       .annotate(
         OpenApi.Description,
         "Apply the entries in order to a copy that starts empty and it equals the public catalogue. " +

@@ -1,16 +1,13 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Discovery } from "../Domain/Discovery.js"
-import { DetailEnvelope } from "../Domain/Envelope.js"
+import { resourceEndpoint } from "../Domain/Endpoints.js"
 
 export const DISCOVERY_SIZE = 12
 
 export class DiscoveryApi extends HttpApiGroup.make("Discovery")
   .add(
-    HttpApiEndpoint.get("discovery", "/discovery")
-      .addSuccess(DetailEnvelope(Discovery, "DiscoveryResponse"))
-      .annotate(OpenApi.Summary, "New releases, trending songs, featured lists and songs released on this day")
+    resourceEndpoint("discovery", "/discovery", Discovery, "DiscoveryResponse", "New releases, trending songs, featured lists and songs released on this day")
       .annotate(OpenApi.Description, "\"Today\" is the database's current date. The selections change only with the date and the data.")
   )
   .prefix("/v1")

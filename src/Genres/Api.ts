@@ -2,12 +2,12 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
-import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
+import { ListEnvelope } from "../Domain/Envelope.js"
 import { Genre, GenreEntry } from "../Domain/Genre.js"
 import { TextParam } from "../Domain/Params.js"
 import { SongSummary } from "../Domain/Song.js"
 import { SongListParams } from "../Labels/Api.js"
+import { detailEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
 
 const bySlug = Schema.Struct({ slug: TextParam("slug").annotations({
   jsonSchema: { type: "string", minLength: 1, description: "The genre's slug, e.g. rock-kapak." }
@@ -20,20 +20,10 @@ export class GenresApi extends HttpApiGroup.make("Genres")
       .annotate(OpenApi.Summary, "Every genre, by title (returned whole, not paginated)")
   )
   .add(
-    HttpApiEndpoint.get("detail", "/genres/:slug")
-      .setPath(bySlug)
-      .addSuccess(DetailEnvelope(Genre, "GenreResponse"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "One genre")
+    detailEndpoint("detail", "/genres/:slug", bySlug, Genre, "GenreResponse", "One genre")
   )
   .add(
-    HttpApiEndpoint.get("songs", "/genres/:slug/songs")
-      .setPath(bySlug)
-      .setUrlParams(SongListParams)
-      .addSuccess(ListEnvelope(SongSummary, "GenreSongList"))
-      .addError(BadRequestError)
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "A genre's public songs, newest first")
+    ownedListEndpoint("songs", "/genres/:slug/songs", { path: bySlug, query: SongListParams }, SongSummary, "GenreSongList", "A genre's public songs, newest first")
   )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Genres") {}

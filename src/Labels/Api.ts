@@ -1,13 +1,12 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
-import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
+import { BadRequestError } from "../Domain/Errors.js"
 import { ChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
 import { Label } from "../Domain/Label.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { SongSummary } from "../Domain/Song.js"
+import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
 
 /** The sorts of a song list inside a label or genre. */
 export const SongListSort = ChoiceParam("sort", "released", "popular", "title")
@@ -30,11 +29,7 @@ const byLabelId = Schema.Struct({ labelId: IdParam("labelId") })
 
 export class LabelsApi extends HttpApiGroup.make("Labels")
   .add(
-    HttpApiEndpoint.get("list", "/labels")
-      .setUrlParams(LabelsListParams)
-      .addSuccess(ListEnvelope(Label, "LabelList"))
-      .addError(BadRequestError)
-      .annotate(OpenApi.Summary, "Labels, most public songs first")
+    listEndpoint("list", "/labels", LabelsListParams, Label, "LabelList", "Labels, most public songs first")
       .annotate(
         OpenApi.Description,
         "`q` matches current and former names; `sort` is `total_songs` (default), `album_count` or `name`; " +
@@ -42,21 +37,10 @@ export class LabelsApi extends HttpApiGroup.make("Labels")
       )
   )
   .add(
-    HttpApiEndpoint.get("detail", "/labels/:labelId")
-      .setPath(byLabelId)
-      .addSuccess(DetailEnvelope(Label, "LabelResponse"))
-      .addError(BadRequestError)
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "One label")
+    detailEndpoint("detail", "/labels/:labelId", byLabelId, Label, "LabelResponse", "One label").addError(BadRequestError)
   )
   .add(
-    HttpApiEndpoint.get("songs", "/labels/:labelId/songs")
-      .setPath(byLabelId)
-      .setUrlParams(SongListParams)
-      .addSuccess(ListEnvelope(SongSummary, "LabelSongList"))
-      .addError(BadRequestError)
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "A label's public songs, newest first")
+    ownedListEndpoint("songs", "/labels/:labelId/songs", { path: byLabelId, query: SongListParams }, SongSummary, "LabelSongList", "A label's public songs, newest first")
   )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Labels") {}

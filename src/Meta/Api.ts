@@ -1,9 +1,8 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { DetailEnvelope } from "../Domain/Envelope.js"
 import { CatalogueStats } from "../Domain/Stats.js"
+import { resourceEndpoint } from "../Domain/Endpoints.js"
 
 export const ServiceIndex = Schema.Struct({
   name: Schema.String,
@@ -22,23 +21,15 @@ export const Health = Schema.Struct({
 
 export class MetaApi extends HttpApiGroup.make("Meta")
   .add(
-    HttpApiEndpoint.get("index", "/v1")
-      .addSuccess(DetailEnvelope(ServiceIndex, "ServiceIndexResponse"))
-      .annotate(OpenApi.Summary, "The service index: version, documentation links and every endpoint")
+    resourceEndpoint("index", "/v1", ServiceIndex, "ServiceIndexResponse", "The service index: version, documentation links and every endpoint")
   )
   .add(
-    HttpApiEndpoint.get("health", "/v1/health")
-      .addSuccess(DetailEnvelope(Health, "HealthResponse"))
-      .annotate(OpenApi.Summary, "Liveness: the process answers (no database call)")
+    resourceEndpoint("health", "/v1/health", Health, "HealthResponse", "Liveness: the process answers (no database call)")
   )
   .add(
-    HttpApiEndpoint.get("ready", "/v1/health/ready")
-      .addSuccess(DetailEnvelope(Health, "ReadinessResponse"))
-      .annotate(OpenApi.Summary, "Readiness: the database answers within 1 s, else 503")
+    resourceEndpoint("ready", "/v1/health/ready", Health, "ReadinessResponse", "Readiness: the database answers within 1 s, else 503")
   )
   .add(
-    HttpApiEndpoint.get("stats", "/v1/stats")
-      .addSuccess(DetailEnvelope(CatalogueStats, "CatalogueStatsResponse"))
-      .annotate(OpenApi.Summary, "Catalogue statistics over public rows")
+    resourceEndpoint("stats", "/v1/stats", CatalogueStats, "CatalogueStatsResponse", "Catalogue statistics over public rows")
   )
   .annotate(OpenApi.Title, "Meta") {}

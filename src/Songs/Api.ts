@@ -1,14 +1,12 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
-import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { ChoiceParam, IdParam, OrderParam, PageParams, IdListParam } from "../Domain/Params.js"
 import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { SongContributors } from "../Domain/Member.js"
 import { SongSummary } from "../Domain/Song.js"
 import { SimilarSongs, SongDetail } from "../Domain/SongDetail.js"
+import { detailEndpoint, listEndpoint } from "../Domain/Endpoints.js"
 
 export const SongPath = Schema.Struct({ songId: IdParam("songId") })
 
@@ -53,32 +51,16 @@ export const SongBrowseParams = Schema.Struct({
 
 export class SongsApi extends HttpApiGroup.make("Songs")
   .add(
-    HttpApiEndpoint.get("list", "/songs")
-      .setUrlParams(SongBrowseParams)
-      .addSuccess(ListEnvelope(SongSummary, "SongList"))
-      .addError(BadRequestError)
-      .annotate(OpenApi.Summary, "Browse public songs by genre, label and year")
+    listEndpoint("list", "/songs", SongBrowseParams, SongSummary, "SongList", "Browse public songs by genre, label and year")
   )
   .add(
-    HttpApiEndpoint.get("detail", "/songs/:songId")
-      .setPath(SongPath)
-      .addSuccess(DetailEnvelope(SongDetail, "SongDetailResponse"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "One published song with its credits, genres, labels and versions")
+    detailEndpoint("detail", "/songs/:songId", SongPath, SongDetail, "SongDetailResponse", "One published song with its credits, genres, labels and versions")
   )
   .add(
-    HttpApiEndpoint.get("similar", "/songs/:songId/similar")
-      .setPath(SongPath)
-      .addSuccess(DetailEnvelope(SimilarSongs, "SimilarSongsResponse"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "Songs sharing a performer, a writer or a genre")
+    detailEndpoint("similar", "/songs/:songId/similar", SongPath, SimilarSongs, "SimilarSongsResponse", "Songs sharing a performer, a writer or a genre")
   )
   .add(
-    HttpApiEndpoint.get("contributors", "/songs/:songId/contributors")
-      .setPath(SongPath)
-      .addSuccess(DetailEnvelope(SongContributors, "SongContributorsResponse"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "Who added and edited a song, and its history")
+    detailEndpoint("contributors", "/songs/:songId/contributors", SongPath, SongContributors, "SongContributorsResponse", "Who added and edited a song, and its history")
   )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Songs") {}

@@ -1,4 +1,3 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
@@ -7,14 +6,13 @@ import { StaffAuth } from "../Auth/StaffAuth.js"
 import { ListPath } from "../CuratedLists/Api.js"
 import { StaffAlbumDetail } from "../Domain/Album.js"
 import { StaffCuratedList } from "../Domain/CuratedList.js"
-import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
-import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { ChoiceParam, PageParams } from "../Domain/Params.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { StaffSongSummary } from "../Domain/Song.js"
 import { StaffSongDetail } from "../Domain/SongDetail.js"
 import { StaffStats } from "../Domain/Stats.js"
 import { SongPath } from "../Songs/Api.js"
+import { detailEndpoint, listEndpoint, resourceEndpoint } from "../Domain/Endpoints.js"
 
 export const StaffSongFilter = ChoiceParam("status", "published", "unpublished", "deleted", "all")
 
@@ -30,37 +28,19 @@ export const StaffSongParams = Schema.Struct({
  */
 export class StaffApi extends HttpApiGroup.make("Staff")
   .add(
-    HttpApiEndpoint.get("songs", "/admin/songs")
-      .setUrlParams(StaffSongParams)
-      .addSuccess(ListEnvelope(StaffSongSummary, "StaffSongList"))
-      .addError(BadRequestError)
-      .annotate(OpenApi.Summary, "Songs in any state, newest first; filter by status (default all) and title")
+    listEndpoint("songs", "/admin/songs", StaffSongParams, StaffSongSummary, "StaffSongList", "Songs in any state, newest first; filter by status (default all) and title")
   )
   .add(
-    HttpApiEndpoint.get("song", "/admin/songs/:songId")
-      .setPath(SongPath)
-      .addSuccess(DetailEnvelope(StaffSongDetail, "StaffSongDetailResponse"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "A song's full detail in any state, with its status")
+    detailEndpoint("song", "/admin/songs/:songId", SongPath, StaffSongDetail, "StaffSongDetailResponse", "A song's full detail in any state, with its status")
   )
   .add(
-    HttpApiEndpoint.get("album", "/admin/albums/:albumId")
-      .setPath(AlbumPath)
-      .addSuccess(DetailEnvelope(StaffAlbumDetail, "StaffAlbumDetailResponse"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "An album in any state, hidden tracks included and marked")
+    detailEndpoint("album", "/admin/albums/:albumId", AlbumPath, StaffAlbumDetail, "StaffAlbumDetailResponse", "An album in any state, hidden tracks included and marked")
   )
   .add(
-    HttpApiEndpoint.get("curatedList", "/admin/curated-lists/:listId")
-      .setPath(ListPath)
-      .addSuccess(DetailEnvelope(StaffCuratedList, "StaffCuratedListResponse"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "A curated list in any state, hidden entries included and marked")
+    detailEndpoint("curatedList", "/admin/curated-lists/:listId", ListPath, StaffCuratedList, "StaffCuratedListResponse", "A curated list in any state, hidden entries included and marked")
   )
   .add(
-    HttpApiEndpoint.get("stats", "/admin/stats")
-      .addSuccess(DetailEnvelope(StaffStats, "StaffStatsResponse"))
-      .annotate(OpenApi.Summary, "Catalogue statistics plus unpublished and deleted song counts")
+    resourceEndpoint("stats", "/admin/stats", StaffStats, "StaffStatsResponse", "Catalogue statistics plus unpublished and deleted song counts")
   )
   .middleware(StaffAuth)
   .prefix("/v1")

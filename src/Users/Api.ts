@@ -1,13 +1,11 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { ListEnvelope } from "../Domain/Envelope.js"
-import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { ChoiceParam, OrderParam, PageParams, TextParam } from "../Domain/Params.js"
 import { ContributionEntry, ContributorProfile } from "../Domain/Member.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { SongSummary } from "../Domain/Song.js"
+import { listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
 
 /** A public handle. A purely numeric value is an internal user id, never accepted (docs/api.md). */
 export const UsernameParam = TextParam("username").pipe(
@@ -36,11 +34,7 @@ const byUsername = Schema.Struct({ username: UsernameParam })
 
 export class UsersApi extends HttpApiGroup.make("Users")
   .add(
-    HttpApiEndpoint.get("list", "/users")
-      .setUrlParams(UsersListParams)
-      .addSuccess(ListEnvelope(ContributorProfile, "ContributorProfileList"))
-      .addError(BadRequestError)
-      .annotate(OpenApi.Summary, "Public contributor profiles, most contributions first")
+    listEndpoint("list", "/users", UsersListParams, ContributorProfile, "ContributorProfileList", "Public contributor profiles, most contributions first")
       .annotate(
         OpenApi.Description,
         "`q` matches names and usernames; `type` keeps artists, fans or groups; `sort` is `contributions` " +
@@ -49,22 +43,10 @@ export class UsersApi extends HttpApiGroup.make("Users")
       )
   )
   .add(
-    HttpApiEndpoint.get("contributions", "/users/:username/contributions")
-      .setPath(byUsername)
-      .setUrlParams(Schema.Struct(PageParams))
-      .addSuccess(ListEnvelope(ContributionEntry, "ContributionEntryList"))
-      .addError(BadRequestError)
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "A member's contributions on public songs, newest first")
+    ownedListEndpoint("contributions", "/users/:username/contributions", { path: byUsername, query: Schema.Struct(PageParams) }, ContributionEntry, "ContributionEntryList", "A member's contributions on public songs, newest first")
   )
   .add(
-    HttpApiEndpoint.get("loves", "/users/:username/loves")
-      .setPath(byUsername)
-      .setUrlParams(Schema.Struct(PageParams))
-      .addSuccess(ListEnvelope(SongSummary, "LovedSongList"))
-      .addError(BadRequestError)
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "Public songs a member loves, most recently loved first")
+    ownedListEndpoint("loves", "/users/:username/loves", { path: byUsername, query: Schema.Struct(PageParams) }, SongSummary, "LovedSongList", "Public songs a member loves, most recently loved first")
   )
   .prefix("/v1")
   .annotate(OpenApi.Title, "Users") {}
