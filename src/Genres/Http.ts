@@ -17,7 +17,7 @@ export const GenresLive = HttpApiBuilder.group(Api, "Genres", (handlers) =>
           listJson(json, { total, limit: total, offset: 0, next_cursor: "" })))
       .handle("detail", ({ path: { slug } }) =>
         Effect.flatMap(
-          repo.genreJsonBySlug(slug),
+          repo.findGenre(slug),
           Option.match({ onNone: () => Effect.fail(notFound(`Genre ${echo(slug)}`)), onSome: (json) => Effect.succeed(detailJson(json)) })
         ))
       .handle("songs", ({ path: { slug }, urlParams: { sort, ...page } }) =>

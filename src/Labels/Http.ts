@@ -15,7 +15,7 @@ export const LabelsLive = HttpApiBuilder.group(Api, "Labels", (handlers) =>
         Effect.map(repo.listLabels(query, { cursor, limit, offset }), (page) => listJson(page.itemsJson, page.meta)))
       .handle("detail", ({ path: { labelId } }) =>
         Effect.flatMap(
-          repo.labelJsonById(labelId),
+          repo.findLabel(labelId),
           Option.match({ onNone: () => Effect.fail(notFound(`Label ${labelId}`)), onSome: (json) => Effect.succeed(detailJson(json)) })
         ))
       .handle("songs", ({ path: { labelId }, urlParams: { sort, ...page } }) =>

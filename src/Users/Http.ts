@@ -18,9 +18,9 @@ export const UsersLive = HttpApiBuilder.group(Api, "Users", (handlers) =>
     const repo = yield* UsersRepo
     return handlers
       .handle("list", ({ urlParams: { cursor, limit, offset, ...query } }) =>
-        Effect.map(repo.listProfiles(query, { cursor, limit, offset }), listOf))
+        Effect.map(repo.listUsers(query, { cursor, limit, offset }), listOf))
       .handle("contributions", ({ path: { username }, urlParams }) =>
-        Effect.flatMap(repo.listContributions(username, urlParams), memberListOf(username)))
+        Effect.flatMap(repo.listUserContributions(username, urlParams), memberListOf(username)))
       .handle("loves", ({ path: { username }, urlParams }) =>
-        Effect.flatMap(repo.listLoves(username, urlParams), memberListOf(username)))
+        Effect.flatMap(repo.listUserLoves(username, urlParams), memberListOf(username)))
   })).pipe(Layer.provide(UsersRepo.Default))
