@@ -14,7 +14,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
   album_artists: ["album_artists_count_delete", "album_artists_count_insert", "album_artists_count_truncate", "album_artists_count_update"],
   albums: [
     "albums_catalogue_count_delete", "albums_catalogue_count_insert", "albums_catalogue_count_truncate",
-    "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update"
+    "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update",
+    "albums_scheduled_label_delete", "albums_scheduled_label_insert", "albums_scheduled_label_truncate", "albums_scheduled_label_update"
   ],
   contributions: [
     "contributions_catalogue_count_truncate", "contributions_count_delete", "contributions_count_insert",
@@ -82,6 +83,7 @@ export const RECOUNTS = [
   // sql/0017: the settled songs of labels and genres, and the members' ranks (read the two above)
   "recount_link_song_counts",
   "recount_member_contribution_ranks",
+  "recount_scheduled_label_albums",
   // last: the feed's first entries read the catalogue as the counts left it
   "feed_backfill"
 ] as const
