@@ -50,13 +50,13 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER members_contribution_rank_insert AFTER INSERT ON members
+CREATE TRIGGER members_rank_count_insert AFTER INSERT ON members
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION members_contribution_rank_trigger();
-CREATE TRIGGER members_contribution_rank_update AFTER UPDATE ON members
+CREATE TRIGGER members_rank_count_update AFTER UPDATE ON members
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION members_contribution_rank_trigger();
-CREATE TRIGGER members_contribution_rank_delete AFTER DELETE ON members
+CREATE TRIGGER members_rank_count_delete AFTER DELETE ON members
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION members_contribution_rank_trigger();
-CREATE TRIGGER members_contribution_rank_truncate AFTER TRUNCATE ON members
+CREATE TRIGGER members_rank_count_truncate AFTER TRUNCATE ON members
   FOR EACH STATEMENT EXECUTE FUNCTION recount_member_contribution_ranks_trigger();
 
 -- member_settled_contributions (sql/0009's count, written by its own triggers and recount):
@@ -79,11 +79,11 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER member_settled_rank_insert AFTER INSERT ON member_settled_contributions
+CREATE TRIGGER member_settled_rank_count_insert AFTER INSERT ON member_settled_contributions
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION member_settled_rank_trigger();
-CREATE TRIGGER member_settled_rank_update AFTER UPDATE ON member_settled_contributions
+CREATE TRIGGER member_settled_rank_count_update AFTER UPDATE ON member_settled_contributions
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION member_settled_rank_trigger();
-CREATE TRIGGER member_settled_rank_delete AFTER DELETE ON member_settled_contributions
+CREATE TRIGGER member_settled_rank_count_delete AFTER DELETE ON member_settled_contributions
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION member_settled_rank_trigger();
 
 SELECT recount_member_contribution_ranks();
@@ -338,13 +338,13 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER albums_scheduled_label_insert AFTER INSERT ON albums
+CREATE TRIGGER albums_scheduled_label_count_insert AFTER INSERT ON albums
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION albums_scheduled_label_trigger();
-CREATE TRIGGER albums_scheduled_label_update AFTER UPDATE ON albums
+CREATE TRIGGER albums_scheduled_label_count_update AFTER UPDATE ON albums
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION albums_scheduled_label_trigger();
-CREATE TRIGGER albums_scheduled_label_delete AFTER DELETE ON albums
+CREATE TRIGGER albums_scheduled_label_count_delete AFTER DELETE ON albums
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION albums_scheduled_label_trigger();
-CREATE TRIGGER albums_scheduled_label_truncate AFTER TRUNCATE ON albums
+CREATE TRIGGER albums_scheduled_label_count_truncate AFTER TRUNCATE ON albums
   FOR EACH STATEMENT EXECUTE FUNCTION recount_scheduled_label_albums_trigger();
 
 SELECT recount_scheduled_label_albums();

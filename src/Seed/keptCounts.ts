@@ -15,7 +15,7 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
   albums: [
     "albums_catalogue_count_delete", "albums_catalogue_count_insert", "albums_catalogue_count_truncate",
     "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update",
-    "albums_scheduled_label_delete", "albums_scheduled_label_insert", "albums_scheduled_label_truncate", "albums_scheduled_label_update"
+    "albums_scheduled_label_count_delete", "albums_scheduled_label_count_insert", "albums_scheduled_label_count_truncate", "albums_scheduled_label_count_update"
   ],
   contributions: [
     "contributions_catalogue_count_truncate", "contributions_count_delete", "contributions_count_insert",
@@ -29,9 +29,9 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "credits_count_update", "credits_scheduled_count_delete", "credits_scheduled_count_insert", "credits_scheduled_count_update"
   ],
   members: [
-    "members_contribution_rank_delete", "members_contribution_rank_insert", "members_contribution_rank_truncate",
-    "members_contribution_rank_update", "members_public_total_count_delete", "members_public_total_count_insert", "members_public_total_count_truncate",
-    "members_public_total_count_update", "members_settled_total_count_update",
+    "members_public_total_count_delete", "members_public_total_count_insert", "members_public_total_count_truncate",
+    "members_public_total_count_update", "members_rank_count_delete", "members_rank_count_insert", "members_rank_count_truncate",
+    "members_rank_count_update", "members_settled_total_count_update",
     // a member gaining or losing a public profile moves the live contributors
     "members_visible_update"
   ],
