@@ -3,7 +3,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
-import { jsonObjectSql } from "../Domain/JsonSql.js"
+import { label } from "../Domain/Label.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { DEFAULT_LIMIT } from "../Domain/Params.js"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
@@ -19,8 +19,8 @@ export interface LabelListQuery {
 
 /**
  * Every label with its public counts; all labels are public, none has a state. The counts are
- * sql/0017's public_label_counts: kept settled songs plus due ones; scheduled albums are counted
- * per label, for the rows shown (or all 2,000 when sorted by album_count).
+ * sql/0017's public_label_counts: kept settled songs plus due ones, live albums minus those in
+ * scheduled_label_albums; a few small rows per label, so all 2,000 are sorted on each request.
  */
 const countedLabels = `(
   SELECT l.id, l.name, l.slug, l.formerly_known_as, l.search_name, l.search_former_name,
@@ -31,14 +31,7 @@ const countedLabels = `(
   LEFT JOIN public_label_counts c ON c.label_id = l.id) l`
 
 /** Label for row `l` of countedLabels (formerly_known_as "" when absent). */
-const labelJson = jsonObjectSql({
-  id: "l.id",
-  name: "l.name",
-  formerly_known_as: "coalesce(l.formerly_known_as, '')",
-  slug: "l.slug",
-  song_count: "l.song_count",
-  album_count: "l.album_count"
-})
+const labelJson = label.json("l", { songCount: "l.song_count", albumCount: "l.album_count" })
 
 const labelSorts: Record<LabelSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   name: { source: countedLabels, alias: "l", key: "l.sort_name", keyJson: "l.sort_name", keyType: "text", item: labelJson, defaultDescending: false },
