@@ -14,7 +14,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
   album_artists: ["album_artists_count_delete", "album_artists_count_insert", "album_artists_count_truncate", "album_artists_count_update"],
   albums: [
     "albums_catalogue_count_delete", "albums_catalogue_count_insert", "albums_catalogue_count_truncate",
-    "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update"
+    "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update",
+    "albums_scheduled_label_count_delete", "albums_scheduled_label_count_insert", "albums_scheduled_label_count_truncate", "albums_scheduled_label_count_update"
   ],
   contributions: [
     "contributions_catalogue_count_truncate", "contributions_count_delete", "contributions_count_insert",
@@ -29,23 +30,27 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
   ],
   members: [
     "members_public_total_count_delete", "members_public_total_count_insert", "members_public_total_count_truncate",
-    "members_public_total_count_update", "members_settled_total_count_update",
+    "members_public_total_count_update", "members_rank_count_delete", "members_rank_count_insert", "members_rank_count_truncate",
+    "members_rank_count_update", "members_settled_total_count_update",
     // a member gaining or losing a public profile moves the live contributors
     "members_visible_update"
   ],
   song_genres: [
     "song_genres_catalogue_count_truncate", "song_genres_count_delete", "song_genres_count_insert", "song_genres_count_truncate",
-    "song_genres_count_update", "song_genres_scheduled_count_delete", "song_genres_scheduled_count_insert",
+    "song_genres_count_update", "song_genres_genre_song_count_delete", "song_genres_genre_song_count_insert",
+    "song_genres_genre_song_count_truncate", "song_genres_genre_song_count_update", "song_genres_scheduled_count_delete", "song_genres_scheduled_count_insert",
     "song_genres_scheduled_count_update"
   ],
   song_labels: [
     "song_labels_catalogue_count_truncate", "song_labels_count_delete", "song_labels_count_insert", "song_labels_count_truncate",
-    "song_labels_count_update", "song_labels_scheduled_count_delete", "song_labels_scheduled_count_insert",
+    "song_labels_count_update", "song_labels_label_song_count_delete", "song_labels_label_song_count_insert",
+    "song_labels_label_song_count_truncate", "song_labels_label_song_count_update", "song_labels_scheduled_count_delete", "song_labels_scheduled_count_insert",
     "song_labels_scheduled_count_update"
   ],
   songs: [
     "songs_artist_song_count_truncate", "songs_artist_song_count_update", "songs_catalogue_count_delete",
     "songs_catalogue_count_insert", "songs_catalogue_count_truncate", "songs_catalogue_count_update", "songs_count_update",
+    "songs_link_song_count_truncate", "songs_link_song_count_update",
     "songs_member_count_truncate", "songs_member_count_update", "songs_scheduled_count_delete", "songs_scheduled_count_insert",
     "songs_scheduled_count_update"
   ]
@@ -66,14 +71,19 @@ const FEED_TRIGGERS = (table: SeedTable): ReadonlyArray<string> =>
 /**
  * The recounts, in order, run once the tables are full (after ANALYZE: planned over the empty
  * tables' statistics, the per-label recount ran for more than 15 minutes at 1M songs). The
- * artist song counts and the settled contributions read the list of scheduled songs the
- * catalogue counts rebuild, so they come after it.
+ * artist song counts, the settled contributions and the labels' and genres' settled songs read
+ * the list of scheduled songs the catalogue counts rebuild, so they come after it; the members'
+ * ranks read the settled contributions.
  */
 export const RECOUNTS = [
   "recount_public_counts",
   "recount_catalogue_counts",
   "recount_artist_song_counts",
   "recount_member_settled_contributions",
+  // sql/0017: the settled songs of labels and genres, and the members' ranks (read the two above)
+  "recount_link_song_counts",
+  "recount_member_contribution_ranks",
+  "recount_scheduled_label_albums",
   // last: the feed's first entries read the catalogue as the counts left it
   "feed_backfill"
 ] as const

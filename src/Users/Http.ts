@@ -15,9 +15,9 @@ export const UsersLive = HttpApiBuilder.group(Api, "Users", (handlers) =>
     const repo = yield* UsersRepo
     return handlers
       .handle("list", ({ urlParams: { cursor, limit, offset, ...query } }) =>
-        Effect.map(repo.listProfiles(query, { cursor, limit, offset }), (page) => listJson(page.itemsJson, page.meta)))
+        Effect.map(repo.listUsers(query, { cursor, limit, offset }), (page) => listJson(page.itemsJson, page.meta)))
       .handle("contributions", ({ path: { username }, urlParams }) =>
-        repo.listContributions(username, urlParams).pipe(memberList(username)))
+        repo.listUserContributions(username, urlParams).pipe(memberList(username)))
       .handle("loves", ({ path: { username }, urlParams }) =>
-        repo.listLoves(username, urlParams).pipe(memberList(username)))
+        repo.listUserLoves(username, urlParams).pipe(memberList(username)))
   })).pipe(Layer.provide(UsersRepo.Default))

@@ -22,12 +22,12 @@ export interface UserListQuery {
 const KIND: Record<UserType, string> = { artists: "artist", fans: "fan", groups: "group" }
 
 /**
- * Public members (a username and not banned) with their counted contributions. The
- * condition is public_members' own, spelled out because that view predates the search columns.
- * The handle (lower-cased username) is the tie-breaker, so cursors carry no internal member id.
- * The count is sql/0009's kept settled count (a probe by primary key, made only where the count
- * is read: a total counts members alone) plus the due contributions (a join Postgres removes
- * when unread; usually no rows).
+ * Public members with their counted contributions, for the sorts by join date and by name
+ * (members_public_joined_handle_idx, members_public_name_handle_idx: sql/0017). The handle
+ * (lower-cased username) is the tie-breaker, so cursors carry no internal member id. The count is
+ * sql/0009's kept settled count (a probe by primary key, made only where the count is read: a
+ * total counts members alone) plus the due contributions (a join Postgres removes when unread;
+ * usually no rows).
  */
 const publicProfiles = `(
   SELECT m.username, m.name, m.kind, m.avatar_key, m.joined_at, m.search_name, m.search_username,
@@ -36,14 +36,30 @@ const publicProfiles = `(
           + coalesce(due.contributions, 0))::int AS contribution_count
   FROM members m
   LEFT JOIN due_member_contributions due ON due.member_id = m.id
-  WHERE m.username IS NOT NULL AND NOT m.is_banned) m`
+  WHERE member_is_public(m.username, m.is_banned)) m`
+
+/**
+ * The same rows in contribution order (sql/0017): the kept ranks of members without due
+ * contributions, one range of member_contribution_ranks_idx, merged with the due members
+ * (usually none) at their public count. The exclusion stays outside the UNION ALL, which
+ * PostgreSQL then plans as one ordered merge (a subquery inside an arm would stop it).
+ */
+const rankedProfiles = `(
+  SELECT m.username, m.name, m.kind, m.avatar_key, m.joined_at, m.search_name, m.search_username,
+         k.handle, k.contribution_count
+  FROM (SELECT r.member_id, r.handle, r.settled AS contribution_count, false AS due FROM member_contribution_ranks r
+        UNION ALL
+        SELECT d.member_id, d.handle, d.contribution_count, true FROM due_member_ranks d) k
+  JOIN members m ON m.id = k.member_id
+  WHERE member_is_public(m.username, m.is_banned)
+    AND (k.due OR k.member_id <> ALL (ARRAY(SELECT d.member_id FROM due_member_ranks d)))) m`
 
 /** Contributor profile for row `m` of publicProfiles. */
 const profileJson = contributorProfile.json("m", "m.contribution_count")
 
 const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   contributions: {
-    source: publicProfiles,
+    source: rankedProfiles,
     alias: "m",
     key: "m.contribution_count",
     keyJson: "m.contribution_count",
@@ -107,7 +123,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       sql`(SELECT pm.id FROM public_members pm WHERE lower(pm.username) = lower(${username}))`
 
     /** Contributor profiles with their q, type, sort and order. */
-    const listProfiles = (query: UserListQuery, page: PageParamsInput) => {
+    const listUsers = (query: UserListQuery, page: PageParamsInput) => {
       const sortName = query.sort ?? "contributions"
       const { defaultDescending, ...sort } = userSorts[sortName]
       const descending = query.order === undefined ? defaultDescending : query.order === "desc"
@@ -119,16 +135,18 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       }
       if (query.type !== undefined) filters.push(sql`m.kind = ${KIND[query.type]}`)
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
-      // without filters, sql/0009's kept count of public members
-      const total = filters.length === 0 ? sql`SELECT members FROM public_member_total` : undefined
+      // without filters, sql/0009's kept count of public members; with them, the matching members
+      const total = filters.length === 0
+        ? sql`SELECT members FROM public_member_total`
+        : sql`SELECT count(*) FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
       return keysetPage({ ...sort, descending }, filters, page, scope, { total }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("UsersRepo.listProfiles")
+        withSpan("UsersRepo.listUsers")
       )
     }
 
     /** The member's contributions on public songs, newest first. found=false: no such public member. */
-    const listContributions = (username: string, page: PageParamsInput) =>
+    const listUserContributions = (username: string, page: PageParamsInput) =>
       keysetPage(
         contributionsSort,
         [
@@ -142,10 +160,10 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
           total: sql`SELECT coalesce((SELECT cc.contribution_count FROM public_member_contributions cc
                                       WHERE cc.member_id = ${memberId(username)}), 0)`
         }
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listContributions"))
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listUserContributions"))
 
     /** Public songs the member loves, most recently loved first. found=false: no such public member. */
-    const listLoves = (username: string, page: PageParamsInput) =>
+    const listUserLoves = (username: string, page: PageParamsInput) =>
       keysetPage(
         lovesSort,
         [
@@ -155,8 +173,8 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
         page,
         `loves|${username.toLowerCase()}`,
         { guard: sql`${memberId(username)} IS NOT NULL` }
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listLoves"))
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listUserLoves"))
 
-    return { listProfiles, listContributions, listLoves } as const
+    return { listUsers, listUserContributions, listUserLoves } as const
   })
 }) {}

@@ -58,7 +58,10 @@ const families = async (url: string): Promise<Array<Family>> => {
   const lists = await column("SELECT id AS v FROM public_curated_lists ORDER BY id LIMIT 5")
   const bigLabels = await column("SELECT label_id AS v FROM label_counts ORDER BY live_songs DESC, label_id LIMIT 5")
   const smallLabels = await column("SELECT label_id AS v FROM label_counts WHERE live_songs > 0 ORDER BY live_songs, label_id LIMIT 5")
+  const midLabels = await column("SELECT label_id AS v FROM label_counts ORDER BY abs(live_songs - 3000), label_id LIMIT 2")
   const genres = await column("SELECT slug AS v FROM genres ORDER BY id")
+  const smallGenres = await column(
+    "SELECT g.slug AS v FROM genres g JOIN genre_counts c ON c.genre_id = g.id ORDER BY c.live_songs, g.id LIMIT 2")
   const activeUsers = await column(`SELECT m.username AS v FROM public_members m JOIN member_contribution_counts c ON c.member_id = m.id
     ORDER BY c.live DESC, m.id LIMIT 5`)
   const quietUsers = await column("SELECT username AS v FROM public_members WHERE id % 499 = 1 ORDER BY id LIMIT 5")
@@ -111,24 +114,41 @@ const families = async (url: string): Promise<Array<Family>> => {
     { name: "/v1/genres/{slug}", paths: each(genres.slice(0, 6), (g) => `/v1/genres/${g}`) },
     {
       name: "/v1/genres/{slug}/songs",
-      paths: genres.slice(0, 4).flatMap((g) => songSorts.map((sort) => `/v1/genres/${g}/songs?sort=${sort}`))
+      paths: [
+        ...[...genres.slice(0, 4), ...smallGenres].flatMap((g) => songSorts.map((sort) => `/v1/genres/${g}/songs?sort=${sort}`)),
+        ...[genres[0], smallGenres[0]].map((g) => `/v1/genres/${g}/songs?offset=2000`)
+      ]
     },
     {
       name: "/v1/labels",
-      paths: ["/v1/labels", "/v1/labels?sort=name", "/v1/labels?sort=album_count", "/v1/labels?q=records", "/v1/labels?offset=500"]
+      paths: [
+        "/v1/labels", "/v1/labels?order=asc", "/v1/labels?sort=name", "/v1/labels?sort=name&order=desc", "/v1/labels?sort=album_count",
+        "/v1/labels?q=records", "/v1/labels?q=xqzw", "/v1/labels?sort=name&q=music", "/v1/labels?offset=500",
+        "/v1/labels?sort=album_count&offset=1900"
+      ]
     },
     { name: "/v1/labels/{id}", paths: each([...bigLabels, ...smallLabels], (id) => `/v1/labels/${id}`) },
     {
       name: "/v1/labels/{id}/songs",
-      paths: [...bigLabels, ...smallLabels].flatMap((id) => songSorts.map((sort) => `/v1/labels/${id}/songs?sort=${sort}`))
+      paths: [
+        ...[...bigLabels, ...midLabels, ...smallLabels].flatMap((id) => songSorts.map((sort) => `/v1/labels/${id}/songs?sort=${sort}`)),
+        ...[bigLabels[0], midLabels[0]].map((id) => `/v1/labels/${id}/songs?offset=1000`)
+      ]
     },
     {
       name: "/v1/users (contributions, joined)",
-      paths: ["/v1/users", "/v1/users?sort=joined", "/v1/users?type=artists", "/v1/users?offset=5000", "/v1/users?sort=joined&offset=5000"]
+      paths: [
+        "/v1/users", "/v1/users?order=asc", "/v1/users?sort=joined", "/v1/users?sort=joined&order=asc", "/v1/users?type=artists",
+        "/v1/users?type=groups", "/v1/users?type=fans&offset=2000", ...nameFragments.slice(0, 2).map((q) => `/v1/users?q=${enc(q)}`),
+        "/v1/users?offset=5000", "/v1/users?sort=joined&offset=5000"
+      ]
     },
     {
       name: "/v1/users?sort=name (q)",
-      paths: ["/v1/users?sort=name", ...nameFragments.map((q) => `/v1/users?sort=name&q=${enc(q)}`), "/v1/users?sort=name&offset=5000"]
+      paths: [
+        "/v1/users?sort=name", "/v1/users?sort=name&order=desc", ...nameFragments.map((q) => `/v1/users?sort=name&q=${enc(q)}`),
+        "/v1/users?sort=name&q=xqzw", "/v1/users?sort=name&type=artists", "/v1/users?sort=name&offset=5000"
+      ]
     },
     { name: "/v1/users/{u}/contributions", paths: each([...activeUsers, ...quietUsers], (u) => `/v1/users/${enc(u)}/contributions`) },
     { name: "/v1/users/{u}/loves", paths: each(lovers, (u) => `/v1/users/${enc(u)}/loves`) },

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { request } from "./support/http.js"
+import { walkByCursor } from "./support/pages.js"
+import { startServer, type TestServer } from "./support/server.js"
+
+// Its own server and database: the steps below change rows that other test files assert on.
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer()
+}, 60_000)
+afterAll(async () => {
+  await server.stop()
+  await server.database.drop()
+}, 30_000)
+
+interface Listed {
+  /** /v1/users?sort=contributions, every page, as [username, contribution_count] */
+  readonly users: ReadonlyArray<[string, number]>
+  /** the same, order=asc, first page */
+  readonly usersAscending: ReadonlyArray<[string, number]>
+  readonly userTotal: number
+  /** /v1/labels (by songs), as [id, song_count, album_count], and each label's songs total */
+  readonly labels: ReadonlyArray<[number, number, number]>
+  readonly labelSongTotals: ReadonlyArray<number>
+  /** /v1/genres as [slug, song_count], and each genre's songs total */
+  readonly genres: ReadonlyArray<[string, number]>
+  readonly genreSongTotals: ReadonlyArray<number>
+}
+
+const body = async (path: string) => {
+  const reply = await request(server.baseUrl, path)
+  expect(reply.status).toBe(200)
+  return reply.body as { meta: { total: number }; data: Array<Record<string, unknown>> }
+}
+
+/** The lists as the service serves them (sql/0017's ranks and settled counts). */
+const served = async (): Promise<Listed> => {
+  const users = (await walkByCursor(server.baseUrl, "/v1/users", 7)) as Array<{ username: string; contribution_count: number }>
+  const ascending = await body("/v1/users?order=asc&limit=10")
+  const labels = await body("/v1/labels?limit=50")
+  const genres = await body("/v1/genres")
+  const labelIds = (await server.sql<{ id: number }>("SELECT id FROM labels ORDER BY id")).map((l) => l.id)
+  const slugs = (await server.sql<{ slug: string }>("SELECT slug FROM genres ORDER BY id")).map((g) => g.slug)
+  return {
+    users: users.map((m): [string, number] => [m.username, m.contribution_count]),
+    usersAscending: ascending.data.map((m): [string, number] => [m.username as string, m.contribution_count as number]),
+    userTotal: (await body("/v1/users?limit=1")).meta.total,
+    labels: labels.data.map((l): [number, number, number] => [l.id as number, l.song_count as number, l.album_count as number]),
+    labelSongTotals: await Promise.all(labelIds.map(async (id) => (await body(`/v1/labels/${id}/songs?limit=1`)).meta.total)),
+    genres: genres.data.map((g): [string, number] => [g.slug as string, g.song_count as number]),
+    genreSongTotals: await Promise.all(slugs.map(async (slug) => (await body(`/v1/genres/${slug}/songs?limit=1`)).meta.total))
+  }
+}
+
+/** The same lists counted directly over the public views. */
+const counted = async (): Promise<Listed> => {
+  const members = await server.sql<{ username: string; n: number }>(`
+    SELECT m.username, (SELECT count(*) FROM contributions c JOIN public_songs s ON s.id = c.song_id WHERE c.member_id = m.id)::int AS n
+    FROM public_members m`)
+  const byCount = [...members].sort((x, y) => y.n - x.n || (x.username.toLowerCase() < y.username.toLowerCase() ? 1 : -1))
+  const labels = await server.sql<{ id: number; songs: number; albums: number }>(`
+    SELECT l.id,
+      (SELECT count(*) FROM song_labels x JOIN public_songs s ON s.id = x.song_id WHERE x.label_id = l.id)::int AS songs,
+      (SELECT count(*) FROM public_albums a WHERE a.label_id = l.id)::int AS albums
+    FROM labels l ORDER BY l.id`)
+  const genres = await server.sql<{ slug: string; songs: number }>(`
+    SELECT g.slug, (SELECT count(*) FROM song_genres x JOIN public_songs s ON s.id = x.song_id WHERE x.genre_id = g.id)::int AS songs
+    FROM genres g ORDER BY g.id`)
+  return {
+    users: byCount.map((m): [string, number] => [m.username, m.n]),
+    usersAscending: [...byCount].reverse().slice(0, 10).map((m): [string, number] => [m.username, m.n]),
+    userTotal: members.length,
+    labels: [...labels].sort((x, y) => y.songs - x.songs || y.id - x.id).map((l): [number, number, number] => [l.id, l.songs, l.albums]),
+    labelSongTotals: labels.map((l) => l.songs),
+    genres: [...genres].sort((x, y) => (x.slug < y.slug ? -1 : 1)).map((g): [string, number] => [g.slug, g.songs]),
+    genreSongTotals: genres.map((g) => g.songs)
+  }
+}
+
+describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settled songs)", () => {
+  test("the users, labels and genres lists equal counting the public rows, after every kind of change", async () => {
+    const before = await served()
+    expect(before).toEqual(await countedInServedOrder())
+    // the fixture's numbers: a test that could not fail would pass on empty lists
+    expect(before.users.length).toBeGreaterThan(20)
+    expect(before.users[0]![1]).toBeGreaterThan(1)
+    expect(before.labels[0]![1]).toBeGreaterThan(1)
+
+    const [future] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 12")
+    const [member] = await server.sql<{ username: string }>("SELECT username FROM members WHERE id = 2")
+    const steps: Array<[string, string]> = [
+      ["UPDATE songs SET deleted_at = now() WHERE id = 4", "UPDATE songs SET deleted_at = NULL WHERE id = 4"],
+      ["UPDATE songs SET published_at = NULL WHERE id IN (1, 2)",
+        "UPDATE songs SET published_at = CASE id WHEN 1 THEN timestamptz '2020-01-01T00:00:00Z' ELSE timestamptz '2020-01-02T00:00:00Z' END WHERE id IN (1, 2)"],
+      // the scheduled song is published now, and the clock passing it with no write since (a "due" song)
+      ["UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12",
+        `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
+      [`SET session_replication_role = replica;
+        UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12;
+        UPDATE scheduled_song_links SET published_at = now() - interval '1 second' WHERE song_id = 12;
+        SET session_replication_role = DEFAULT`,
+        `SET session_replication_role = replica;
+        UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12;
+        UPDATE scheduled_song_links SET published_at = '${future!.published_at}' WHERE song_id = 12;
+        SET session_replication_role = DEFAULT`],
+      // a public song becomes scheduled, and back; a hidden one is published
+      ["UPDATE songs SET published_at = now() + interval '3 days' WHERE id = 7",
+        "UPDATE songs SET published_at = '2020-01-07T00:00:00Z' WHERE id = 7"],
+      ["UPDATE songs SET published_at = now() - interval '1 day' WHERE id = 10", "UPDATE songs SET published_at = NULL WHERE id = 10"],
+      // links: added, moved, removed; onto the scheduled song
+      ["INSERT INTO song_genres (song_id, genre_id) VALUES (2, 1), (12, 2)",
+        "DELETE FROM song_genres WHERE (song_id, genre_id) IN ((2, 1), (12, 2))"],
+      ["UPDATE song_labels SET label_id = 3 WHERE song_id = 2", "UPDATE song_labels SET label_id = 2 WHERE song_id = 2"],
+      ["DELETE FROM song_labels WHERE song_id IN (1, 3, 12)", "INSERT INTO song_labels (song_id, label_id) VALUES (1, 1), (3, 1), (12, 2)"],
+      ["DELETE FROM song_genres WHERE song_id IN (1, 3, 12)",
+        "INSERT INTO song_genres (song_id, genre_id) VALUES (1, 1), (1, 4), (3, 1), (12, 1)"],
+      // albums: unpublished, scheduled, moved to another label
+      ["UPDATE albums SET published_at = NULL WHERE id = 2", "UPDATE albums SET published_at = '2020-01-01T00:00:00Z' WHERE id = 2"],
+      ["UPDATE albums SET published_at = now() + interval '1 day' WHERE id = 1", "UPDATE albums SET published_at = '2020-01-01T00:00:00Z' WHERE id = 1"],
+      ["UPDATE albums SET label_id = 3 WHERE id = 1", "UPDATE albums SET label_id = 1 WHERE id = 1"],
+      // members: banned, losing the handle, renamed, a new one, one with contributions deleted
+      ["UPDATE members SET is_banned = true WHERE id = 1", "UPDATE members SET is_banned = false WHERE id = 1"],
+      ["UPDATE members SET username = NULL WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
+      ["UPDATE members SET username = 'zz-renamed' WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
+      ["INSERT INTO members (id, username, name) VALUES (900, 'baru', 'Baru')", "DELETE FROM members WHERE id = 900"],
+      // contributions: onto the scheduled song, a new one, a member's all deleted
+      ["UPDATE contributions SET song_id = 12 WHERE id IN (6, 300)",
+        "UPDATE contributions SET song_id = CASE id WHEN 6 THEN 2 ELSE 3 END WHERE id IN (6, 300)"],
+      ["INSERT INTO contributions (id, member_id, song_id, action) VALUES (900, 100, 2, 'edit')", "DELETE FROM contributions WHERE id = 900"],
+      [`INSERT INTO members (id, username, name) VALUES (900, 'Baru', 'Baru');
+        INSERT INTO contributions (id, member_id, song_id, action) VALUES (901, 900, 2, 'edit'), (902, 900, 3, 'edit')`,
+        "DELETE FROM contributions WHERE member_id = 900; DELETE FROM members WHERE id = 900"],
+      [`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (900, 'Baru', 'baru', current_date, now());
+        INSERT INTO song_labels (song_id, label_id) VALUES (900, 1);
+        INSERT INTO song_genres (song_id, genre_id) VALUES (900, 1), (900, 2)`,
+        "DELETE FROM song_labels WHERE song_id = 900; DELETE FROM song_genres WHERE song_id = 900; DELETE FROM songs WHERE id = 900"]
+    ]
+    for (const [change, undo] of steps) {
+      try {
+        await server.sql(change)
+        expect({ change, served: await served() }).toEqual({ change, served: await countedInServedOrder() })
+      } finally {
+        await server.sql(undo)
+      }
+      expect({ undo, served: await served() }).toEqual({ undo, served: before })
+    }
+  }, 180_000)
+
+  test("a recount from scratch gives the ranks and settled counts the triggers kept", async () => {
+    const tables = ["member_contribution_ranks ORDER BY member_id", "label_song_counts WHERE settled_songs <> 0 ORDER BY label_id",
+      "genre_song_counts WHERE settled_songs <> 0 ORDER BY genre_id"]
+    const kept = await Promise.all(tables.map((t) => server.sql(`SELECT * FROM ${t}`)))
+    expect((kept[0] as Array<unknown>).length).toBeGreaterThan(20)
+    await server.sql("SELECT recount_member_contribution_ranks(); SELECT recount_link_song_counts()")
+    expect(await Promise.all(tables.map((t) => server.sql(`SELECT * FROM ${t}`)))).toEqual(kept)
+    // the ranks are exactly the public members, by their lower-cased username
+    expect(await server.sql(`SELECT m.id FROM public_members m
+      FULL JOIN member_contribution_ranks r ON r.member_id = m.id AND r.handle = lower(m.username)
+      WHERE m.id IS NULL OR r.member_id IS NULL`)).toEqual([])
+  })
+})
+
+/** counted(), with the genres in the order the service lists them (by title, not slug). */
+const countedInServedOrder = async (): Promise<Listed> => {
+  const direct = await counted()
+  const titles = await server.sql<{ slug: string }>("SELECT slug FROM genres ORDER BY lower(title), id")
+  const bySlug = new Map(direct.genres)
+  return { ...direct, genres: titles.map((g): [string, number] => [g.slug, bySlug.get(g.slug)!]) }
+}
