@@ -4,7 +4,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
-import { keysetPage } from "../Domain/Keyset.js"
+import { listSongPage } from "./Page.js"
 import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
@@ -256,12 +256,18 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       )
 
     /**
-     * The browse's total from the kept counts of sql/0003 and 0006 when at most one filter is
-     * given; undefined (count the matching rows) for combined filters.
+     * The browse's total from kept counts: one filter or none from sql/0003 and 0006, two or three
+     * from sql/0018's song_facet_counts. An unknown genre slug matches nothing.
      */
-    const keptSongTotal = (browse: SongBrowse): Statement.Fragment | undefined => {
+    const keptSongTotal = (browse: SongBrowse): Statement.Fragment => {
       const given = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length
-      if (given > 1) return undefined
+      if (given > 1) {
+        const facets = (genre: Statement.Fragment) =>
+          sql`public_song_facet_count(${genre}, CAST(${browse.label ?? null} AS integer), CAST(${browse.year ?? null} AS integer))`
+        return browse.genre === undefined
+          ? sql`SELECT ${facets(sql`NULL`)}`
+          : sql`SELECT coalesce((SELECT ${facets(sql`g.id`)} FROM genres g WHERE g.slug = ${browse.genre}), 0)`
+      }
       if (browse.genre !== undefined) {
         return sql`SELECT coalesce((SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}), 0)`
       }
@@ -294,9 +300,15 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
                          AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`)
       }
       const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
-      return keysetPage(songSort(sortName, order === "desc"), filters, page, scope, {
-        total: keptSongTotal(browse)
-      }).pipe(
+      // release order without genre and label: deep offsets seek by the kept per-date counts
+      const seek = sortName === "released" && browse.genre === undefined && browse.label === undefined
+        ? (offset: number) =>
+          sql`SELECT released_at AS key, songs_before FROM public_song_release_seek(
+                CAST(${browse.year === undefined ? "0001-01-01" : `${browse.year}-01-01`} AS date),
+                CAST(${browse.year === undefined ? "infinity" : `${browse.year + 1}-01-01`} AS date),
+                ${order === "desc"}, ${offset})`
+        : undefined
+      return listSongPage(songSort(sortName, order === "desc"), filters, page, scope, keptSongTotal(browse), seek).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("SongsRepo.browseSongs")
       )
