@@ -129,6 +129,20 @@ const creditedSql = (tag: string, artists: string) =>
 const trending = "s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC"
 
 /**
+ * Are the group's artists' songs dense in trending order: SIMILAR_DENSE_SONGS public songs of any
+ * role (kept), and as many credits of the group's own role (counted, stopping there)? A prolific
+ * writer who rarely performs is not dense as a performer: walking for their few performances
+ * passed the statement timeout at 1M songs.
+ */
+const denseSql = (tag: string, artists: string) => `CASE
+  WHEN coalesce((SELECT sum(ac.settled_songs) FROM artist_song_counts ac
+                 WHERE ac.artist_id IN (SELECT artist_id FROM ${artists})), 0) >= ${SIMILAR_DENSE_SONGS}
+  THEN (SELECT count(*) FROM (
+          SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
+          WHERE c.artist_id IN (SELECT artist_id FROM ${artists}) LIMIT ${SIMILAR_DENSE_SONGS}) tagged) >= ${SIMILAR_DENSE_SONGS}
+  ELSE false END`
+
+/**
  * A group's 10 most watched-per-day public songs other than $1, credited as `tag` to `artists`
  * and passing `also`: walked in `songs_public_trending_idx` order with a credit probe per song
  * when the artists are prolific (`dense`; the walk stops after 10 hits), else collected from
@@ -161,11 +175,7 @@ const similarSql = `
   my_writers AS MATERIALIZED (
     SELECT DISTINCT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'writer' WHERE c.song_id = $1),
   dense AS MATERIALIZED (
-    SELECT
-      coalesce((SELECT sum(ac.settled_songs) FROM artist_song_counts ac
-                WHERE ac.artist_id IN (SELECT artist_id FROM my_performers)), 0) >= ${SIMILAR_DENSE_SONGS} AS performers,
-      coalesce((SELECT sum(ac.settled_songs) FROM artist_song_counts ac
-                WHERE ac.artist_id IN (SELECT artist_id FROM my_writers)), 0) >= ${SIMILAR_DENSE_SONGS} AS writers),
+    SELECT ${denseSql("performer", "my_performers")} AS performers, ${denseSql("writer", "my_writers")} AS writers),
   artist_songs AS (${groupSql("performer", "my_performers", "performers", "true")}),
   writer_songs AS (${groupSql("writer", "my_writers", "writers", `NOT ${creditedSql("performer", "my_performers")}`)}),
   genre_songs AS (
