@@ -4,7 +4,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
-import { listSongPage } from "./Page.js"
+import { steeredKeysetPage } from "../Domain/SteeredPage.js"
 import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
@@ -318,7 +318,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
                 CAST(${browse.year === undefined ? "infinity" : `${browse.year + 1}-01-01`} AS date),
                 ${order === "desc"}, ${offset})`
         : undefined
-      return listSongPage(songSort(sortName, order === "desc"), filters, page, scope, keptSongTotal(browse), seek).pipe(
+      return steeredKeysetPage(songSort(sortName, order === "desc"), filters, page, scope, keptSongTotal(browse), seek).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("SongsRepo.browseSongs")
       )

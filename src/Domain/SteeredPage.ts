@@ -1,22 +1,22 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import type { SortKey } from "../Domain/Cursor.js"
-import type { BadRequest } from "../Domain/Errors.js"
-import { jsonArraySql } from "../Domain/JsonSql.js"
-import type { KeysetResult, KeysetSort } from "../Domain/Keyset.js"
-import { type PageParamsInput, pageMeta, resolvePage } from "../Domain/Pagination.js"
+import type { SortKey } from "./Cursor.js"
+import type { BadRequest } from "./Errors.js"
+import { jsonArraySql } from "./JsonSql.js"
+import type { KeysetResult, KeysetSort } from "./Keyset.js"
+import { type PageParamsInput, pageMeta, resolvePage } from "./Pagination.js"
 
 const lit = Statement.unsafeFragment
 
 /** Below this offset the walk is cheaper than a seek (a few hundred rows against ~24k kept dates). */
 const SEEK_FROM_OFFSET = 1000
 
-/** How SQL casts a cursor's key value back (the song sorts' key types and the id). */
+/** How SQL casts a cursor's key value back (the song and album sorts' key types and the id). */
 const castType: Partial<Record<KeysetSort["keyType"], string>> = { id: "int", bigint: "bigint", text: "text", date: "date" }
 
 /**
- * One page of /v1/songs in one statement, as src/Domain/Keyset.ts's keysetPage (same answers,
+ * One page of a list (/v1/songs, /v1/albums) in one statement, as src/Domain/Keyset.ts's keysetPage (same answers,
  * same cursors) but with an exact kept `total` to steer the walk of an offset page, so that no
  * offset the API takes (up to 2^31-1) walks more than half of the matching songs:
  * - past the end (offset >= total) no index is walked at all;
@@ -26,7 +26,7 @@ const castType: Partial<Record<KeysetSort["keyType"], string>> = { id: "int", bi
  *   key where the offset falls, skipping only the songs of that key before it.
  * A cursor page walks forwards from its key, as keysetPage does.
  */
-export const listSongPage = (
+export const steeredKeysetPage = (
   sort: KeysetSort,
   filters: ReadonlyArray<Statement.Fragment>,
   params: PageParamsInput,
