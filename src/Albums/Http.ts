@@ -14,8 +14,8 @@ export const AlbumsLive = HttpApiBuilder.group(Api, "Albums", (handlers) =>
       .handle("list", ({ urlParams: { cursor, ids, limit, offset, ...browse } }) =>
         Effect.map(
           ids === undefined
-            ? repo.browseAlbums(browse, { cursor, limit, offset })
-            : Effect.zipRight(idsAlone({ cursor, limit, offset, ...browse }), repo.albumsByIds(ids)),
+            ? repo.listAlbums(browse, { cursor, limit, offset })
+            : Effect.zipRight(idsAlone({ cursor, limit, offset, ...browse }), repo.listAlbumsByIds(ids)),
           (page) => listJson(page.itemsJson, page.meta)
         ))
       .handle("detail", ({ path }) =>

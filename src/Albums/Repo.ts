@@ -91,7 +91,7 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
       )
 
     /** Browse of public albums as list album entries. */
-    const browseAlbums = (browse: AlbumBrowse, page: PageParamsInput) => {
+    const listAlbums = (browse: AlbumBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
       const filters = browse.type === undefined ? [] : [sql`al.album_type = ${browse.type}`]
@@ -103,17 +103,17 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
       // the exact kept total steers the walk: none past the end, the second half from the end
       return steeredKeysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, total).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("AlbumsRepo.browseAlbums")
+        withSpan("AlbumsRepo.listAlbums")
       )
     }
 
     /** `ids=`: the asked public albums' list entries, in the order asked. */
-    const albumsByIds = (ids: ReadonlyArray<number>) =>
+    const listAlbumsByIds = (ids: ReadonlyArray<number>) =>
       batchLookup("public_albums al", "al", listAlbumEntryJsonSql("al", "public"), ids).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("AlbumsRepo.albumsByIds")
+        withSpan("AlbumsRepo.listAlbumsByIds")
       )
 
-    return { albumDetailJson, browseAlbums, albumsByIds } as const
+    return { albumDetailJson, listAlbums, listAlbumsByIds } as const
   })
 }) {}

@@ -11,7 +11,7 @@ export const CuratedListsLive = HttpApiBuilder.group(Api, "CuratedLists", (handl
     const repo = yield* CuratedListsRepo
     return handlers
       .handle("list", ({ urlParams }) =>
-        Effect.map(repo.browseCuratedLists(urlParams), (page) => listJson(page.itemsJson, page.meta)))
+        Effect.map(repo.listCuratedLists(urlParams), (page) => listJson(page.itemsJson, page.meta)))
       .handle("detail", ({ path }) =>
         repo.curatedListJson(path.listId, "public").pipe(detailOrNotFound(`Curated list ${path.listId}`)))
   })

@@ -71,12 +71,12 @@ export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalo
       )
 
     /** Browse of public lists. */
-    const browseCuratedLists = (page: PageParamsInput) =>
+    const listCuratedLists = (page: PageParamsInput) =>
       keysetPage(listSummarySort, [], page, "curated-lists|updated|desc").pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("CuratedListsRepo.browseCuratedLists")
+        withSpan("CuratedListsRepo.listCuratedLists")
       )
 
-    return { curatedListJson, browseCuratedLists } as const
+    return { curatedListJson, listCuratedLists } as const
   })
 }) {}

@@ -38,11 +38,11 @@ const discoverySql = `SELECT ${
 export class DiscoveryRepo extends Effect.Service<DiscoveryRepo>()("catalogue/DiscoveryRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const discoveryJson = sql<{ json: string }>`${lit(discoverySql)}`.pipe(
+    const findDiscovery = sql<{ json: string }>`${lit(discoverySql)}`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
       Effect.orDie,
-      withSpan("DiscoveryRepo.discoveryJson")
+      withSpan("DiscoveryRepo.findDiscovery")
     )
-    return { discoveryJson } as const
+    return { findDiscovery } as const
   })
 }) {}

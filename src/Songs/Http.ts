@@ -14,15 +14,15 @@ export const SongsLive = HttpApiBuilder.group(Api, "Songs", (handlers) =>
       .handle("list", ({ urlParams: { cursor, ids, limit, offset, ...browse } }) =>
         Effect.map(
           ids === undefined
-            ? repo.browseSongs(browse, { cursor, limit, offset })
-            : Effect.zipRight(idsAlone({ cursor, limit, offset, ...browse }), repo.songsByIds(ids)),
+            ? repo.listSongs(browse, { cursor, limit, offset })
+            : Effect.zipRight(idsAlone({ cursor, limit, offset, ...browse }), repo.listSongsByIds(ids)),
           (page) => listJson(page.itemsJson, page.meta)
         ))
       .handle("detail", ({ path }) =>
         repo.songDetailJson(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
       .handle("similar", ({ path }) =>
-        repo.similarSongsJson(path.songId).pipe(detailOrNotFound(`Song ${path.songId}`)))
+        repo.listSimilarSongs(path.songId).pipe(detailOrNotFound(`Song ${path.songId}`)))
       .handle("contributors", ({ path }) =>
-        repo.songContributorsJson(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
+        repo.findSongContributors(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
   })
 ).pipe(Layer.provide(SongsRepo.Default))

@@ -251,18 +251,18 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       )
 
     /** Similar songs as JSON text; None when the song is not public. */
-    const similarSongsJson = (songId: number) =>
+    const listSimilarSongs = (songId: number) =>
       sql.unsafe<{ json: string }>(similarSql, [songId]).pipe(
         Effect.map(firstJson),
         Effect.orDie,
-        withSpan("SongsRepo.similarSongsJson")
+        withSpan("SongsRepo.listSimilarSongs")
       )
 
     /** Song contributors as JSON text; None when the audience may not see the song. */
-    const songContributorsJson = (songId: number, audience: Audience) =>
+    const findSongContributors = (songId: number, audience: Audience) =>
       contributorsById[audience](songId).pipe(
         Effect.orDie,
-        withSpan("SongsRepo.songContributorsJson")
+        withSpan("SongsRepo.findSongContributors")
       )
 
     /**
@@ -292,7 +292,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     }
 
     /** Browse of public songs. */
-    const browseSongs = (browse: SongBrowse, page: PageParamsInput) => {
+    const listSongs = (browse: SongBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
       const filters: Array<Statement.Fragment> = []
@@ -320,17 +320,17 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         : undefined
       return steeredKeysetPage(songSort(sortName, order === "desc"), filters, page, scope, keptSongTotal(browse), seek).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("SongsRepo.browseSongs")
+        withSpan("SongsRepo.listSongs")
       )
     }
 
     /** `ids=`: the asked public songs' summaries, in the order asked. */
-    const songsByIds = (ids: ReadonlyArray<number>) =>
+    const listSongsByIds = (ids: ReadonlyArray<number>) =>
       batchLookup("public_songs s", "s", songSummaryJsonSql("s"), ids).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("SongsRepo.songsByIds")
+        withSpan("SongsRepo.listSongsByIds")
       )
 
-    return { songDetailJson, similarSongsJson, songContributorsJson, browseSongs, songsByIds } as const
+    return { songDetailJson, listSimilarSongs, findSongContributors, listSongs, listSongsByIds } as const
   })
 }) {}
