@@ -211,3 +211,9 @@ RETURNS TABLE (released_at date, songs_before bigint) LANGUAGE sql STABLE AS $$
   UNION ALL
   (SELECT * FROM oldest WHERE songs_before <= skip ORDER BY released_at DESC LIMIT 1)
 $$;
+
+-- /v1/discovery's "on this day": the songs of today's month and day in its order, so that the walk
+-- stops after 10 rows instead of reading every song of the day (~4,900 heap rows at 1M songs).
+CREATE INDEX songs_on_this_day_idx ON songs (
+  extract(month FROM released_at), extract(day FROM released_at), vidsvc_views DESC NULLS LAST, released_at DESC, id DESC
+) WHERE song_is_live(published_at, deleted_at) AND date_type = 'FULL';
