@@ -101,7 +101,9 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
         ? sql`SELECT coalesce(sum(album_count), 0) FROM public_album_type_counts`
         : sql`SELECT coalesce((SELECT album_count FROM public_album_type_counts WHERE album_type = ${browse.type}), 0)`
       // the exact kept total steers the walk: none past the end, the second half from the end
-      return steeredKeysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, total).pipe(
+      // a type is a third of the albums or more: always walked in order
+      const steered = { collect: [], walk: filters, scale: sql`SELECT 0` }
+      return steeredKeysetPage({ ...albumSorts[sortName], descending: order === "desc" }, steered, page, scope, total).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("AlbumsRepo.listAlbums")
       )

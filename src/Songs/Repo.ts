@@ -295,19 +295,24 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     const listSongs = (browse: SongBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
-      const filters: Array<Statement.Fragment> = []
+      // each filter as a join for collecting few matches, and as a probe (OFFSET 0) for walking in order
+      const collect: Array<Statement.Fragment> = []
+      const walk: Array<Statement.Fragment> = []
       if (browse.genre !== undefined) {
-        // EXISTS with the genre's id as one value: the planner can start from a year's range and
-        // probe each song's genres, instead of collecting every song of the genre (~0.5 s for pop+year)
-        filters.push(sql`EXISTS (SELECT 1 FROM song_genres sg
-                                 WHERE sg.song_id = s.id AND sg.genre_id = (SELECT id FROM genres WHERE slug = ${browse.genre}))`)
+        // the genre's id as one value: the planner can start from a year's range and probe each song's genres
+        const genre = sql`(SELECT id FROM genres WHERE slug = ${browse.genre})`
+        collect.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genre})`)
+        walk.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genre} OFFSET 0)`)
       }
       if (browse.label !== undefined) {
-        filters.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
+        collect.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
+        walk.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label} OFFSET 0)`)
       }
       if (browse.year !== undefined) {
-        filters.push(sql`s.released_at >= CAST(${`${browse.year}-01-01`} AS date)
-                         AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`)
+        const year = sql`s.released_at >= CAST(${`${browse.year}-01-01`} AS date)
+                         AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`
+        collect.push(year)
+        walk.push(year)
       }
       const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
       // release order without genre and label: deep offsets seek by the kept per-date counts
@@ -318,6 +323,12 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
                 CAST(${browse.year === undefined ? "infinity" : `${browse.year + 1}-01-01`} AS date),
                 ${order === "desc"}, ${offset})`
         : undefined
+      // in release order a year is a range of the index: its walk reads that year's songs at most, never collected
+      const walkOnly = sortName === "released" && (browse.year !== undefined || seek !== undefined)
+      // with a year, its range (~25k songs at 1M) drives the collection: a prepared statement's plan
+      // cannot tell a label of 90k songs from one of 500
+      const collected = browse.year !== undefined ? walk : collect
+      const filters = { collect: walkOnly ? [] : collected, walk, scale: sql`SELECT live_songs FROM catalogue_counts` }
       return steeredKeysetPage(songSort(sortName, order === "desc"), filters, page, scope, keptSongTotal(browse), seek).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("SongsRepo.listSongs")
