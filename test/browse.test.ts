@@ -195,7 +195,7 @@ describe("deep pagination (issue 4 point 2)", () => {
   afterAll(async () => {
     await deep?.stop()
     await (await database).drop()
-  })
+  }, 60_000)
 
   test("walking 10,000+ songs by cursor returns every row once, in order, with deep pages as cheap as the first", async () => {
     deep = await startServer({ database: await database })
