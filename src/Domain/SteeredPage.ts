@@ -74,10 +74,11 @@ export const steeredKeysetPage = (
               AND ${lit(sort.key)} ${lit(sort.descending ? "<=" : ">=")} (SELECT key FROM seek)
             ORDER BY ${lit(order)} LIMIT ${limit} OFFSET ${offset} - (SELECT songs_before FROM seek)`
       : page.after === undefined
-      // the first half: the walk to the page is no longer than the walk from the end
+      // the first half: the walk to the page is no longer than the walk from the end. OFFSET least(...):
+      // planned for offset 2^31-1 as written, the gated-off arm got a parallel sort (workers started for nothing)
       ? sql`SELECT ${a}.* FROM ${source}
             WHERE ${walkWhere} AND ${walking} AND ${offset} < (SELECT n FROM total) AND 2 * ${offset} + ${limit} <= (SELECT n FROM total)
-            ORDER BY ${lit(order)} LIMIT ${limit} OFFSET ${offset}`
+            ORDER BY ${lit(order)} LIMIT ${limit} OFFSET least(${offset}, (SELECT n FROM total))`
       : sql`SELECT ${a}.* FROM ${source} WHERE ${walkWhere} AND ${walking} AND ${after} ORDER BY ${lit(order)} LIMIT ${limit}`
     // the second half, from the end: rows [offset, offset+limit) are the last-first rows [total-offset-limit, total-offset)
     const backward = page.after === undefined && !seeking
@@ -92,7 +93,7 @@ export const steeredKeysetPage = (
       ? sql`SELECT ${a}.* FROM ${source} WHERE FALSE`
       : sql`SELECT ${a}.* FROM (SELECT ${a}.* FROM ${source} WHERE ${and(filters.collect)} AND ${after} OFFSET 0) ${a}
             WHERE NOT ${walking} AND ${offset} < (SELECT n FROM total)
-            ORDER BY ${lit(order)} LIMIT ${limit} OFFSET ${page.after === undefined ? offset : sql`0`}`
+            ORDER BY ${lit(order)} LIMIT ${limit} OFFSET ${page.after === undefined ? sql`least(${offset}, (SELECT n FROM total))` : sql`0`}`
     const rows = yield* sql<{ total: number; served: number; json: string; last_key: string | null }>`
       WITH total AS MATERIALIZED (SELECT (${total})::bigint AS n),
       steer AS MATERIALIZED (
