@@ -107,7 +107,10 @@ describe("GET /v1/songs", () => {
       "/v1/songs?limit=11&sort=popular&order=asc",
       "/v1/songs?limit=8&sort=title",
       "/v1/songs?limit=5&sort=title&order=desc&genre=pop",
-      "/v1/songs?limit=6&genre=dangdut&order=asc"
+      "/v1/songs?limit=6&genre=dangdut&order=asc",
+      // few matches: collected and sorted (src/Domain/SteeredPage.ts), cursors included
+      "/v1/songs?limit=1&label=1&sort=title",
+      "/v1/songs?limit=2&label=1&genre=pop&sort=popular&order=asc"
     ]) {
       const limit = Number(/limit=(\d+)/.exec(path)?.[1])
       const byCursor = (await walkByCursor(path)).map((s) => s.id)
