@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop()
   await server.database.drop()
-})
+}, 60_000)
 
 const Response = DetailEnvelope(Discovery, "DiscoveryResponse")
 

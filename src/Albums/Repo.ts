@@ -1,7 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
 import * as Effect from "effect/Effect"
-import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import type { KeysetSort } from "../Domain/Keyset.js"
+import { steeredKeysetPage } from "../Domain/SteeredPage.js"
 import { PoolQuery } from "../Database.js"
 import { albumDetail, albumSource, staffAlbumDetail } from "../Domain/Album.js"
 import { jsonById } from "../Domain/Detail.js"
@@ -69,7 +70,10 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
       const total = browse.type === undefined
         ? sql`SELECT coalesce(sum(album_count), 0) FROM public_album_type_counts`
         : sql`SELECT coalesce((SELECT album_count FROM public_album_type_counts WHERE album_type = ${browse.type}), 0)`
-      return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, { total }).pipe(
+      // the exact kept total steers the walk: none past the end, the second half from the end
+      // a type is a third of the albums or more: always walked in order
+      const steered = { collect: [], walk: filters, scale: sql`SELECT 0` }
+      return steeredKeysetPage({ ...albumSorts[sortName], descending: order === "desc" }, steered, page, scope, total).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("AlbumsRepo.listAlbums")
       )

@@ -37,20 +37,22 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
   ],
   song_genres: [
     "song_genres_catalogue_count_truncate", "song_genres_count_delete", "song_genres_count_insert", "song_genres_count_truncate",
-    "song_genres_count_update", "song_genres_genre_song_count_delete", "song_genres_genre_song_count_insert",
-    "song_genres_genre_song_count_truncate", "song_genres_genre_song_count_update", "song_genres_scheduled_count_delete", "song_genres_scheduled_count_insert",
+    "song_genres_count_update", "song_genres_facet_count_delete", "song_genres_facet_count_insert", "song_genres_facet_count_truncate",
+    "song_genres_facet_count_update", "song_genres_genre_song_count_delete", "song_genres_genre_song_count_insert", "song_genres_genre_song_count_truncate",
+    "song_genres_genre_song_count_update", "song_genres_scheduled_count_delete", "song_genres_scheduled_count_insert",
     "song_genres_scheduled_count_update"
   ],
   song_labels: [
     "song_labels_catalogue_count_truncate", "song_labels_count_delete", "song_labels_count_insert", "song_labels_count_truncate",
-    "song_labels_count_update", "song_labels_label_song_count_delete", "song_labels_label_song_count_insert",
-    "song_labels_label_song_count_truncate", "song_labels_label_song_count_update", "song_labels_scheduled_count_delete", "song_labels_scheduled_count_insert",
+    "song_labels_count_update", "song_labels_facet_count_delete", "song_labels_facet_count_insert", "song_labels_facet_count_truncate",
+    "song_labels_facet_count_update", "song_labels_label_song_count_delete", "song_labels_label_song_count_insert", "song_labels_label_song_count_truncate",
+    "song_labels_label_song_count_update", "song_labels_scheduled_count_delete", "song_labels_scheduled_count_insert",
     "song_labels_scheduled_count_update"
   ],
   songs: [
     "songs_artist_song_count_truncate", "songs_artist_song_count_update", "songs_catalogue_count_delete",
     "songs_catalogue_count_insert", "songs_catalogue_count_truncate", "songs_catalogue_count_update", "songs_count_update",
-    "songs_link_song_count_truncate", "songs_link_song_count_update",
+    "songs_facet_count_truncate", "songs_facet_count_update", "songs_link_song_count_truncate", "songs_link_song_count_update",
     "songs_member_count_truncate", "songs_member_count_update", "songs_scheduled_count_delete", "songs_scheduled_count_insert",
     "songs_scheduled_count_update"
   ]
@@ -84,6 +86,7 @@ export const RECOUNTS = [
   "recount_link_song_counts",
   "recount_member_contribution_ranks",
   "recount_scheduled_label_albums",
+  "recount_song_facet_counts",
   // last: the feed's first entries read the catalogue as the counts left it
   "feed_backfill"
 ] as const

@@ -4,7 +4,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
-import { keysetPage } from "../Domain/Keyset.js"
+import { steeredKeysetPage } from "../Domain/SteeredPage.js"
 import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
@@ -39,6 +39,20 @@ const creditedSql = (tag: string, artists: string) =>
 const trending = SIMILAR_ORDER
 
 /**
+ * Are the group's artists' songs dense in trending order: SIMILAR_DENSE_SONGS public songs of any
+ * role (kept), and as many credits of the group's own role (counted, stopping there)? A prolific
+ * writer who rarely performs is not dense as a performer: walking for their few performances
+ * passed the statement timeout at 1M songs.
+ */
+const denseSql = (tag: string, artists: string) => `CASE
+  WHEN coalesce((SELECT sum(ac.settled_songs) FROM artist_song_counts ac
+                 WHERE ac.artist_id IN (SELECT artist_id FROM ${artists})), 0) >= ${SIMILAR_DENSE_SONGS}
+  THEN (SELECT count(*) FROM (
+          SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
+          WHERE c.artist_id IN (SELECT artist_id FROM ${artists}) LIMIT ${SIMILAR_DENSE_SONGS}) tagged) >= ${SIMILAR_DENSE_SONGS}
+  ELSE false END`
+
+/**
  * A group's 10 most watched-per-day public songs other than $1, credited as `tag` to `artists`
  * and passing `also`: walked in `songs_public_trending_idx` order with a credit probe per song
  * when the artists are prolific (`dense`; the walk stops after 10 hits), else collected from
@@ -71,11 +85,7 @@ const similarSql = `
   my_writers AS MATERIALIZED (
     SELECT DISTINCT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'writer' WHERE c.song_id = $1),
   dense AS MATERIALIZED (
-    SELECT
-      coalesce((SELECT sum(ac.settled_songs) FROM artist_song_counts ac
-                WHERE ac.artist_id IN (SELECT artist_id FROM my_performers)), 0) >= ${SIMILAR_DENSE_SONGS} AS performers,
-      coalesce((SELECT sum(ac.settled_songs) FROM artist_song_counts ac
-                WHERE ac.artist_id IN (SELECT artist_id FROM my_writers)), 0) >= ${SIMILAR_DENSE_SONGS} AS writers),
+    SELECT ${denseSql("performer", "my_performers")} AS performers, ${denseSql("writer", "my_writers")} AS writers),
   artist_songs AS (${groupSql("performer", "my_performers", "performers", "true")}),
   writer_songs AS (${groupSql("writer", "my_writers", "writers", `NOT ${creditedSql("performer", "my_performers")}`)}),
   genre_songs AS (
@@ -135,12 +145,18 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       )
 
     /**
-     * The browse's total from the kept counts of sql/0003 and 0006 when at most one filter is
-     * given; undefined (count the matching rows) for combined filters.
+     * The browse's total from kept counts: one filter or none from sql/0003 and 0006, two or three
+     * from sql/0018's song_facet_counts. An unknown genre slug matches nothing.
      */
-    const keptSongTotal = (browse: SongBrowse): Statement.Fragment | undefined => {
+    const keptSongTotal = (browse: SongBrowse): Statement.Fragment => {
       const given = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length
-      if (given > 1) return undefined
+      if (given > 1) {
+        const facets = (genre: Statement.Fragment) =>
+          sql`public_song_facet_count(${genre}, CAST(${browse.label ?? null} AS integer), CAST(${browse.year ?? null} AS integer))`
+        return browse.genre === undefined
+          ? sql`SELECT ${facets(sql`NULL`)}`
+          : sql`SELECT coalesce((SELECT ${facets(sql`g.id`)} FROM genres g WHERE g.slug = ${browse.genre}), 0)`
+      }
       if (browse.genre !== undefined) {
         return sql`SELECT coalesce((SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}), 0)`
       }
@@ -158,24 +174,41 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     const listSongs = (browse: SongBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
-      const filters: Array<Statement.Fragment> = []
+      // each filter as a join for collecting few matches, and as a probe (OFFSET 0) for walking in order
+      const collect: Array<Statement.Fragment> = []
+      const walk: Array<Statement.Fragment> = []
       if (browse.genre !== undefined) {
-        // EXISTS with the genre's id as one value: the planner can start from a year's range and
-        // probe each song's genres, instead of collecting every song of the genre (~0.5 s for pop+year)
-        filters.push(sql`EXISTS (SELECT 1 FROM song_genres sg
-                                 WHERE sg.song_id = s.id AND sg.genre_id = (SELECT id FROM genres WHERE slug = ${browse.genre}))`)
+        // the genre's id as one value: the planner can start from a year's range and probe each song's genres
+        const genre = sql`(SELECT id FROM genres WHERE slug = ${browse.genre})`
+        collect.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genre})`)
+        walk.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genre} OFFSET 0)`)
       }
       if (browse.label !== undefined) {
-        filters.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
+        collect.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
+        walk.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label} OFFSET 0)`)
       }
       if (browse.year !== undefined) {
-        filters.push(sql`s.released_at >= CAST(${`${browse.year}-01-01`} AS date)
-                         AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`)
+        const year = sql`s.released_at >= CAST(${`${browse.year}-01-01`} AS date)
+                         AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`
+        collect.push(year)
+        walk.push(year)
       }
       const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
-      return keysetPage(songSort(sortName, order === "desc"), filters, page, scope, {
-        total: keptSongTotal(browse)
-      }).pipe(
+      // release order without genre and label: deep offsets seek by the kept per-date counts
+      const seek = sortName === "released" && browse.genre === undefined && browse.label === undefined
+        ? (offset: number) =>
+          sql`SELECT released_at AS key, songs_before FROM public_song_release_seek(
+                CAST(${browse.year === undefined ? "0001-01-01" : `${browse.year}-01-01`} AS date),
+                CAST(${browse.year === undefined ? "infinity" : `${browse.year + 1}-01-01`} AS date),
+                ${order === "desc"}, ${offset})`
+        : undefined
+      // in release order a year is a range of the index: its walk reads that year's songs at most, never collected
+      const walkOnly = sortName === "released" && (browse.year !== undefined || seek !== undefined)
+      // with a year, its range (~25k songs at 1M) drives the collection: a prepared statement's plan
+      // cannot tell a label of 90k songs from one of 500
+      const collected = browse.year !== undefined ? walk : collect
+      const filters = { collect: walkOnly ? [] : collected, walk, scale: sql`SELECT live_songs FROM catalogue_counts` }
+      return steeredKeysetPage(songSort(sortName, order === "desc"), filters, page, scope, keptSongTotal(browse), seek).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("SongsRepo.listSongs")
       )

@@ -45,7 +45,7 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
 const enc = encodeURIComponent
 
 /** The families and their paths, drawn from the catalogue itself (deterministic: ordered queries). */
-const families = async (url: string): Promise<Array<Family>> => {
+export const families = async (url: string): Promise<Array<Family>> => {
   const column = (text: string) => queryColumn(url, text)
   const popularSongs = await column("SELECT id AS v FROM public_songs ORDER BY vidsvc_views DESC NULLS LAST, id LIMIT 5")
   const rareSongs = await column("SELECT id AS v FROM public_songs ORDER BY vidsvc_views NULLS FIRST, id LIMIT 5")
@@ -56,6 +56,9 @@ const families = async (url: string): Promise<Array<Family>> => {
     "SELECT artist_id AS v FROM artist_counts WHERE live_credits BETWEEN 1 AND 2 ORDER BY artist_id LIMIT 5")
   const albums = await column("SELECT id AS v FROM public_albums WHERE id % 101 = 1 ORDER BY id LIMIT 10")
   const lists = await column("SELECT id AS v FROM public_curated_lists ORDER BY id LIMIT 5")
+  const bigLists = await column(`SELECT l.id AS v FROM public_curated_lists l
+    ORDER BY (SELECT count(*) FROM curated_list_songs e WHERE e.list_id = l.id)
+           + (SELECT count(*) FROM curated_list_albums e WHERE e.list_id = l.id) DESC, l.id LIMIT 3`)
   const bigLabels = await column("SELECT label_id AS v FROM label_counts ORDER BY live_songs DESC, label_id LIMIT 5")
   const smallLabels = await column("SELECT label_id AS v FROM label_counts WHERE live_songs > 0 ORDER BY live_songs, label_id LIMIT 5")
   const midLabels = await column("SELECT label_id AS v FROM label_counts ORDER BY abs(live_songs - 3000), label_id LIMIT 2")
@@ -72,31 +75,79 @@ const families = async (url: string): Promise<Array<Family>> => {
   const titles = await column("SELECT title AS v FROM public_songs WHERE id % 9973 = 5 ORDER BY id LIMIT 6")
   const names = await column("SELECT name AS v FROM artists WHERE id % 7919 = 11 ORDER BY id LIMIT 6")
   const years = ["1998", "2015", "2023"]
+  const publicSongCount = Number((await column("SELECT count(*) AS v FROM public_songs"))[0])
+  // every offset depth up to the largest the API takes: past the end, the middle, near the end
+  const songOffsets = ["0", "2000", "10000", "100000", String(Math.floor(publicSongCount / 2)), String(publicSongCount - 20), "2147483647"]
+  const rareGenres = await column("SELECT g.slug AS v FROM genres g JOIN genre_counts c ON c.genre_id = g.id ORDER BY c.live_songs, g.id LIMIT 2")
+  // performers who are prolific in another role (any-role count high, performer credits few)
+  const writerPerformedSongs = await column(`SELECT min(c.song_id) AS v FROM artist_song_counts ac
+    JOIN credits c ON c.artist_id = ac.artist_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+    JOIN public_songs s ON s.id = c.song_id
+    WHERE ac.artist_id IN (SELECT artist_id FROM artist_song_counts ORDER BY settled_songs DESC, artist_id LIMIT 40)
+    GROUP BY ac.artist_id HAVING count(*) < 50 ORDER BY ac.artist_id LIMIT 4`)
+  const rareGenreSongs = await column(`SELECT min(s.id) AS v FROM public_songs s JOIN song_genres g ON g.song_id = s.id
+    WHERE g.genre_id IN (SELECT genre_id FROM genre_counts ORDER BY live_songs, genre_id LIMIT 3)
+      AND NOT EXISTS (SELECT 1 FROM song_genres o JOIN genre_counts oc ON oc.genre_id = o.genre_id
+                      WHERE o.song_id = s.id AND oc.live_songs > 20000)
+    GROUP BY g.genre_id ORDER BY 1`)
+  const muchEditedSongs = await column(
+    "SELECT song_id AS v FROM contributions GROUP BY song_id ORDER BY count(*) DESC, song_id LIMIT 3")
   const searchQueries = [...titles, ...names, ...titles.map((t) => t.slice(0, 4)), "a", "si", "lov", "cinta", "dato sri", "xqzw"]
   const each = <A>(values: ReadonlyArray<A>, f: (value: A) => string) => values.map(f)
   const songSorts = ["released", "popular", "title"]
   const deepOffsets = ["0", "2000", "10000"]
   return [
     { name: "/v1/songs/{id}", paths: each([...popularSongs, ...rareSongs, ...someSongs], (id) => `/v1/songs/${id}`) },
-    { name: "/v1/songs/{id}/similar", paths: each([...popularSongs, ...rareSongs, ...someSongs], (id) => `/v1/songs/${id}/similar`) },
-    { name: "/v1/songs/{id}/contributors", paths: each([...popularSongs, ...someSongs], (id) => `/v1/songs/${id}/contributors`) },
+    {
+      name: "/v1/songs/{id}/similar",
+      paths: each([...popularSongs, ...rareSongs, ...someSongs, ...writerPerformedSongs, ...rareGenreSongs], (id) => `/v1/songs/${id}/similar`)
+    },
+    {
+      name: "/v1/songs/{id}/contributors",
+      paths: each([...popularSongs, ...someSongs, ...muchEditedSongs], (id) => `/v1/songs/${id}/contributors`)
+    },
     {
       name: "/v1/songs (sorts, offsets)",
-      paths: songSorts.flatMap((sort) => deepOffsets.map((offset) => `/v1/songs?sort=${sort}&offset=${offset}`))
+      paths: songSorts.flatMap((sort) =>
+        ["asc", "desc"].flatMap((order) => songOffsets.map((offset) => `/v1/songs?sort=${sort}&order=${order}&offset=${offset}`))
+      )
     },
     {
       name: "/v1/songs (genre, label, year filters)",
       paths: [
-        ...genres.slice(0, 4).map((g) => `/v1/songs?genre=${g}`),
-        ...bigLabels.slice(0, 2).map((l) => `/v1/songs?label=${l}`),
+        ...[...genres.slice(0, 4), ...rareGenres].map((g) => `/v1/songs?genre=${g}`),
+        ...[...bigLabels.slice(0, 2), ...smallLabels.slice(0, 2)].map((l) => `/v1/songs?label=${l}`),
         ...years.map((y) => `/v1/songs?year=${y}`),
-        `/v1/songs?genre=${genres[0]}&year=2015`
+        `/v1/songs?year=2015&offset=5000`,
+        `/v1/songs?year=2015&order=asc&offset=20000`
       ]
     },
-    { name: "/v1/albums (sorts, types)", paths: ["/v1/albums", "/v1/albums?sort=title", "/v1/albums?type=ep", "/v1/albums?offset=5000"] },
+    {
+      name: "/v1/songs (two and three filters)",
+      paths: [
+        ...[genres[0]!, genres[1]!, rareGenres[0]!].flatMap((g) => [
+          ...years.map((y) => `/v1/songs?genre=${g}&year=${y}`),
+          `/v1/songs?genre=${g}&label=${bigLabels[0]}`,
+          `/v1/songs?genre=${g}&label=${smallLabels[0]}`,
+          `/v1/songs?genre=${g}&label=${bigLabels[0]}&year=2015`,
+          `/v1/songs?genre=${g}&label=${smallLabels[0]}&year=2015&sort=popular`
+        ]),
+        ...[bigLabels[0]!, bigLabels[1]!, smallLabels[0]!].flatMap((l) => years.map((y) => `/v1/songs?label=${l}&year=${y}&sort=title`)),
+        `/v1/songs?genre=${genres[0]}&year=2015&offset=1000`,
+        `/v1/songs?genre=${genres[0]}&label=${bigLabels[0]}&sort=popular&offset=400`
+      ]
+    },
+    {
+      name: "/v1/albums (sorts, types)",
+      paths: ["released", "title"].flatMap((sort) =>
+        ["", "&type=album", "&type=ep", "&type=single"].flatMap((type) =>
+          ["0", "5000", "40000", "2147483647"].map((offset) => `/v1/albums?sort=${sort}${type}&offset=${offset}`)
+        )
+      ).concat(["/v1/albums?order=asc", "/v1/albums?sort=title&order=desc&offset=60000"])
+    },
     { name: "/v1/albums/{id}", paths: each(albums, (id) => `/v1/albums/${id}`) },
     { name: "/v1/curated-lists", paths: ["/v1/curated-lists", "/v1/curated-lists?offset=40"] },
-    { name: "/v1/curated-lists/{id}", paths: each(lists, (id) => `/v1/curated-lists/${id}`) },
+    { name: "/v1/curated-lists/{id}", paths: each([...lists, ...bigLists], (id) => `/v1/curated-lists/${id}`) },
     { name: "/v1/artists?sort=name", paths: deepOffsets.map((o) => `/v1/artists?sort=name&offset=${o}`) },
     { name: "/v1/artists?sort=songs", paths: deepOffsets.map((o) => `/v1/artists?sort=songs&offset=${o}`) },
     {
