@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
 import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
-import { PoolQuery } from "../Database.js"
+import { Statements } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -79,8 +79,9 @@ export interface AlbumBrowse {
 export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const query = yield* PoolQuery
-    const detailById = { public: jsonById(query, albumDetailSql("public")), staff: jsonById(query, albumDetailSql("staff")) } as const
+    const statements = yield* Statements
+    const byId = (textBeforeId: string) => jsonById(statements, (id) => sql<{ json: string }>`${sql.literal(textBeforeId)}${id}`)
+    const detailById = { public: byId(albumDetailSql("public")), staff: byId(albumDetailSql("staff")) } as const
 
     /** Album detail as JSON text; None when the audience may not see the album. */
     const albumDetailJson = (albumId: number, audience: Audience) =>

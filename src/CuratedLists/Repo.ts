@@ -4,7 +4,7 @@ import { albumsOf } from "../Albums/Repo.js"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
 import { curatedListHeaderFieldsSql, curatedListSummaryJsonSql } from "../Domain/CuratedListSummary.js"
 import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
-import { PoolQuery } from "../Database.js"
+import { Statements } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import {
@@ -60,8 +60,9 @@ const listSummarySort: KeysetSort = {
 export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalogue/CuratedListsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const query = yield* PoolQuery
-    const detailById = { public: jsonById(query, listDetailSql("public")), staff: jsonById(query, listDetailSql("staff")) } as const
+    const statements = yield* Statements
+    const byId = (textBeforeId: string) => jsonById(statements, (id) => sql<{ json: string }>`${sql.literal(textBeforeId)}${id}`)
+    const detailById = { public: byId(listDetailSql("public")), staff: byId(listDetailSql("staff")) } as const
 
     /** Curated list as JSON text; None when the audience may not see the list. */
     const curatedListJson = (listId: number, audience: Audience) =>
