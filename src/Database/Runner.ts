@@ -67,7 +67,7 @@ const submit = (client: pg.PoolClient, query: Sendable, queryMs: number | undefi
   }
   // pg emits a lost connection here first, and fails the statement with an uncoded error after
   const lost = (cause: Error) => answer(new DatabaseFault("lost", 0, { cause }), undefined, true)
-  client.once("error", lost)
+  client.on("error", lost)
   if (queryMs !== undefined) {
     timer = setTimeout(() => answer(new DatabaseFault("query", queryMs), undefined, true), queryMs)
   }
