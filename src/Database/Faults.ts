@@ -20,13 +20,15 @@ export class DatabaseFault extends Error {
         : kind === "query"
         ? `no answer from the database within ${afterMs} ms (query timeout); the connection was destroyed`
         : kind === "connect"
-        ? "could not connect to the database"
+        ? `could not connect to the database (${messageOf(options?.cause)})`
         : "the connection to the database was lost under a statement",
       options
     )
     this.name = "DatabaseFault"
   }
 }
+
+const messageOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
 /** SQLSTATEs of a database that is down, starting, out of connections, or that cancelled on a timeout. */
 const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014"])
