@@ -1,21 +1,22 @@
+import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { createHash } from "node:crypto"
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
-import { boundWaiting, type WaitingBounds } from "./DatabaseFaults.js"
-import { withSpan } from "./Spans.js"
+import { makeRunner, type WaitingBounds } from "./Database/Runner.js"
+import { makeSqlClient } from "./Database/SqlClient.js"
+import { makeStatements, Statements } from "./Database/Statements.js"
 
-export { DatabaseFault, isDatabaseUnavailable } from "./DatabaseFaults.js"
+export { DatabaseFault, isDatabaseUnavailable } from "./Database/Faults.js"
+export { type Prepared, Statements } from "./Database/Statements.js"
 
 export const SQL_DIR = resolve(import.meta.dir, "../sql")
 
@@ -24,28 +25,6 @@ export class DatabaseMode extends Context.Tag("catalogue/DatabaseMode")<
   DatabaseMode,
   { readonly kind: "postgres" | "embedded"; readonly description: string }
 >() {}
-
-/**
- * Names every parameterised statement by a hash of its text, so Postgres plans it once per
- * connection instead of on every request. Query texts come from fixed templates; past
- * `maxNames` distinct texts (a runaway caller) statements stay unnamed.
- */
-const prepareStatementsByName = (client: pg.PoolClient, names: Map<string, string>, maxNames = 2000) => {
-  const original = client.query.bind(client) as (...args: Array<unknown>) => unknown
-  const named = (...args: Array<unknown>): unknown => {
-    const [text, values, callback] = args
-    if (typeof text === "string" && Array.isArray(values) && values.length > 0 && typeof callback === "function") {
-      let name = names.get(text)
-      if (name === undefined && names.size < maxNames) {
-        name = "s" + createHash("sha1").update(text).digest("base64url").slice(0, 20)
-        names.set(text, name)
-      }
-      if (name !== undefined) return original({ name, text, values }, callback)
-    }
-    return original(...args)
-  }
-  Object.assign(client, { query: named })
-}
 
 /** Session settings every connection starts with; asset_url() reads the CDN base from them. */
 export const sessionSettings = (cdnBaseUrl: string, statementTimeoutMs: number) => ({
@@ -66,62 +45,38 @@ const TYPES = {
     oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")
 }
 
-/**
- * One parameterised statement straight through the pool, for the hottest reads (a detail by
- * id): ~75 us of CPU against ~160 us through `@effect/sql`'s statement (compile, transformer
- * and span bookkeeping, a scope per connection acquire), measured 20 at a time in process. It
- * keeps what matters of the latter: the `sql.execute` client span with the same attributes
- * (the text, never the values), the statement named by its text, a SqlError on failure.
- */
-export class PoolQuery extends Context.Tag("catalogue/PoolQuery")<
-  PoolQuery,
-  <A extends object>(text: string, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
->() {}
-
-const makePoolQuery = (pool: pg.Pool): PoolQuery["Type"] => {
-  const options = pool.options as pg.PoolConfig
+/** What every statement's span says of the database (as @effect/sql-pg's own client would). */
+const spanAttributesOf = (options: pg.PoolConfig): ReadonlyArray<readonly [string, unknown]> => {
   const connection = options.connectionString === undefined ? undefined : new URL(options.connectionString)
-  const attributes = {
-    "db.system.name": "postgresql",
-    "db.namespace": connection?.pathname.slice(1) || (options.database ?? "postgres"),
-    "server.address": connection?.hostname ?? options.host ?? "localhost",
-    "server.port": Number(connection?.port || options.port || 5432),
-    "db.operation.name": "execute"
-  }
-  return <A extends object>(text: string, params: ReadonlyArray<unknown>) =>
-    Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
-      pool.query(text, params as Array<unknown>, (error: Error | undefined, result: pg.QueryResult) => {
-        resume(
-          error === undefined || error === null
-            ? Effect.succeed(result.rows as Array<A>)
-            : Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" }))
-        )
-      })
-    }).pipe(
-      withSpan("sql.execute", {
-        kind: "client",
-        attributes: { ...attributes, "db.query.text": text }
-      })
-    )
+  return [
+    ["db.system.name", "postgresql"],
+    ["db.namespace", connection?.pathname.slice(1) || (options.database ?? "postgres")],
+    ["server.address", connection?.hostname ?? options.host ?? "localhost"],
+    ["server.port", Number(connection?.port || options.port || 5432)]
+  ]
 }
 
-/** The @effect/sql client and PoolQuery over one pool. */
-const poolLayer = (acquirePool: Effect.Effect<pg.Pool, SqlError.SqlError, import("effect/Scope").Scope>) =>
+/**
+ * The query path over one pool (docs/operations.md): the runner sends every statement, the
+ * @effect/sql client's and the prepared by-key reads' alike.
+ */
+const queryPathLayer = (options: pg.PoolConfig, bounds?: WaitingBounds) =>
   Layer.unwrapScoped(
-    Effect.map(acquirePool, (pool) =>
-      Layer.merge(
-        PgClient.layerFromPool({ acquire: Effect.succeed(pool), types: TYPES }),
-        Layer.succeed(PoolQuery, makePoolQuery(pool))
-      ))
+    Effect.gen(function*() {
+      const pool = yield* makePool(options)
+      const runner = makeRunner(pool, bounds)
+      const spanAttributes = spanAttributesOf(options)
+      return Layer.merge(
+        Layer.effect(SqlClient.SqlClient, makeSqlClient(runner, spanAttributes)).pipe(Layer.provide(Reactivity.layer)),
+        Layer.succeed(Statements, makeStatements(runner, spanAttributes))
+      )
+    })
   )
 
-const makePool = (options: pg.PoolConfig, bounds?: WaitingBounds) =>
+const makePool = (options: pg.PoolConfig) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const pool = new pg.Pool({ ...options, types: TYPES })
-      const names = new Map<string, string>()
-      pool.on("connect", (client) => prepareStatementsByName(client, names))
-      if (bounds !== undefined) boundWaiting(pool, bounds)
       // An idle client losing its connection must not crash the process; the next query reconnects.
       pool.on("error", () => undefined)
       return pool
@@ -182,22 +137,20 @@ const openEmbedded = (dataDir: string) =>
 const postgresLayer = (url: Redacted.Redacted<string>) =>
   Layer.unwrapEffect(
     Effect.map(AppConfig, (config) =>
-      poolLayer(
-        makePool(
-          {
-            connectionString: Redacted.value(url),
-            max: config.databasePoolSize,
-            // also ends a connection attempt the server never answers
-            connectionTimeoutMillis: config.databaseAcquireTimeoutMs,
-            idleTimeoutMillis: 30_000,
-            options: startupOptions(sessionSettings(config.cdnBaseUrl, config.databaseStatementTimeoutMs))
-          },
-          {
-            acquireMs: config.databaseAcquireTimeoutMs,
-            // the server cancels at the statement timeout; past the margin it is not answering at all
-            queryMs: config.databaseStatementTimeoutMs + config.databaseDeadlineMarginMs
-          }
-        )
+      queryPathLayer(
+        {
+          connectionString: Redacted.value(url),
+          max: config.databasePoolSize,
+          // also ends a connection attempt the server never answers
+          connectionTimeoutMillis: config.databaseAcquireTimeoutMs,
+          idleTimeoutMillis: 30_000,
+          options: startupOptions(sessionSettings(config.cdnBaseUrl, config.databaseStatementTimeoutMs))
+        },
+        {
+          acquireMs: config.databaseAcquireTimeoutMs,
+          // the server cancels at the statement timeout; past the margin it is not answering at all
+          queryMs: config.databaseStatementTimeoutMs + config.databaseDeadlineMarginMs
+        }
       ).pipe(
         Layer.merge(
           Layer.succeed(DatabaseMode, { kind: "postgres", description: `PostgreSQL at ${describeUrl(url)}` })
@@ -221,7 +174,7 @@ const embeddedLayer = Layer.unwrapScoped(
     const { createPgConfig } = yield* Effect.promise(() => import("@electric-sql/pglite/node-postgres"))
     // Exactly one connection: PGlite is one backend; more breaks the wire protocol.
     const pgConfig = { ...createPgConfig(db), max: 1, idleTimeoutMillis: 0 } as unknown as pg.PoolConfig
-    return poolLayer(makePool(pgConfig)).pipe(
+    return queryPathLayer(pgConfig).pipe(
       Layer.merge(Layer.succeed(DatabaseMode, { kind: "embedded", description: `embedded PGlite in ${dataDir}` }))
     )
   })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import type * as SqlError from "@effect/sql/SqlError"
+import * as SqlError from "@effect/sql/SqlError"
 import { Cause, Runtime } from "effect"
 import { DatabaseFault, isDatabaseUnavailable } from "../src/Database.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
@@ -169,6 +169,15 @@ describe.skipIf(process.env.TEST_DATABASE_URL === undefined)("the database in th
     figures.push(`refused -> resumed: 200 after ${Math.round(recovered)} ms`)
   }, 30_000)
 
+  test("isDatabaseUnavailable reads codes only, never a message", () => {
+    const lostText = new Error("Connection terminated unexpectedly")
+    expect(isDatabaseUnavailable(new SqlError.SqlError({ cause: lostText, message: "Connection terminated" }))).toBe(false)
+    for (const code of ["57P01", "08006", "ECONNRESET", "DATABASE_FAULT"]) {
+      expect(isDatabaseUnavailable(new SqlError.SqlError({ cause: Object.assign(new Error("x"), { code }) }))).toBe(true)
+    }
+    expect(isDatabaseUnavailable(new SqlError.SqlError({ cause: Object.assign(new Error("x"), { code: "22012" }) }))).toBe(false)
+  })
+
   test("isDatabaseUnavailable tells each fault by its code, and a statement's own error from them", async () => {
     expect(isDatabaseUnavailable(await failureOf(server.sql("SELECT 1/0")))).toBe(false)
     expect(isDatabaseUnavailable(await failureOf(server.sql("SELECT * FROM no_such_table")))).toBe(false)
@@ -176,22 +185,26 @@ describe.skipIf(process.env.TEST_DATABASE_URL === undefined)("the database in th
     proxy.pause()
     const hung = await failureOf(server.sql("SELECT 1"))
     expect(hung.cause).toBeInstanceOf(DatabaseFault)
+    expect((hung.cause as DatabaseFault).kind).toBe("query")
     expect(isDatabaseUnavailable(hung)).toBe(true)
     proxy.resume()
     expect(await timeToRecover(server.baseUrl)).toBeLessThan(2000)
 
-    // a connection closed under a running statement: pg's error has no code, only what it is
+    // a connection closed under a running statement: pg's own error has no code, the runner's fault has
     const cut = failureOf(server.sql("SELECT pg_sleep(0.8)"))
     await Bun.sleep(300)
     proxy.drop()
     const lost = await cut
-    expect(lost.cause).not.toBeInstanceOf(DatabaseFault)
-    expect((lost.cause as { code?: unknown }).code).toBeUndefined()
+    expect(lost.cause).toBeInstanceOf(DatabaseFault)
+    expect((lost.cause as DatabaseFault).kind).toBe("lost")
+    expect(((lost.cause as DatabaseFault).cause as { code?: unknown }).code).toBeUndefined()
     expect(isDatabaseUnavailable(lost)).toBe(true)
 
     await Bun.sleep(200)
     const refused = await failureOf(server.sql("SELECT 3"))
-    expect((refused.cause as { code?: unknown }).code).toBe("ECONNREFUSED")
+    expect(refused.cause).toBeInstanceOf(DatabaseFault)
+    expect((refused.cause as DatabaseFault).kind).toBe("connect")
+    expect(((refused.cause as DatabaseFault).cause as { code?: unknown }).code).toBe("ECONNREFUSED")
     expect(isDatabaseUnavailable(refused)).toBe(true)
     proxy.resume()
     expect(await timeToRecover(server.baseUrl)).toBeLessThan(2000)

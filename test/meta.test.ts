@@ -90,7 +90,7 @@ describe("readiness without a database", () => {
       expect(stats.status).toBe(503)
       expect(stats.body).toEqual({ error: { code: "internal_error", message: expect.any(String) } })
       expect(stats.text).not.toMatch(/terminat|pg_|SQL|allow/i)
-      // the detail reads go through PoolQuery (src/Database.ts), not @effect/sql: the same 503
+      // the detail reads are prepared statements (src/Database/Statements.ts): the same runner, the same 503
       const song = await request(other.baseUrl, "/v1/songs/1")
       expect(song.status).toBe(503)
       expect(song.body).toEqual({ error: { code: "internal_error", message: expect.any(String) } })

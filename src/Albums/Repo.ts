@@ -3,7 +3,7 @@ import { batchLookup } from "../Domain/Batch.js"
 import * as Effect from "effect/Effect"
 import type { KeysetSort } from "../Domain/Keyset.js"
 import { steeredKeysetPage } from "../Domain/SteeredPage.js"
-import { PoolQuery } from "../Database.js"
+import { Statements } from "../Database.js"
 import { albumDetail, albumSource, staffAlbumDetail } from "../Domain/Album.js"
 import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -50,8 +50,9 @@ export interface AlbumBrowse {
 export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const query = yield* PoolQuery
-    const detailById = { public: jsonById(query, albumDetailSql("public")), staff: jsonById(query, albumDetailSql("staff")) } as const
+    const statements = yield* Statements
+    const byId = (textBeforeId: string) => jsonById(statements, (id) => sql<{ json: string }>`${sql.literal(textBeforeId)}${id}`)
+    const detailById = { public: byId(albumDetailSql("public")), staff: byId(albumDetailSql("staff")) } as const
 
     /** Album detail as JSON text; None when the audience may not see the album. */
     const findAlbum = (albumId: number, audience: Audience) =>

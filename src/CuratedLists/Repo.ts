@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
 import { curatedList, curatedListSource, curatedListSummary, staffCuratedList } from "../Domain/CuratedList.js"
-import { PoolQuery } from "../Database.js"
+import { Statements } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import type { Audience } from "../Domain/Song.js"
@@ -31,8 +31,9 @@ const listSummarySort: KeysetSort = {
 export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalogue/CuratedListsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const query = yield* PoolQuery
-    const detailById = { public: jsonById(query, listDetailSql("public")), staff: jsonById(query, listDetailSql("staff")) } as const
+    const statements = yield* Statements
+    const byId = (textBeforeId: string) => jsonById(statements, (id) => sql<{ json: string }>`${sql.literal(textBeforeId)}${id}`)
+    const detailById = { public: byId(listDetailSql("public")), staff: byId(listDetailSql("staff")) } as const
 
     /** Curated list as JSON text; None when the audience may not see the list. */
     const findCuratedList = (listId: number, audience: Audience) =>

@@ -1,6 +1,7 @@
+import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { PoolQuery } from "../Database.js"
+import type { Statements } from "../Database.js"
 import { notFound } from "./Errors.js"
 import { detailJson } from "./Json.js"
 
@@ -18,11 +19,14 @@ export const detailOrNotFound = (what: string) => <E, R>(json: Effect.Effect<Opt
   )
 
 /**
- * The JSON of one row by id, from a fixed statement that ends where its id goes
- * (`... WHERE s.id = `), through PoolQuery (src/Database.ts): the detail reads are the hottest
- * statements. The text is made once, so the statement-name lookup hashes it once.
+ * The JSON of one row by id, the hottest reads: `compose` places the id with the `sql` template
+ * (`(id) => sql`... WHERE s.id = ${id}``), compiled once into a prepared statement
+ * (src/Database/Statements.ts).
  */
-export const jsonById = (query: PoolQuery["Type"], textBeforeId: string) => {
-  const text = `${textBeforeId}$1`
-  return (id: number) => Effect.map(query<{ readonly json: string }>(text, [id]), (rows) => Option.fromNullable(rows[0]?.json))
+export const jsonById = (
+  statements: Statements["Type"],
+  compose: (id: number) => Statement.Statement<{ readonly json: string }>
+) => {
+  const prepared = statements.prepare(compose)
+  return (id: number) => Effect.map(statements.run(prepared, id), (rows) => Option.fromNullable(rows[0]?.json))
 }

@@ -18,7 +18,7 @@ import { inFlightHooks, InFlightRequests } from "../Shutdown.js"
 import { withSpan } from "../Spans.js"
 import { traceIdsOf, traceparentOf } from "../Telemetry.js"
 import type { Answer } from "./Answer.js"
-import { type Admitted, Edge, type Verdict } from "./Edge.js"
+import { type Admitted, Edge } from "./Edge.js"
 import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
 
 /** An answer as the platform's response: the content type and length follow the body. */
@@ -29,6 +29,8 @@ const toResponse = (answer: Answer): HttpServerResponse.HttpServerResponse => {
 }
 
 const EMPTY = new Uint8Array(0)
+
+const isSpan = (parent: Tracer.AnySpan): parent is Tracer.Span => parent._tag === "Span"
 
 /**
  * The order of the steps for a request the front door did not answer, in one place:
@@ -63,9 +65,7 @@ export const makePipeline = Effect.gen(function*() {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
       const source = request.source as Request
       const handed = edge.takeHandedOn(source)
-      const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan).pipe(
-        Option.filter((parent): parent is Tracer.Span => parent._tag === "Span")
-      )
+      const span = Option.filter(Context.getOption(fiber.currentContext, Tracer.ParentSpan), isSpan)
       const ids = handed?.ids ?? traceIdsOf(span, source.headers)
       const traceparent = traceparentOf(ids)
       rememberTraceId(request, ids.traceId)
@@ -74,20 +74,20 @@ export const makePipeline = Effect.gen(function*() {
       // what the log line names: the path and route the edge found (our 414/431 come before a route)
       let path: string | undefined
       let template: string | undefined
-      let verdict: Effect.Effect<Verdict>
+      let answered: Effect.Effect<Answer, never, HttpServerRequest.HttpServerRequest>
       if (handed !== undefined && "admitted" in handed) {
         path = handed.admitted.facts.path
         template = handed.admitted.route.template
-        verdict = Effect.succeed({ admitted: handed.admitted })
+        answered = route(app, handed.admitted)
       } else {
         const screened = handed?.screened ?? edge.screen(edge.factsOf(source, Option.getOrUndefined(request.remoteAddress)), traceparent)
         if ("answer" in screened) {
-          verdict = Effect.succeed(screened)
+          answered = Effect.succeed(screened.answer)
         } else {
           path = screened.facts.path
           template = screened.route?.template
           const looksUp = edge.cacheOn && screened.kind === "public" && screened.route !== undefined && request.method !== "OPTIONS"
-          verdict = Effect.flatMap(edge.limit(screened), (decision) => {
+          const verdict = Effect.flatMap(edge.limit(screened), (decision) => {
             const decided = Effect.sync(() => edge.decide(screened, decision, traceparent))
             if (!looksUp) return decided
             return decided.pipe(
@@ -95,10 +95,10 @@ export const makePipeline = Effect.gen(function*() {
               withSpan("ResponseCache.lookup")
             )
           })
+          answered = Effect.flatMap(verdict, (v) => ("answer" in v ? Effect.succeed(v.answer) : route(app, v.admitted)))
         }
       }
 
-      const answered = Effect.flatMap(verdict, (v) => ("answer" in v ? Effect.succeed(v.answer) : route(app, v.admitted)))
       return answered.pipe(
         Effect.onExit((exit) =>
           Effect.sync(() => {

@@ -44,7 +44,7 @@ export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
       .handle("health", () => Effect.succeed({ data: { status: "ok" as const } }))
       .handle("ready", () =>
         repo.ping.pipe(
-          // answer at the second; the abandoned ping ends on its own (src/DatabaseFaults.ts)
+          // answer at the second; the abandoned ping ends on its own (src/Database/Runner.ts)
           Effect.disconnect,
           Effect.timeoutFail({
             duration: "1 second",

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { steeredKeysetPage } from "../Domain/SteeredPage.js"
-import { PoolQuery } from "../Database.js"
+import { Statements } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -118,9 +118,10 @@ const firstJson = (rows: ReadonlyArray<{ json: string }>) => Option.fromNullable
 export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const query = yield* PoolQuery
-    const detailById = { public: jsonById(query, songDetailSql("public")), staff: jsonById(query, songDetailSql("staff")) } as const
-    const contributorsById = { public: jsonById(query, contributorsSql("public")), staff: jsonById(query, contributorsSql("staff")) } as const
+    const statements = yield* Statements
+    const byId = (textBeforeId: string) => jsonById(statements, (id) => sql<{ json: string }>`${sql.literal(textBeforeId)}${id}`)
+    const detailById = { public: byId(songDetailSql("public")), staff: byId(songDetailSql("staff")) } as const
+    const contributorsById = { public: byId(contributorsSql("public")), staff: byId(contributorsSql("staff")) } as const
 
     /** Song detail as JSON text; None when the audience may not see the song. Staff: any state, plus status. */
     const findSong = (songId: number, audience: Audience) =>

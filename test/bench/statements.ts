@@ -1,13 +1,14 @@
 /**
  * The statements the baselines run, taken from the service's own repository: each repository
  * method is run once against the bench database with a statement transformer that records the
- * compiled [text, params] (and a PoolQuery that records what the detail reads send). So the
+ * compiled [text, params] (and a Statements service that records what the prepared detail reads
+ * send, src/Database/Statements.ts). So the
  * baselines run the identical SQL text, whatever the repository builds today; nothing is copied.
  */
 import { Statement } from "@effect/sql"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/Config.js"
-import { DatabaseLive, PoolQuery, sessionSettings } from "../../src/Database.js"
+import { DatabaseLive, sessionSettings, Statements } from "../../src/Database.js"
 import { SongsRepo } from "../../src/Songs/Repo.js"
 
 export interface CapturedStatement {
@@ -35,22 +36,25 @@ export const LIST_LIMIT = 20
 const decodeCursor = (cursor: string) =>
   JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { s: string; o: number; k: Array<string | number> }
 
-/** What the repository sent through PoolQuery (src/Database.ts), the detail reads' path. */
-const sentThroughPool: Array<CapturedStatement> = []
-const RecordingPoolQuery = Layer.effect(
-  PoolQuery,
-  Effect.map(PoolQuery, (query): PoolQuery["Type"] => (text, params) =>
-    Effect.suspend(() => {
-      sentThroughPool.push({ text, params })
-      return query(text, params)
-    }))
+/** What the repository ran as prepared statements (src/Database/Statements.ts), the detail reads' path. */
+const sentPrepared: Array<CapturedStatement> = []
+const RecordingStatements = Layer.effect(
+  Statements,
+  Effect.map(Statements, (statements): Statements["Type"] => ({
+    ...statements,
+    run: (prepared, key) =>
+      Effect.suspend(() => {
+        sentPrepared.push({ text: prepared.text, params: prepared.values(key) })
+        return statements.run(prepared, key)
+      })
+  }))
 )
 
-/** Runs `effect` and returns the one statement it executed, through @effect/sql or PoolQuery. */
+/** Runs `effect` and returns the one statement it executed, through @effect/sql or prepared. */
 const captureOne = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const seen: Array<CapturedStatement> = []
-    sentThroughPool.length = 0
+    sentPrepared.length = 0
     yield* effect.pipe(
       Statement.withTransformer((statement) =>
         Effect.sync(() => {
@@ -60,7 +64,7 @@ const captureOne = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         })
       )
     )
-    seen.push(...sentThroughPool)
+    seen.push(...sentPrepared)
     if (seen.length !== 1) return yield* Effect.die(new Error(`expected one statement, the repository ran ${seen.length}`))
     return seen[0]!
   })
@@ -96,7 +100,7 @@ export const captureStatements = (databaseUrl: string, probeSongId: number, deep
     }
     return statements
   }).pipe(
-    Effect.provide(SongsRepo.Default.pipe(Layer.provide(RecordingPoolQuery))),
+    Effect.provide(SongsRepo.Default.pipe(Layer.provide(RecordingStatements))),
     Effect.provide(DatabaseLive),
     Effect.provide(Layer.effect(AppConfig, AppConfigShape)),
     Effect.withConfigProvider(
