@@ -210,3 +210,22 @@ const sqlFileLoader: Migrator.Loader = Effect.sync(() =>
 )
 
 export const runMigrations = Migrator.make({})({ loader: sqlFileLoader, table: "schema_migrations" })
+
+/**
+ * The migrations, on PostgreSQL over a connection of their own without the request bounds: a
+ * migration that fills a kept count reads the whole catalogue (tens of seconds at 1M songs),
+ * past both the statement timeout and the deadline a request gets. Embedded: the one connection.
+ */
+export const migrate = Effect.flatMap(AppConfig, (config) =>
+  Option.match(config.databaseUrl, {
+    onNone: () => runMigrations,
+    onSome: (url) =>
+      runMigrations.pipe(
+        Effect.provide(queryPathLayer({
+          connectionString: Redacted.value(url),
+          max: 1,
+          // 0: no statement timeout
+          options: startupOptions(sessionSettings(config.cdnBaseUrl, 0))
+        }))
+      )
+  }))
