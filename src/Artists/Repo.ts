@@ -187,7 +187,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
      * visible. An artist's songs in the role that are dense among all songs (kept counts,
      * sql/0008 for any role, sql/0016 per tag) are found by walking songs_public_released_idx
      * with a credit probe per song (OFFSET 0: a probe, not a join), while the rows the walk
-     * expects to read (offset + limit over the artist's share of songs) stay well under the
+     * expects to read (offset + limit over the artist's share of songs) stay under half the
      * artist's songs; otherwise the role's credits are collected and sorted. One of the two arms
      * runs (the other's one-time filter is false). Totals are kept.
      */
@@ -199,14 +199,14 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       const source = (p: PageRequest) => {
         const wanted = (p.after === undefined ? p.offset : 0) + p.limit
         const walk = sql`(SELECT k.n >= ${DENSE_ARTIST_SONGS}::int
-          AND ${wanted}::bigint * (SELECT cc.live_songs FROM catalogue_counts cc) <= k.n * k.n / 4
+          AND ${wanted}::bigint * (SELECT cc.live_songs FROM catalogue_counts cc) <= k.n * k.n / 2
           FROM (SELECT coalesce(${kept}, 0)::bigint AS n) k)`
-        return sql`(
-          SELECT s.* FROM public_songs s
-          WHERE ${walk} AND EXISTS (SELECT 1 FROM credits c ${inRole} WHERE c.song_id = s.id AND c.artist_id = ${artistId} OFFSET 0)
-          UNION ALL
-          SELECT s.* FROM public_songs s
-          WHERE NOT ${walk} AND s.id IN (SELECT c.song_id FROM credits c ${inRole} WHERE c.artist_id = ${artistId})) s`
+        return [
+          sql`(SELECT s.* FROM public_songs s
+               WHERE ${walk} AND EXISTS (SELECT 1 FROM credits c ${inRole} WHERE c.song_id = s.id AND c.artist_id = ${artistId} OFFSET 0)) s`,
+          sql`(SELECT s.* FROM public_songs s
+               WHERE NOT ${walk} AND s.id IN (SELECT c.song_id FROM credits c ${inRole} WHERE c.artist_id = ${artistId})) s`
+        ]
       }
       return keysetPage(songsSort(source), [], page, songsScope(artistId, role), {
         guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`,

@@ -29,9 +29,12 @@ const castType: Record<KeyType, string> = {
 export interface KeysetSort {
   /**
    * e.g. `public_songs s`; or built per request, with parameters (one owner's rows) and a plan
-   * chosen by how deep the page is (`offset + limit`)
+   * chosen by how deep the page is (`offset + limit`). Built as several parts (disjoint row sets,
+   * each FROM item with the alias): each part is paged on its own (`offset + limit` rows in
+   * order, an index range of its own) and the parts' rows merged, so that the planner never
+   * sorts a whole part to find a page.
    */
-  readonly source: string | ((page: PageRequest) => Statement.Fragment)
+  readonly source: string | ((page: PageRequest) => Statement.Fragment | ReadonlyArray<Statement.Fragment>)
   /** the alias `source` gives its rows; `key`, `keyJson` and `item` read it */
   readonly alias: string
   /** the sort expression */
@@ -106,13 +109,24 @@ export const keysetPage = (
       } AS ${lit(castType[sort.keyType])}), CAST(${page.after[1]} AS ${lit(castType[tie.keyType])}))`
     const built = typeof sort.source === "string" ? lit(sort.source) : sort.source(page)
     const a = lit(sort.alias)
-    const source = options.readOnce ? sql`listed ${a}` : built
+    const skipped = page.after === undefined ? page.offset : 0
+    const parts = Array.isArray(built) ? built : undefined
+    const source = options.readOnce
+      ? sql`listed ${a}`
+      : parts === undefined
+      ? built as Statement.Fragment
+      : sql`(${Statement.join(" UNION ALL ", false)(parts.map((part) => sql`SELECT ${a}.* FROM ${part}`))}) ${a}`
+    const pagedSource = parts === undefined ? source : sql`(${
+      Statement.join(" UNION ALL ", false)(parts.map((part) =>
+        sql`(SELECT ${a}.* FROM ${part} WHERE ${where} AND ${after} ORDER BY ${orderBy} LIMIT ${page.limit + skipped})`
+      ))
+    }) ${a}`
     const rows = yield* sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
-      ${options.readOnce ? sql`WITH listed AS MATERIALIZED (SELECT ${a}.* FROM ${built}), page AS (` : lit("WITH page AS (")}
-        SELECT ${a}.* FROM ${source}
+      ${options.readOnce ? sql`WITH listed AS MATERIALIZED (SELECT ${a}.* FROM ${built as Statement.Fragment}), page AS (` : lit("WITH page AS (")}
+        SELECT ${a}.* FROM ${pagedSource}
         WHERE ${where} AND ${after}
         ORDER BY ${orderBy}
-        LIMIT ${page.limit} OFFSET ${page.after === undefined ? page.offset : 0}
+        LIMIT ${page.limit} OFFSET ${skipped}
       )
       SELECT
         (${options.guard ?? lit("TRUE")}) AS found,
