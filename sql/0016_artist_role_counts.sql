@@ -10,6 +10,11 @@
 
 SET LOCAL statement_timeout = 0;
 
+-- An artist's credits in some roles as one index range, index-only: songs?role= of an artist
+-- with few songs in the role but many credits (a prolific writer's performances), and the
+-- performances that list an artist's albums, read the role's credits only.
+CREATE INDEX credits_artist_role_idx ON credits (artist_id, role_id, song_id);
+
 CREATE TABLE artist_role_song_counts (
   artist_id      integer NOT NULL REFERENCES artists (id) ON DELETE CASCADE,
   role_id        integer NOT NULL REFERENCES roles (id) ON DELETE CASCADE,

@@ -204,8 +204,12 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         return [
           sql`(SELECT s.* FROM public_songs s
                WHERE ${walk} AND EXISTS (SELECT 1 FROM credits c ${inRole} WHERE c.song_id = s.id AND c.artist_id = ${artistId} OFFSET 0)) s`,
-          sql`(SELECT s.* FROM public_songs s
-               WHERE NOT ${walk} AND s.id IN (SELECT c.song_id FROM credits c ${inRole} WHERE c.artist_id = ${artistId})) s`
+          // OFFSET 0: collected whole, then sorted (never a walk of the songs index probing the
+          // credits); the arm's filter above it, so that a skipped arm starts no parallel workers
+          sql`(SELECT s.* FROM (
+                 SELECT s.* FROM public_songs s
+                 WHERE s.id IN (SELECT c.song_id FROM credits c ${inRole} WHERE c.artist_id = ${artistId}) OFFSET 0) s
+               WHERE NOT ${walk}) s`
         ]
       }
       return keysetPage(songsSort(source), [], page, songsScope(artistId, role), {
@@ -219,6 +223,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     /** The artist's public albums, newest first; found=false when the artist is not visible. */
     const listArtistAlbums = (artistId: number, page: PageParamsInput) =>
       keysetPage(albumsSort(() => sql`(${albumsOf(artistId)}) al`), [], page, albumsScope(artistId), {
+        readOnce: true,
         guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`
       }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistAlbums"))
 
