@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test"
-import { AlbumDetail } from "../src/Albums/Api.js"
+import { AlbumDetail } from "../src/Domain/Album.js"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { decodeWith, request } from "./support/http.js"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { CuratedListSummary } from "../src/CuratedLists/Api.js"
+import { CuratedListSummary } from "../src/Domain/CuratedList.js"
 import { ListEnvelope } from "../src/Domain/Envelope.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { ListAlbumEntry, SongSummary } from "../src/Domain/Song.js"

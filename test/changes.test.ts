@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fc from "effect/FastCheck"
 import pg from "pg"
-import { Change } from "../src/Changes/Api.js"
+import { Change } from "../src/Domain/Change.js"
 import { ListEnvelope } from "../src/Domain/Envelope.js"
 import { decodeWith, request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"

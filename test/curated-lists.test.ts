@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test"
-import { CuratedList } from "../src/CuratedLists/Api.js"
+import { CuratedList } from "../src/Domain/CuratedList.js"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { decodeWith, request } from "./support/http.js"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Discovery } from "../src/Discovery/Api.js"
+import { Discovery } from "../src/Domain/Discovery.js"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { decodeWith, request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { DetailEnvelope, ListEnvelope } from "../src/Domain/Envelope.js"
 import { SongSummary } from "../src/Domain/Song.js"
-import { Genre, GenreEntry } from "../src/Genres/Api.js"
+import { Genre, GenreEntry } from "../src/Domain/Genre.js"
 import { decodeWith, request } from "./support/http.js"
 import { expectBadRequest, expectNotFound, expectNothingPrivate, walkByCursor, walkByOffset } from "./support/pages.js"
 import { sharedServer, type TestServer } from "./support/server.js"

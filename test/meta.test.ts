@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test"
-import { CatalogueStats, Health, ServiceIndex } from "../src/Meta/Api.js"
+import { CatalogueStats } from "../src/Domain/Stats.js"
+import { Health, ServiceIndex } from "../src/Meta/Api.js"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { decodeWith, request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"

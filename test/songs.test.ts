@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
-import { SimilarSongs, SongContributors, SongDetail } from "../src/Songs/Api.js"
+import { SongContributors } from "../src/Domain/Member.js"
+import { SimilarSongs, SongDetail } from "../src/Domain/SongDetail.js"
 import { decodeWith, request, type Reply } from "./support/http.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { ListEnvelope } from "../src/Domain/Envelope.js"
-import { ContributionEntry, ContributorProfile } from "../src/Users/Api.js"
+import { ContributionEntry, ContributorProfile } from "../src/Domain/Member.js"
 import { SongSummary } from "../src/Domain/Song.js"
 import { decodeWith, request, type Reply } from "./support/http.js"
 import { expectBadRequest, expectNotFound, expectNothingPrivate, walkByCursor as walkCursor, walkByOffset as walkOffset } from "./support/pages.js"

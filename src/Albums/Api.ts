@@ -2,26 +2,12 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
+import { AlbumDetail } from "../Domain/Album.js"
 import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { ChoiceParam, IdListParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
-import { AlbumArtist, AlbumSongEntry, AlbumType, ArtworkColors, ListAlbumEntry } from "../Domain/Song.js"
-
-/** Album detail: artwork_url and artwork_colors are never null. */
-export const AlbumDetail = Schema.Struct({
-  id: Schema.Int,
-  title: Schema.String,
-  album_type: AlbumType,
-  artwork_url: Schema.String,
-  released_at: Schema.String.annotations({
-    description: "YYYY-MM-DD; the earliest visible song's date when the album has none, else \"\"."
-  }),
-  artists: Schema.Array(AlbumArtist),
-  songs: Schema.Array(AlbumSongEntry).annotations({ description: "Published, non-deleted songs in track order." }),
-  artwork_colors: ArtworkColors
-}).annotations({ identifier: "AlbumDetail" })
-export type AlbumDetail = typeof AlbumDetail.Type
+import { ListAlbumEntry } from "../Domain/Song.js"
 
 export const AlbumPath = Schema.Struct({ albumId: IdParam("albumId") })
 

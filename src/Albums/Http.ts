@@ -2,9 +2,9 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { detailOrNotFound } from "../Domain/Detail.js"
 import { idsAlone } from "../Domain/Batch.js"
 import { listJson } from "../Domain/Json.js"
+import { detailOrNotFound } from "../Domain/NotFound.js"
 import { AlbumsRepo } from "./Repo.js"
 
 export const AlbumsLive = HttpApiBuilder.group(Api, "Albums", (handlers) =>
@@ -14,11 +14,11 @@ export const AlbumsLive = HttpApiBuilder.group(Api, "Albums", (handlers) =>
       .handle("list", ({ urlParams: { cursor, ids, limit, offset, ...browse } }) =>
         Effect.map(
           ids === undefined
-            ? repo.browseAlbums(browse, { cursor, limit, offset })
-            : Effect.zipRight(idsAlone({ cursor, limit, offset, ...browse }), repo.albumsByIds(ids)),
+            ? repo.listAlbums(browse, { cursor, limit, offset })
+            : Effect.zipRight(idsAlone({ cursor, limit, offset, ...browse }), repo.listAlbumsByIds(ids)),
           (page) => listJson(page.itemsJson, page.meta)
         ))
       .handle("detail", ({ path }) =>
-        repo.albumDetailJson(path.albumId, "public").pipe(detailOrNotFound(`Album ${path.albumId}`)))
+        repo.findAlbum(path.albumId, "public").pipe(detailOrNotFound(`Album ${path.albumId}`)))
   })
 ).pipe(Layer.provide(AlbumsRepo.Default))

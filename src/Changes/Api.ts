@@ -2,24 +2,10 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
+import { Change } from "../Domain/Change.js"
 import { ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError } from "../Domain/Errors.js"
 import { FeedLimitParam } from "../Domain/Params.js"
-
-export const CHANGE_TYPES = ["songs", "albums", "curated_lists", "artists", "genres", "labels", "users"] as const
-
-/** One entry of the feed: which public row changed, never its content. */
-export const Change = Schema.Struct({
-  type: Schema.Literal(...CHANGE_TYPES),
-  id: Schema.Union(Schema.Int, Schema.String).annotations({
-    description: "The row's id; for users, the public username (its URL key)."
-  }),
-  change: Schema.Literal("upsert", "remove").annotations({
-    description: "upsert: public now, or its public content may have changed (fetch it again). " +
-      "remove: no longer public (unpublished, deleted, banned, renamed handle)."
-  }),
-  at: Schema.String.annotations({ description: "When the change was written or the scheduled row appeared (RFC 3339 UTC, ms)." })
-}).annotations({ identifier: "Change" })
 
 export const ChangesParams = Schema.Struct({
   since: Schema.optional(

@@ -11,7 +11,7 @@ export const ChangesLive = HttpApiBuilder.group(Api, "Changes", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* ChangesRepo
     return handlers.handle("changes", ({ urlParams: { since, limit = DEFAULT_FEED_LIMIT } }) =>
-      Effect.map(repo.changesAfter(since, limit), (page) =>
+      Effect.map(repo.listChanges(since, limit), (page) =>
         listJson(page.itemsJson, { total: page.total, limit, offset: 0, next_cursor: page.nextCursor })))
   })
 ).pipe(Layer.provide(ChangesRepo.Default))

@@ -3,7 +3,8 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { badCursor, decodeCursor, encodeCursor } from "../Domain/Cursor.js"
-import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
+import { change } from "../Domain/Change.js"
+import { jsonArraySql } from "../Domain/JsonSql.js"
 import { withSpan } from "../Spans.js"
 
 const SCOPE = "changes"
@@ -65,12 +66,7 @@ interface PageRow {
 }
 
 /** The page's entries as compact JSON, in feed order. */
-const FEED_ENTRIES = Statement.unsafeFragment(jsonArraySql(jsonObjectSql({
-  type: "kind",
-  id: "CASE WHEN kind = 'users' THEN to_json(row_key) ELSE to_json(row_key::int) END",
-  change: "CASE WHEN public THEN 'upsert' ELSE 'remove' END",
-  at: "iso_time(at)"
-}), "ord"))
+const FEED_ENTRIES = Statement.unsafeFragment(jsonArraySql(change.json("c"), "c.ord"))
 
 export interface ChangesPage {
   readonly itemsJson: string
@@ -149,7 +145,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
         served AS (SELECT * FROM judged WHERE public OR may_remove)
         SELECT
           (SELECT horizon FROM start) <= now() AND (SELECT due_at FROM start) >= (SELECT started_at FROM change_feed_origin) - interval '1 second' AS valid,
-          (SELECT ${FEED_ENTRIES} FROM served)::text AS json,
+          (SELECT ${FEED_ENTRIES} FROM served c)::text AS json,
           (SELECT count(*) FROM served)::int AS total,
           (SELECT count(*) FROM immediate)::int AS immediate,
           (SELECT count(*) FROM due)::int AS due,
@@ -163,7 +159,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
           (SELECT us::text FROM origin) AS origin`.pipe(Effect.orDie)
 
     /** The changes after `since` (a cursor of this endpoint), at most `limit` read. */
-    const changesAfter = (since: string | undefined, limit: number) =>
+    const listChanges = (since: string | undefined, limit: number) =>
       Effect.gen(function*() {
         const from = since === undefined ? undefined : yield* decodeSince(since)
         const [row] = yield* page(from, limit)
@@ -188,8 +184,8 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
           horizon
         }
         return { itemsJson: row.json, total: row.total, nextCursor: encodePosition(next) } satisfies ChangesPage
-      }).pipe(withSpan("ChangesRepo.changesAfter"))
+      }).pipe(withSpan("ChangesRepo.listChanges"))
 
-    return { changesAfter } as const
+    return { listChanges } as const
   })
 }) {}

@@ -2,8 +2,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { detailOrNotFound } from "../Domain/Detail.js"
 import { listJson } from "../Domain/Json.js"
+import { detailOrNotFound } from "../Domain/NotFound.js"
 import { CuratedListsRepo } from "./Repo.js"
 
 export const CuratedListsLive = HttpApiBuilder.group(Api, "CuratedLists", (handlers) =>
@@ -11,8 +11,8 @@ export const CuratedListsLive = HttpApiBuilder.group(Api, "CuratedLists", (handl
     const repo = yield* CuratedListsRepo
     return handlers
       .handle("list", ({ urlParams }) =>
-        Effect.map(repo.browseCuratedLists(urlParams), (page) => listJson(page.itemsJson, page.meta)))
+        Effect.map(repo.listCuratedLists(urlParams), (page) => listJson(page.itemsJson, page.meta)))
       .handle("detail", ({ path }) =>
-        repo.curatedListJson(path.listId, "public").pipe(detailOrNotFound(`Curated list ${path.listId}`)))
+        repo.findCuratedList(path.listId, "public").pipe(detailOrNotFound(`Curated list ${path.listId}`)))
   })
 ).pipe(Layer.provide(CuratedListsRepo.Default))

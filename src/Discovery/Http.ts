@@ -8,6 +8,6 @@ import { DiscoveryRepo } from "./Repo.js"
 export const DiscoveryLive = HttpApiBuilder.group(Api, "Discovery", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* DiscoveryRepo
-    return handlers.handle("discovery", () => Effect.map(repo.discoveryJson, detailJson))
+    return handlers.handle("discovery", () => Effect.map(repo.getDiscovery, detailJson))
   })
 ).pipe(Layer.provide(DiscoveryRepo.Default))

@@ -3,7 +3,7 @@
  * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
  */
 import * as Schema from "effect/Schema"
-import { type JsonFields, jsonObjectSql } from "./JsonSql.js"
+import { type FieldsSql, shape } from "./Shape.js"
 import { PLACEHOLDER } from "./Song.js"
 
 /** The summary's fields before `song_count`: the detail starts the same way. */
@@ -43,7 +43,7 @@ export const artistVisibleSql = (a: string) => `(
   OR (SELECT true FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = ${a}.id LIMIT 1))`
 
 /** The summary's fields before `song_count`, for artists row `a`: the detail starts the same way. */
-export const artistIdentityFieldsSql = (a: string): JsonFields => ({
+export const artistIdentityFieldsSql = (a: string): FieldsSql<typeof artistIdentityFields> => ({
   id: `${a}.id`,
   name: `${a}.name`,
   slug: `${a}.slug`,
@@ -52,11 +52,13 @@ export const artistIdentityFieldsSql = (a: string): JsonFields => ({
   avatar_url: `asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}')`
 })
 
-/** The fields of the artist summary for artists row `a`, with `songCount` an SQL expression. */
-export const artistSummaryFieldsSql = (a: string, songCount: string): JsonFields => ({
-  ...artistIdentityFieldsSql(a),
-  song_count: songCount
-})
+/** The artist summary for artists row `a`, with `songCount` an SQL expression. */
+export const artistSummary = shape(
+  ArtistSummary,
+  (a: string, songCount: string = artistSongCountSql(a)) => ({ ...artistIdentityFieldsSql(a), song_count: songCount }),
+  { from: "public_artists a", args: ["a"] }
+)
 
-export const artistSummaryJsonSql = (a: string, songCount: string = artistSongCountSql(a)) =>
-  jsonObjectSql(artistSummaryFieldsSql(a, songCount))
+// The fragments by their former names, for the groups that still import them (Search, Artists).
+export const artistSummaryFieldsSql = artistSummary.fields
+export const artistSummaryJsonSql = artistSummary.json

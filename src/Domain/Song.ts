@@ -4,19 +4,21 @@
  * How to use it, from any group that shows songs or albums:
  * - Declare responses with the Schemas below (`SongSummary`, `ListSongEntry`, `AlbumSongEntry`,
  *   `ListAlbumEntry`, `AlbumArtist`); field order is the interface's.
- * - Build the JSON in Postgres with the fragments, interpolated into the `sql` template:
- *     sql`SELECT ${lit(jsonArraySql(songSummaryJsonSql("s"), "s.released_at DESC, s.id DESC"))}::text AS json
+ * - Build the JSON in Postgres with the shapes (./Shape.ts), interpolated into the `sql` template:
+ *     sql`SELECT ${lit(jsonArraySql(songSummary.json("s"), "s.released_at DESC, s.id DESC"))}::text AS json
  *         FROM public_songs s WHERE ...`
- *   `songSummaryJsonSql("s")` is a compact JSON object (./JsonSql.ts) over a row of `songs` (or `public_songs`)
+ *   `songSummary.json("s")` is a compact JSON object (./JsonSql.ts) over a row of `songs` (or `public_songs`)
  *   named `s`; it reads credits/roles/artists itself. The alias must be a constant in the code,
  *   never request text: fragments are fixed SQL so that statement texts stay a bounded set.
- * - Visibility is the caller's: filter the song rows (public_songs for the public, songs for staff).
+ * - Visibility is the caller's: filter the song rows (public_songs for the public, songs for staff);
+ *   staff shapes end with the row's `status`.
  * A public song's credited artists are visible by definition, so the fragment needs no filter.
  * - Absent images become placeholder URLs through asset_url(key, placeholder); use the
  *   `PLACEHOLDER` names so every group shows the same placeholders.
  */
 import * as Schema from "effect/Schema"
-import { jsonAggSql, type JsonFields, jsonArraySql, jsonObjectSql } from "./JsonSql.js"
+import { jsonAggSql, jsonArraySql } from "./JsonSql.js"
+import { shape } from "./Shape.js"
 
 /** Placeholder image names under `<CDN>/placeholders/<name>.png`. */
 export const PLACEHOLDER = {
@@ -119,22 +121,71 @@ export type ListAlbumEntry = typeof ListAlbumEntry.Type
 export const ArtworkColors = Schema.Struct({ dominant: Schema.String, average: Schema.String }).annotations({
   identifier: "ArtworkColors"
 })
-export const artworkColorsJsonSql = (row: string) =>
-  jsonObjectSql({
-    dominant: `coalesce(${row}.artwork_dominant, '#808080')`,
-    average: `coalesce(${row}.artwork_average, '#808080')`
-  })
 
 /** Which rows a query may show: the public's or staff's (every state). */
 export type Audience = "public" | "staff"
+
+/** Staff see every state; each row says which. */
+export const SongStatus = Schema.Literal("published", "unpublished", "deleted")
+
+/** Staff see albums and curated lists in every state; each says which. */
+export const PublicationStatus = Schema.Literal("published", "unpublished")
+
+const Instant = Schema.NullOr(Schema.String).annotations({ description: "RFC 3339 UTC, or null." })
+
+/** Where a song stands, on every staff song. */
+export const songStateFields = {
+  status: SongStatus,
+  published_at: Instant.annotations({ description: "RFC 3339 UTC; null when never published (future dates: scheduled)." }),
+  deleted_at: Instant
+}
+
+/** A song of the staff song list: the summary and where the song stands. */
+export const StaffSongSummary = Schema.Struct({ ...SongSummary.fields, ...songStateFields }).annotations({
+  identifier: "StaffSongSummary"
+})
+
+/** Entries of staff details, each marked with its status. */
+export const StaffListSongEntry = Schema.Struct({ ...ListSongEntry.fields, status: SongStatus })
+export const StaffAlbumSongEntry = Schema.Struct({ ...AlbumSongEntry.fields, status: SongStatus })
+export const StaffListAlbumEntry = Schema.Struct({ ...ListAlbumEntry.fields, status: PublicationStatus })
 
 // ---- SQL ---------------------------------------------------------------------------------
 
 const VIDSVC_WATCH_URL = "https://www.vidsvc.example/watch?v="
 
+/** The songs an audience may see: a view or table name, fixed text. */
+export const songSource = (audience: Audience) => (audience === "public" ? "public_songs" : "songs")
+
+/** Songs row `s` in each state staff filter by, as fixed SQL (a closed set: statement texts stay bounded). */
+export const songStatusCondition = {
+  published: "s.deleted_at IS NULL AND s.published_at <= now()",
+  unpublished: "s.deleted_at IS NULL AND (s.published_at IS NULL OR s.published_at > now())",
+  deleted: "s.deleted_at IS NOT NULL",
+  all: "TRUE"
+} as const
+
+export const songStatusSql = (s: string) =>
+  `CASE WHEN ${s}.deleted_at IS NOT NULL THEN 'deleted'
+        WHEN ${s}.published_at IS NULL OR ${s}.published_at > now() THEN 'unpublished'
+        ELSE 'published' END`
+
+export const publicationStatusSql = (row: string) =>
+  `CASE WHEN ${row}.published_at IS NULL OR ${row}.published_at > now() THEN 'unpublished' ELSE 'published' END`
+
+export const artworkColors = shape(ArtworkColors, (row: string) => ({
+  dominant: `coalesce(${row}.artwork_dominant, '#808080')`,
+  average: `coalesce(${row}.artwork_average, '#808080')`
+}), { from: "songs s", args: ["s"] })
+
+export const artistName = shape(ArtistName, (a: string) => ({ id: `${a}.id`, name: `${a}.name` }), {
+  from: "artists a",
+  args: ["a"]
+})
+
 /** `{id, name}` artists of song `s` whose role has `tag`, in credit order, each artist once. */
 const creditedArtistsSql = (s: string, tag: "performer" | "writer") => `(
-  SELECT ${jsonArraySql(jsonObjectSql({ id: "ca.id", name: "ca.name" }), "ca.first_position")}
+  SELECT ${jsonArraySql(artistName.json("ca"), "ca.first_position")}
   FROM (
     SELECT a.id, a.name, min(c.position) AS first_position
     FROM credits c JOIN roles r ON r.id = c.role_id JOIN artists a ON a.id = c.artist_id
@@ -142,8 +193,8 @@ const creditedArtistsSql = (s: string, tag: "performer" | "writer") => `(
     GROUP BY a.id, a.name
   ) ca)`
 
-/** The fields of the song summary for songs row `s`. */
-export const songSummaryFieldsSql = (s: string): JsonFields => ({
+/** Song summary for songs row `s`. */
+export const songSummary = shape(SongSummary, (s: string) => ({
   id: `${s}.id`,
   title: `${s}.title`,
   slug: `${s}.slug`,
@@ -156,10 +207,18 @@ export const songSummaryFieldsSql = (s: string): JsonFields => ({
   vidsvc_views_per_day: `${s}.vidsvc_views_per_day`,
   artists: creditedArtistsSql(s, "performer"),
   artwork_average: `${s}.artwork_average`
-})
+}), { from: "public_songs s", args: ["s"] })
 
-const extendedFieldsSql = (s: string): JsonFields => ({
-  ...songSummaryFieldsSql(s),
+/** Staff song list entry for songs row `s`. */
+export const staffSongSummary = shape(StaffSongSummary, (s: string) => ({
+  ...songSummary.fields(s),
+  status: songStatusSql(s),
+  published_at: `iso_time(${s}.published_at)`,
+  deleted_at: `iso_time(${s}.deleted_at)`
+}), { from: "songs s", args: ["s"] })
+
+const extendedFieldsSql = (s: string) => ({
+  ...songSummary.fields(s),
   date_type: `${s}.date_type`,
   duration_ms: `${s}.duration_ms`,
   vidsvc_duration_seconds: `${s}.vidsvc_duration_seconds`,
@@ -167,57 +226,54 @@ const extendedFieldsSql = (s: string): JsonFields => ({
   streamb_url: `${s}.streamb_url`
 })
 
-/** Song summary as JSON for songs row `s`. */
-export const songSummaryJsonSql = (s: string) => jsonObjectSql(songSummaryFieldsSql(s))
+/** Extended song entry (curated list variant) for songs row `s`. */
+export const listSongEntry = shape(ListSongEntry, (s: string) => ({
+  ...extendedFieldsSql(s),
+  writers: creditedArtistsSql(s, "writer")
+}), { from: "public_songs s", args: ["s"] })
 
-/** Staff entries end with the song's `status`; public ones have no such field. */
-const statusFieldSql = (s: string, audience: Audience): JsonFields =>
-  audience === "staff" ? { status: songStatusSql(s) } : {}
+export const staffListSongEntry = shape(
+  StaffListSongEntry,
+  (s: string) => ({ ...listSongEntry.fields(s), status: songStatusSql(s) }),
+  { from: "songs s", args: ["s"] },
+  "StaffListSongEntry"
+)
 
-/** Extended song entry (curated list variant) as JSON for songs row `s`. */
-export const listSongEntryJsonSql = (s: string, audience: Audience = "public") =>
-  jsonObjectSql({
-    ...extendedFieldsSql(s),
-    writers: creditedArtistsSql(s, "writer"),
-    ...statusFieldSql(s, audience)
-  })
+/** Extended song entry (album variant) for songs row `s` at track position `position` (an SQL expression). */
+export const albumSongEntry = shape(
+  AlbumSongEntry,
+  (s: string, position: string) => ({ ...extendedFieldsSql(s), position }),
+  { from: "album_tracks t JOIN public_songs s ON s.id = t.song_id", args: ["s", "t.position"] }
+)
 
-/** Extended song entry (album variant) as JSON for songs row `s` at track position `position` (an SQL expression). */
-export const albumSongEntryJsonSql = (s: string, position: string, audience: Audience = "public") =>
-  jsonObjectSql({ ...extendedFieldsSql(s), position, ...statusFieldSql(s, audience) })
+export const staffAlbumSongEntry = shape(
+  StaffAlbumSongEntry,
+  (s: string, position: string) => ({ ...albumSongEntry.fields(s, position), status: songStatusSql(s) }),
+  { from: "album_tracks t JOIN songs s ON s.id = t.song_id", args: ["s", "t.position"] },
+  "StaffAlbumSongEntry"
+)
 
 /** `{id, name, prefix_title, is_group, avatar_url}` for artists row `a`. */
-export const albumArtistJsonSql = (a: string) =>
-  jsonObjectSql({
-    id: `${a}.id`,
-    name: `${a}.name`,
-    prefix_title: `${a}.prefix_title`,
-    is_group: `${a}.is_group`,
-    avatar_url: `asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}')`
-  })
-
-/** The songs an audience may see: a view or table name, fixed text. */
-export const songsOf = (audience: Audience) => (audience === "public" ? "public_songs" : "songs")
-
-/** Staff see every state; each row says which. */
-export const SongStatus = Schema.Literal("published", "unpublished", "deleted")
-export const songStatusSql = (s: string) =>
-  `CASE WHEN ${s}.deleted_at IS NOT NULL THEN 'deleted'
-        WHEN ${s}.published_at IS NULL OR ${s}.published_at > now() THEN 'unpublished'
-        ELSE 'published' END`
+export const albumArtist = shape(AlbumArtist, (a: string) => ({
+  id: `${a}.id`,
+  name: `${a}.name`,
+  prefix_title: `${a}.prefix_title`,
+  is_group: `${a}.is_group`,
+  avatar_url: `asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}')`
+}), { from: "artists a", args: ["a"] })
 
 /**
  * The artists of albums row `al`: its explicit album artists in order, else the performers of
  * its visible songs (track order, then credit order, each artist once).
  */
 export const albumArtistsJsonSql = (al: string, audience: Audience) => `coalesce(
-  (SELECT ${jsonAggSql(albumArtistJsonSql("xa"), "aa.position")}
+  (SELECT ${jsonAggSql(albumArtist.json("xa"), "aa.position")}
    FROM album_artists aa JOIN artists xa ON xa.id = aa.artist_id WHERE aa.album_id = ${al}.id),
-  (SELECT ${jsonAggSql(albumArtistJsonSql("xa"), "ta.first_track, ta.first_credit")}
+  (SELECT ${jsonAggSql(albumArtist.json("xa"), "ta.first_track, ta.first_credit")}
    FROM (
      SELECT c.artist_id, min(t.position) AS first_track, min(c.position) AS first_credit
      FROM album_tracks t
-     JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
+     JOIN ${songSource(audience)} ts ON ts.id = t.song_id
      JOIN credits c ON c.song_id = ts.id
      JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
      WHERE t.album_id = ${al}.id
@@ -225,30 +281,32 @@ export const albumArtistsJsonSql = (al: string, audience: Audience) => `coalesce
    ) ta JOIN artists xa ON xa.id = ta.artist_id),
   '[]'::json)`
 
-/** Staff see albums and curated lists in every state; each says which. */
-export const PublicationStatus = Schema.Literal("published", "unpublished")
-export const publicationStatusSql = (row: string) =>
-  `CASE WHEN ${row}.published_at IS NULL OR ${row}.published_at > now() THEN 'unpublished' ELSE 'published' END`
-
-/**
- * List album entry as JSON for albums row `al`, counting the audience's songs.
- * Staff entries end with the album's `status`.
- */
-export const listAlbumEntryFieldsSql = (al: string, audience: Audience): JsonFields => ({
+/** List album entry for albums row `al`, counting the audience's songs. */
+export const listAlbumEntry = shape(ListAlbumEntry, (al: string, audience: Audience) => ({
     id: `${al}.id`,
     title: `${al}.title`,
     album_type: `${al}.album_type`,
     artwork_url: `CASE WHEN ${al}.artwork_key IS NULL OR ${al}.artwork_key = '' THEN NULL
                       ELSE asset_url(${al}.artwork_key, '${PLACEHOLDER.albumArtwork}') END`,
-    song_count: `(SELECT count(*) FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
+    song_count: `(SELECT count(*) FROM album_tracks t JOIN ${songSource(audience)} ts ON ts.id = t.song_id
                  WHERE t.album_id = ${al}.id)`,
     latest_released_at: `iso_date(coalesce(
-    (SELECT max(ts.released_at) FROM album_tracks t JOIN ${songsOf(audience)} ts ON ts.id = t.song_id
+    (SELECT max(ts.released_at) FROM album_tracks t JOIN ${songSource(audience)} ts ON ts.id = t.song_id
      WHERE t.album_id = ${al}.id),
     ${al}.released_at))`,
-    artists: albumArtistsJsonSql(al, audience),
-    ...(audience === "staff" ? { status: publicationStatusSql(al) } : {})
-})
+    artists: albumArtistsJsonSql(al, audience)
+}), { from: "public_albums al", args: ["al", "public"] })
 
-export const listAlbumEntryJsonSql = (al: string, audience: Audience) =>
-  jsonObjectSql(listAlbumEntryFieldsSql(al, audience))
+export const staffListAlbumEntry = shape(
+  StaffListAlbumEntry,
+  (al: string) => ({ ...listAlbumEntry.fields(al, "staff"), status: publicationStatusSql(al) }),
+  { from: "albums al", args: ["al"] },
+  "StaffListAlbumEntry"
+)
+
+// The fragments by their former names, for the groups that still import them (Search, Artists).
+export const songSummaryFieldsSql = songSummary.fields
+export const songSummaryJsonSql = songSummary.json
+export const albumArtistJsonSql = albumArtist.json
+export const listAlbumEntryFieldsSql = listAlbumEntry.fields
+export const listAlbumEntryJsonSql = listAlbumEntry.json

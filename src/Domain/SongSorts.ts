@@ -1,9 +1,9 @@
 import type { KeysetSort } from "./Keyset.js"
-import { songSummaryJsonSql } from "./Song.js"
+import { songSummary } from "./Song.js"
 
 export type SongSortName = "released" | "popular" | "title"
 
-const item = songSummaryJsonSql("s")
+const item = songSummary.json("s")
 
 /**
  * The sorts of every list of public song summaries (/v1/songs, a label's and a genre's

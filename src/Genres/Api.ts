@@ -4,32 +4,10 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
+import { Genre, GenreEntry } from "../Domain/Genre.js"
 import { TextParam } from "../Domain/Params.js"
 import { SongSummary } from "../Domain/Song.js"
 import { SongListParams } from "../Labels/Api.js"
-
-const genreFields = {
-  id: Schema.Int,
-  slug: Schema.String,
-  title: Schema.String,
-  color: Schema.String.annotations({ description: "Display colour, #rrggbb." }),
-  image_url: Schema.String.annotations({ description: "Absolute URL; a placeholder when the genre has no image." }),
-  song_count: Schema.Int.annotations({ description: "Public songs." })
-}
-
-/** Genre list entry. */
-export const GenreEntry = Schema.Struct(genreFields).annotations({ identifier: "GenreEntry" })
-
-/** Genre detail: description is "" when absent. */
-export const Genre = Schema.Struct({
-  id: genreFields.id,
-  slug: genreFields.slug,
-  title: genreFields.title,
-  description: Schema.String,
-  color: genreFields.color,
-  image_url: genreFields.image_url,
-  song_count: genreFields.song_count
-}).annotations({ identifier: "Genre" })
 
 const bySlug = Schema.Struct({ slug: TextParam("slug").annotations({
   jsonSchema: { type: "string", minLength: 1, description: "The genre's slug, e.g. rock-kapak." }

@@ -3,25 +3,16 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { keysetPage } from "../Domain/Keyset.js"
-import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
+import { genre, genreEntry } from "../Domain/Genre.js"
+import { jsonArraySql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
-import { PLACEHOLDER } from "../Domain/Song.js"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
 
-/** Genres row `g` joined to its public count `gc`, with or without its description. */
-const genreJson = (withDescription: boolean) =>
-  jsonObjectSql({
-    id: "g.id",
-    slug: "g.slug",
-    title: "g.title",
-    ...(withDescription ? { description: "coalesce(g.description, '')" } : {}),
-    color: "g.color",
-    image_url: `asset_url(g.image_key, '${PLACEHOLDER.genreImage}')`,
-    song_count: "coalesce(gc.song_count, 0)::int"
-  })
+/** The public song count of genres row `g` joined to its public count `gc`. */
+const songCount = "coalesce(gc.song_count, 0)::int"
 
 export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRepo", {
   effect: Effect.gen(function*() {
@@ -30,7 +21,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
     /** Genre list entries, whole, by title; with the row count for meta. */
     const listGenres = sql<{ total: number; json: string }>`
       SELECT count(*)::int AS total,
-        ${lit(jsonArraySql(genreJson(false), "lower(g.title), g.id"))}::text AS json
+        ${lit(jsonArraySql(genreEntry.json("g", songCount), "lower(g.title), g.id"))}::text AS json
       FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id`.pipe(
       Effect.map((rows) => rows[0] ?? { total: 0, json: "[]" }),
       Effect.orDie,
@@ -38,14 +29,14 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
     )
 
     /** Genre detail as JSON text; None when no genre has the slug. */
-    const genreJsonBySlug = (slug: string) =>
+    const findGenre = (slug: string) =>
       sql<{ json: string }>`
-        SELECT ${lit(genreJson(true))}::text AS json
+        SELECT ${lit(genre.json("g", songCount))}::text AS json
         FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id
         WHERE g.slug = ${slug}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
         Effect.orDie,
-        withSpan("GenresRepo.genreJsonBySlug")
+        withSpan("GenresRepo.findGenre")
       )
 
     /** The genre's public songs. found=false: no genre has the slug. */
@@ -63,6 +54,6 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
         }
       ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("GenresRepo.listGenreSongs"))
 
-    return { listGenres, genreJsonBySlug, listGenreSongs } as const
+    return { listGenres, findGenre, listGenreSongs } as const
   })
 }) {}

@@ -5,18 +5,9 @@ import * as Schema from "effect/Schema"
 import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { ChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
+import { Label } from "../Domain/Label.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { SongSummary } from "../Domain/Song.js"
-
-/** Label: formerly_known_as is "" when the label had no other name. */
-export const Label = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  formerly_known_as: Schema.String,
-  slug: Schema.String,
-  song_count: Schema.Int.annotations({ description: "Public songs." }),
-  album_count: Schema.Int.annotations({ description: "Public albums." })
-}).annotations({ identifier: "Label" })
 
 /** The sorts of a song list inside a label or genre. */
 export const SongListSort = ChoiceParam("sort", "released", "popular", "title")

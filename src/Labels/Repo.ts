@@ -3,7 +3,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
-import { jsonObjectSql } from "../Domain/JsonSql.js"
+import { label } from "../Domain/Label.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { withSpan } from "../Spans.js"
@@ -26,14 +26,7 @@ const countedLabels = `(
   LEFT JOIN public_label_counts c ON c.label_id = l.id) l`
 
 /** Label for row `l` of countedLabels (formerly_known_as "" when absent). */
-const labelJson = jsonObjectSql({
-  id: "l.id",
-  name: "l.name",
-  formerly_known_as: "coalesce(l.formerly_known_as, '')",
-  slug: "l.slug",
-  song_count: "l.song_count",
-  album_count: "l.album_count"
-})
+const labelJson = label.json("l", { songCount: "l.song_count", albumCount: "l.album_count" })
 
 const labelSorts: Record<LabelSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   name: { source: countedLabels, alias: "l", key: "l.sort_name", keyJson: "l.sort_name", keyType: "text", item: labelJson, defaultDescending: false },
@@ -63,12 +56,12 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
     }
 
     /** One label as JSON text; None when there is no such label. */
-    const labelJsonById = (labelId: number) =>
+    const findLabel = (labelId: number) =>
       sql<{ json: string }>`SELECT ${Statement.unsafeFragment(labelJson)}::text AS json
         FROM ${Statement.unsafeFragment(countedLabels)} WHERE l.id = ${labelId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
         Effect.orDie,
-        withSpan("LabelsRepo.labelJsonById")
+        withSpan("LabelsRepo.findLabel")
       )
 
     /** The label's public songs. found=false: no such label. */
@@ -84,6 +77,6 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
         }
       ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("LabelsRepo.listLabelSongs"))
 
-    return { listLabels, labelJsonById, listLabelSongs } as const
+    return { listLabels, findLabel, listLabelSongs } as const
   })
 }) {}

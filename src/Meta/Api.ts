@@ -3,6 +3,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { DetailEnvelope } from "../Domain/Envelope.js"
+import { CatalogueStats } from "../Domain/Stats.js"
 
 export const ServiceIndex = Schema.Struct({
   name: Schema.String,
@@ -18,18 +19,6 @@ export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
   database: Schema.optional(Schema.Literal("reachable"))
 }).annotations({ identifier: "Health" })
-
-/** Catalogue statistics. */
-export const CatalogueStats = Schema.Struct({
-  songs: Schema.Int,
-  artists: Schema.Int,
-  contributors: Schema.Int,
-  credits: Schema.Int,
-  earliest_year: Schema.Int,
-  genres: Schema.Int,
-  labels: Schema.Int,
-  recent_releases: Schema.Struct({ count: Schema.Int, released_from: Schema.String })
-}).annotations({ identifier: "CatalogueStats" })
 
 export class MetaApi extends HttpApiGroup.make("Meta")
   .add(

@@ -54,6 +54,6 @@ export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
             Effect.fail(new Unavailable({ message: "The database is not reachable." }))),
           Effect.as({ data: { status: "ok" as const, database: "reachable" as const } })
         ))
-      .handle("stats", () => Effect.map(repo.statsJson, detailJson))
+      .handle("stats", () => Effect.map(repo.getCatalogueStats, detailJson))
   })
 ).pipe(Layer.provide(MetaRepo.Default))

@@ -6,94 +6,9 @@ import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { ChoiceParam, IdParam, OrderParam, PageParams, IdListParam } from "../Domain/Params.js"
 import { MAX_BATCH_IDS } from "../Domain/Batch.js"
-import { ArtworkColors, ArtworkSource, DateType, SongSummary } from "../Domain/Song.js"
-
-const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
-
-/** Song detail `media`: absent text is "", absent durations 0, date_type defaults to FULL. */
-export const SongMedia = Schema.Struct({
-  vidsvc_id: Schema.String,
-  streama_id: Schema.String,
-  streamb_id: Schema.String,
-  streama_url: Schema.String,
-  streamb_url: Schema.String,
-  date_type: DateType,
-  duration_ms: NonNegativeInt
-}).annotations({ identifier: "SongMedia" })
-
-/** Song detail `vidsvc`: the video's figures as last fetched; 0 and "" when there is no video. */
-export const SongVideoStats = Schema.Struct({
-  duration_seconds: NonNegativeInt,
-  views: NonNegativeInt,
-  views_per_day: NonNegativeInt,
-  likes: NonNegativeInt,
-  last_fetched: Schema.String.annotations({ description: "RFC 3339 UTC, or \"\" when never fetched." })
-}).annotations({ identifier: "SongVideoStats" })
-
-export const RoleTag = Schema.Literal("performer", "writer", "producer", "other")
-
-/** One credit of the song detail: every credit of the song, in credit order. */
-export const SongCredit = Schema.Struct({
-  order: Schema.Int,
-  artist: Schema.Struct({
-    id: Schema.Int,
-    name: Schema.String,
-    is_group: Schema.Boolean,
-    avatar_url: Schema.String,
-    username: Schema.NullOr(Schema.String).annotations({ description: "null when the artist has no public member profile." })
-  }),
-  role: Schema.Struct({ id: Schema.Int, title: Schema.String, slug: Schema.String, tag: RoleTag, order: Schema.Int })
-}).annotations({ identifier: "SongCredit" })
-
-/** The song detail; absent values are filled (docs/api.md, Types and formats). */
-export const SongDetail = Schema.Struct({
-  id: Schema.Int,
-  title: Schema.String,
-  slug: Schema.String,
-  released_at: Schema.String,
-  published_at: Schema.String,
-  views: NonNegativeInt,
-  claps: NonNegativeInt,
-  love_count: NonNegativeInt,
-  artwork_url: Schema.String,
-  artwork_source: Schema.NullOr(ArtworkSource),
-  notes: Schema.String,
-  lyrics: Schema.String,
-  media: SongMedia,
-  vidsvc: SongVideoStats,
-  credits: Schema.Array(SongCredit),
-  genres: Schema.Array(Schema.Struct({ id: Schema.Int, slug: Schema.String, title: Schema.String })),
-  labels: Schema.Array(Schema.Struct({ id: Schema.Int, name: Schema.String })),
-  artwork_colors: ArtworkColors,
-  streama_popularity: NonNegativeInt,
-  version_of: Schema.Array(SongSummary).annotations({ description: "Public songs this one is a version of." }),
-  versions: Schema.Array(SongSummary).annotations({ description: "Public versions (covers, remixes, live) of this song." })
-}).annotations({ identifier: "SongDetail" })
-export type SongDetail = typeof SongDetail.Type
-
-/** Similar songs: up to 10 each, public only, never the song itself, each song in one array. */
-export const SimilarSongs = Schema.Struct({
-  by_artist: Schema.Array(SongSummary),
-  by_writers: Schema.Array(SongSummary),
-  by_others: Schema.Array(SongSummary)
-}).annotations({ identifier: "SimilarSongs" })
-
-/** A member as history shows them; banned or handle-less members are "Former member". */
-export const UserRef = Schema.Struct({
-  username: Schema.String,
-  name: Schema.String,
-  avatar_url: Schema.String
-}).annotations({ identifier: "UserRef" })
-
-/** Song contributors. */
-export const SongContributors = Schema.Struct({
-  song_id: Schema.Int,
-  added_by: UserRef,
-  edited_by: UserRef,
-  contributions: Schema.Array(
-    Schema.Struct({ action: Schema.Literal("add", "edit"), action_at: Schema.String, user: UserRef })
-  ).annotations({ description: "The song's add and edit history, newest first." })
-}).annotations({ identifier: "SongContributors" })
+import { SongContributors } from "../Domain/Member.js"
+import { SongSummary } from "../Domain/Song.js"
+import { SimilarSongs, SongDetail } from "../Domain/SongDetail.js"
 
 export const SongPath = Schema.Struct({ songId: IdParam("songId") })
 

@@ -2,9 +2,9 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { detailOrNotFound } from "../Domain/Detail.js"
 import { idsAlone } from "../Domain/Batch.js"
 import { listJson } from "../Domain/Json.js"
+import { detailOrNotFound } from "../Domain/NotFound.js"
 import { SongsRepo } from "./Repo.js"
 
 export const SongsLive = HttpApiBuilder.group(Api, "Songs", (handlers) =>
@@ -14,15 +14,15 @@ export const SongsLive = HttpApiBuilder.group(Api, "Songs", (handlers) =>
       .handle("list", ({ urlParams: { cursor, ids, limit, offset, ...browse } }) =>
         Effect.map(
           ids === undefined
-            ? repo.browseSongs(browse, { cursor, limit, offset })
-            : Effect.zipRight(idsAlone({ cursor, limit, offset, ...browse }), repo.songsByIds(ids)),
+            ? repo.listSongs(browse, { cursor, limit, offset })
+            : Effect.zipRight(idsAlone({ cursor, limit, offset, ...browse }), repo.listSongsByIds(ids)),
           (page) => listJson(page.itemsJson, page.meta)
         ))
       .handle("detail", ({ path }) =>
-        repo.songDetailJson(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
+        repo.findSong(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
       .handle("similar", ({ path }) =>
-        repo.similarSongsJson(path.songId).pipe(detailOrNotFound(`Song ${path.songId}`)))
+        repo.findSimilarSongs(path.songId).pipe(detailOrNotFound(`Song ${path.songId}`)))
       .handle("contributors", ({ path }) =>
-        repo.songContributorsJson(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
+        repo.findSongContributors(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
   })
 ).pipe(Layer.provide(SongsRepo.Default))

@@ -7,110 +7,20 @@ import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { keysetPage } from "../Domain/Keyset.js"
 import { PoolQuery } from "../Database.js"
 import { jsonById } from "../Domain/Detail.js"
-import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
+import { songContributors } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
-import {
-  artworkColorsJsonSql,
-  type Audience,
-  PLACEHOLDER,
-  songStatusSql,
-  songSummaryJsonSql,
-  songsOf
-} from "../Domain/Song.js"
+import { type Audience, songSource, songSummary } from "../Domain/Song.js"
+import { SIMILAR_ORDER, similarSongs, songDetail, staffSongDetail } from "../Domain/SongDetail.js"
 import { withSpan } from "../Spans.js"
 
-
-/** The member who made a contribution, or "Former member" when they are banned or have no handle. */
-const formerMemberJsonSql = jsonObjectSql({
-  username: "''",
-  name: "'Former member'",
-  avatar_url: `asset_url(NULL, '${PLACEHOLDER.avatar}')`
-})
-
-export const userRefJsonSql = (m: string) => `CASE WHEN ${m}.username IS NOT NULL AND NOT ${m}.is_banned
-  THEN ${
-  jsonObjectSql({
-    username: `${m}.username`,
-    name: `${m}.name`,
-    avatar_url: `asset_url(${m}.avatar_key, '${PLACEHOLDER.avatar}')`
-  })
-}
-  ELSE ${formerMemberJsonSql} END`
-
-/** Song summaries of the audience's songs related to song `s` through song_versions. */
-const versionsJsonSql = (audience: Audience, mine: "song_id" | "original_song_id", theirs: "song_id" | "original_song_id") => `(
-  SELECT ${jsonArraySql(songSummaryJsonSql("vs"), "vs.released_at, vs.id")}
-  FROM song_versions v JOIN ${songsOf(audience)} vs ON vs.id = v.${theirs}
-  WHERE v.${mine} = s.id)`
-
-const creditJsonSql = jsonObjectSql({
-  order: "c.position",
-  artist: jsonObjectSql({
-    id: "a.id",
-    name: "a.name",
-    is_group: "a.is_group",
-    avatar_url: `asset_url(a.avatar_key, '${PLACEHOLDER.avatar}')`,
-    username: "m.username"
-  }),
-  role: jsonObjectSql({ id: "r.id", title: "r.title", slug: "r.slug", tag: "r.tag", order: "r.sort_order" })
-})
 
 /**
  * One song's detail, as JSON built in one statement. Staff see every state and get the
  * song's `status` and `deleted_at` at the end; `published_at` is then null while never published.
  */
 export const songDetailSql = (audience: Audience) => `
-  SELECT ${
-  jsonObjectSql({
-    id: "s.id",
-    title: "s.title",
-    slug: "s.slug",
-    released_at: "iso_date(s.released_at)",
-    published_at: "iso_time(s.published_at)",
-    views: "s.views",
-    claps: "s.claps",
-    love_count: "(SELECT count(*) FROM loves l JOIN public_members m ON m.id = l.member_id WHERE l.song_id = s.id)",
-    artwork_url: `asset_url(s.artwork_key, '${PLACEHOLDER.songArtwork}')`,
-    artwork_source: "s.artwork_source",
-    notes: "coalesce(s.notes, '')",
-    lyrics: "coalesce(s.lyrics, '')",
-    media: jsonObjectSql({
-      vidsvc_id: "coalesce(s.vidsvc_video_id, '')",
-      streama_id: "coalesce(s.streama_id, '')",
-      streamb_id: "coalesce(s.streamb_id, '')",
-      streama_url: "coalesce(s.streama_url, '')",
-      streamb_url: "coalesce(s.streamb_url, '')",
-      date_type: "coalesce(s.date_type, 'FULL')",
-      duration_ms: "coalesce(s.duration_ms, 0)"
-    }),
-    vidsvc: jsonObjectSql({
-      duration_seconds: "coalesce(s.vidsvc_duration_seconds, 0)",
-      views: "coalesce(s.vidsvc_views, 0)",
-      views_per_day: "coalesce(s.vidsvc_views_per_day, 0)",
-      likes: "coalesce(s.vidsvc_likes, 0)",
-      last_fetched: "coalesce(iso_time(s.vidsvc_last_fetched), '')"
-    }),
-    credits: `(
-      SELECT ${jsonArraySql(creditJsonSql, "c.position")}
-      FROM credits c
-      JOIN artists a ON a.id = c.artist_id
-      JOIN roles r ON r.id = c.role_id
-      LEFT JOIN public_members m ON m.id = a.member_id
-      WHERE c.song_id = s.id)`,
-    genres: `(
-      SELECT ${jsonArraySql(jsonObjectSql({ id: "g.id", slug: "g.slug", title: "g.title" }), "g.title, g.id")}
-      FROM song_genres sg JOIN genres g ON g.id = sg.genre_id WHERE sg.song_id = s.id)`,
-    labels: `(
-      SELECT ${jsonArraySql(jsonObjectSql({ id: "lb.id", name: "lb.name" }), "lb.name, lb.id")}
-      FROM song_labels sl JOIN labels lb ON lb.id = sl.label_id WHERE sl.song_id = s.id)`,
-    artwork_colors: artworkColorsJsonSql("s"),
-    streama_popularity: "coalesce(s.streama_popularity, 0)",
-    version_of: versionsJsonSql(audience, "song_id", "original_song_id"),
-    versions: versionsJsonSql(audience, "original_song_id", "song_id"),
-    ...(audience === "staff" ? { status: songStatusSql("s"), deleted_at: "iso_time(s.deleted_at)" } : {})
-  })
-}::text AS json
-  FROM ${songsOf(audience)} s
+  SELECT ${audience === "public" ? songDetail.json("s", "public") : staffSongDetail.json("s")}::text AS json
+  FROM ${songSource(audience)} s
   WHERE s.id = `
 
 /**
@@ -126,7 +36,7 @@ const creditedSql = (tag: string, artists: string) =>
   `EXISTS (SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
            WHERE c.song_id = s.id AND c.artist_id IN (SELECT artist_id FROM ${artists}) OFFSET 0)`
 
-const trending = "s.vidsvc_views_per_day DESC NULLS LAST, s.id DESC"
+const trending = SIMILAR_ORDER
 
 /**
  * A group's 10 most watched-per-day public songs other than $1, credited as `tag` to `artists`
@@ -176,44 +86,13 @@ const similarSql = `
       AND NOT ${creditedSql("performer", "my_performers")}
       AND NOT ${creditedSql("writer", "my_writers")}
     ORDER BY ${trending} LIMIT 10)
-  SELECT ${
-  jsonObjectSql({
-    by_artist: `(SELECT ${jsonArraySql(songSummaryJsonSql("s"), trending)} FROM artist_songs s)`,
-    by_writers: `(SELECT ${jsonArraySql(songSummaryJsonSql("s"), trending)} FROM writer_songs s)`,
-    by_others: `(SELECT ${jsonArraySql(songSummaryJsonSql("s"), trending)} FROM genre_songs s)`
-  })
-}::text AS json
+  SELECT ${similarSongs.json("artist_songs", "writer_songs", "genre_songs")}::text AS json
   FROM me`
 
-/**
- * Song contributors: the adder is the first `add` (else the first contributor), the editor the
- * latest `edit` (else the adder); the history is newest first. Zero rows when the song is not public.
- */
+/** Song contributors (src/Domain/Member.ts). Zero rows when the audience may not see the song. */
 const contributorsSql = (audience: Audience) => `
-  SELECT ${
-  jsonObjectSql({
-    song_id: "s.id",
-    added_by: `coalesce(
-      (SELECT ${userRefJsonSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
-       WHERE c.song_id = s.id ORDER BY c.action = 'add' DESC, c.action_at, c.id LIMIT 1),
-      ${formerMemberJsonSql})`,
-    edited_by: `coalesce(
-      (SELECT ${userRefJsonSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
-       WHERE c.song_id = s.id AND c.action = 'edit' ORDER BY c.action_at DESC, c.id DESC LIMIT 1),
-      (SELECT ${userRefJsonSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
-       WHERE c.song_id = s.id ORDER BY c.action = 'add' DESC, c.action_at, c.id LIMIT 1),
-      ${formerMemberJsonSql})`,
-    contributions: `(
-      SELECT ${
-      jsonArraySql(
-        jsonObjectSql({ action: "c.action", action_at: "iso_time(c.action_at)", user: userRefJsonSql("m") }),
-        "c.action_at DESC, c.id DESC"
-      )
-    }
-      FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id = s.id)`
-  })
-}::text AS json
-  FROM ${songsOf(audience)} s
+  SELECT ${songContributors.json("s")}::text AS json
+  FROM ${songSource(audience)} s
   WHERE s.id = `
 
 export interface SongBrowse {
@@ -234,25 +113,25 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     const contributorsById = { public: jsonById(query, contributorsSql("public")), staff: jsonById(query, contributorsSql("staff")) } as const
 
     /** Song detail as JSON text; None when the audience may not see the song. Staff: any state, plus status. */
-    const songDetailJson = (songId: number, audience: Audience) =>
+    const findSong = (songId: number, audience: Audience) =>
       detailById[audience](songId).pipe(
         Effect.orDie,
-        withSpan("SongsRepo.songDetailJson")
+        withSpan("SongsRepo.findSong")
       )
 
     /** Similar songs as JSON text; None when the song is not public. */
-    const similarSongsJson = (songId: number) =>
+    const findSimilarSongs = (songId: number) =>
       sql.unsafe<{ json: string }>(similarSql, [songId]).pipe(
         Effect.map(firstJson),
         Effect.orDie,
-        withSpan("SongsRepo.similarSongsJson")
+        withSpan("SongsRepo.findSimilarSongs")
       )
 
     /** Song contributors as JSON text; None when the audience may not see the song. */
-    const songContributorsJson = (songId: number, audience: Audience) =>
+    const findSongContributors = (songId: number, audience: Audience) =>
       contributorsById[audience](songId).pipe(
         Effect.orDie,
-        withSpan("SongsRepo.songContributorsJson")
+        withSpan("SongsRepo.findSongContributors")
       )
 
     /**
@@ -276,7 +155,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     }
 
     /** Browse of public songs. */
-    const browseSongs = (browse: SongBrowse, page: PageParamsInput) => {
+    const listSongs = (browse: SongBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
       const filters: Array<Statement.Fragment> = []
@@ -298,17 +177,17 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         total: keptSongTotal(browse)
       }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("SongsRepo.browseSongs")
+        withSpan("SongsRepo.listSongs")
       )
     }
 
     /** `ids=`: the asked public songs' summaries, in the order asked. */
-    const songsByIds = (ids: ReadonlyArray<number>) =>
-      batchLookup("public_songs s", "s", songSummaryJsonSql("s"), ids).pipe(
+    const listSongsByIds = (ids: ReadonlyArray<number>) =>
+      batchLookup("public_songs s", "s", songSummary.json("s"), ids).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("SongsRepo.songsByIds")
+        withSpan("SongsRepo.listSongsByIds")
       )
 
-    return { songDetailJson, similarSongsJson, songContributorsJson, browseSongs, songsByIds } as const
+    return { findSong, findSimilarSongs, findSongContributors, listSongs, listSongsByIds } as const
   })
 }) {}

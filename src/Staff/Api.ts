@@ -2,61 +2,19 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { AlbumDetail, AlbumPath } from "../Albums/Api.js"
+import { AlbumPath } from "../Albums/Api.js"
 import { StaffAuth } from "../Auth/StaffAuth.js"
-import { CuratedList, ListPath } from "../CuratedLists/Api.js"
+import { ListPath } from "../CuratedLists/Api.js"
+import { StaffAlbumDetail } from "../Domain/Album.js"
+import { StaffCuratedList } from "../Domain/CuratedList.js"
 import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { ChoiceParam, PageParams } from "../Domain/Params.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
-import {
-  AlbumSongEntry,
-  ListAlbumEntry,
-  ListSongEntry,
-  PublicationStatus,
-  SongStatus,
-  SongSummary
-} from "../Domain/Song.js"
-import { CatalogueStats } from "../Meta/Api.js"
-import { SongDetail, SongPath } from "../Songs/Api.js"
-
-const Instant = Schema.NullOr(Schema.String).annotations({ description: "RFC 3339 UTC, or null." })
-
-/** Where a song stands, on every staff song. */
-const songStateFields = {
-  status: SongStatus,
-  published_at: Instant.annotations({ description: "RFC 3339 UTC; null when never published (future dates: scheduled)." }),
-  deleted_at: Instant
-}
-
-export const StaffSongSummary = Schema.Struct({ ...SongSummary.fields, ...songStateFields }).annotations({
-  identifier: "StaffSongSummary"
-})
-
-export const StaffSongDetail = Schema.Struct({ ...SongDetail.fields, ...songStateFields }).annotations({
-  identifier: "StaffSongDetail"
-})
-
-/** Album detail with every track, each marked with its status. */
-export const StaffAlbumDetail = Schema.Struct({
-  ...AlbumDetail.fields,
-  songs: Schema.Array(Schema.Struct({ ...AlbumSongEntry.fields, status: SongStatus })),
-  status: PublicationStatus
-}).annotations({ identifier: "StaffAlbumDetail" })
-
-/** Curated list with every entry, each marked with its status. */
-export const StaffCuratedList = Schema.Struct({
-  ...CuratedList.fields,
-  songs: Schema.Array(Schema.Struct({ ...ListSongEntry.fields, status: SongStatus })),
-  albums: Schema.Array(Schema.Struct({ ...ListAlbumEntry.fields, status: PublicationStatus })),
-  status: PublicationStatus
-}).annotations({ identifier: "StaffCuratedList" })
-
-export const StaffStats = Schema.Struct({
-  ...CatalogueStats.fields,
-  unpublished_songs: Schema.Int.annotations({ description: "Songs not yet published (none or a future date), not deleted." }),
-  deleted_songs: Schema.Int
-}).annotations({ identifier: "StaffStats" })
+import { StaffSongSummary } from "../Domain/Song.js"
+import { StaffSongDetail } from "../Domain/SongDetail.js"
+import { StaffStats } from "../Domain/Stats.js"
+import { SongPath } from "../Songs/Api.js"
 
 export const StaffSongFilter = ChoiceParam("status", "published", "unpublished", "deleted", "all")
 

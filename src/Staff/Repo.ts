@@ -3,22 +3,14 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
-import { jsonObjectSql } from "../Domain/JsonSql.js"
-import { songStatusSql, songSummaryFieldsSql } from "../Domain/Song.js"
+import { songStatusCondition, staffSongSummary } from "../Domain/Song.js"
+import { hiddenSongCountsSql, staffStatsJson } from "../Domain/Stats.js"
 import { MetaRepo } from "../Meta/Repo.js"
 import { withSpan } from "../Spans.js"
 
-export type StaffSongFilter = "published" | "unpublished" | "deleted" | "all"
+export type StaffSongFilter = keyof typeof songStatusCondition
 
 const lit = Statement.unsafeFragment
-
-/** Each status as fixed SQL over songs row `s` (a closed set: statement texts stay bounded). */
-const statusCondition: Record<StaffSongFilter, string> = {
-  published: "s.deleted_at IS NULL AND s.published_at <= now()",
-  unpublished: "s.deleted_at IS NULL AND (s.published_at IS NULL OR s.published_at > now())",
-  deleted: "s.deleted_at IS NOT NULL",
-  all: "TRUE"
-}
 
 /** Every song, most recently added first (the id), as a song summary with its state. */
 const staffSongSort: KeysetSort = {
@@ -27,12 +19,7 @@ const staffSongSort: KeysetSort = {
   key: "s.id",
   keyJson: "s.id",
   keyType: "id",
-  item: jsonObjectSql({
-    ...songSummaryFieldsSql("s"),
-    status: songStatusSql("s"),
-    published_at: "iso_time(s.published_at)",
-    deleted_at: "iso_time(s.deleted_at)"
-  }),
+  item: staffSongSummary.json("s"),
   descending: true
 }
 
@@ -42,31 +29,25 @@ export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo"
     const meta = yield* MetaRepo
 
     /** One page of songs in `status`, titles containing `q` (folded: case and diacritics ignored). */
-    const songs = (status: StaffSongFilter, q: string | undefined, page: PageParamsInput) => {
-      const filters = [lit(statusCondition[status])]
+    const listStaffSongs = (status: StaffSongFilter, q: string | undefined, page: PageParamsInput) => {
+      const filters = [lit(songStatusCondition[status])]
       // folded like the stored titles; folding also turns LIKE's own characters (% _ \\) into spaces
       if (q !== undefined) filters.push(sql`s.search_title LIKE '%' || fold_name(${q}) || '%'`)
       return keysetPage(staffSongSort, filters, page, `admin-songs|${status}|${q ?? ""}`).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("StaffRepo.songs")
+        withSpan("StaffRepo.listStaffSongs")
       )
     }
 
-    const songCounts = sql<{ unpublished: number; deleted: number }>`
-      SELECT
-        count(*) FILTER (WHERE ${lit(statusCondition.unpublished)})::int AS unpublished,
-        count(*) FILTER (WHERE ${lit(statusCondition.deleted)})::int AS deleted
-      FROM songs s`.pipe(Effect.orDie)
+    const hiddenSongCounts = sql<{ unpublished: number; deleted: number }>`${lit(hiddenSongCountsSql)}`.pipe(Effect.orDie)
 
-    /** Catalogue statistics (public counts, from the Meta group) plus the hidden songs. */
-    const statsJson = Effect.all([meta.statsJson, songCounts], { concurrency: 2 }).pipe(
-      Effect.map(([stats, [counts]]) =>
-        `${stats.slice(0, -1)},"unpublished_songs":${counts?.unpublished ?? 0},"deleted_songs":${counts?.deleted ?? 0}}`
-      ),
-      withSpan("StaffRepo.statsJson")
+    /** Catalogue statistics (public counts, from the Meta group) plus unpublished and deleted songs, as JSON text. */
+    const getStaffStats = Effect.all([meta.getCatalogueStats, hiddenSongCounts], { concurrency: 2 }).pipe(
+      Effect.map(([stats, [hidden]]) => staffStatsJson(stats, hidden ?? { unpublished: 0, deleted: 0 })),
+      withSpan("StaffRepo.getStaffStats")
     )
 
-    return { songs, statsJson } as const
+    return { listStaffSongs, getStaffStats } as const
   }),
   dependencies: [MetaRepo.Default]
 }) {}

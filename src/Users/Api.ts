@@ -5,45 +5,9 @@ import * as Schema from "effect/Schema"
 import { ListEnvelope } from "../Domain/Envelope.js"
 import { BadRequestError, NotFoundError } from "../Domain/Errors.js"
 import { ChoiceParam, OrderParam, PageParams, TextParam } from "../Domain/Params.js"
+import { ContributionEntry, ContributorProfile } from "../Domain/Member.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { SongSummary } from "../Domain/Song.js"
-
-/** Contributor profile. Email, roles, ban state and the internal id are never part of it. */
-export const ContributorProfile = Schema.Struct({
-  username: Schema.String,
-  name: Schema.String,
-  avatar_url: Schema.String,
-  is_fan: Schema.Boolean,
-  is_artist: Schema.Boolean,
-  is_group: Schema.Boolean,
-  joined_at: Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds." }),
-  contribution_count: Schema.Int.annotations({ description: "Contributions on public songs." })
-}).annotations({ identifier: "ContributorProfile" })
-
-const CreditChange = Schema.Struct({ artist_name: Schema.String, role_name: Schema.String })
-
-/** Contribution entry `details`: every field always present; absent ones are [] or false. */
-export const ContributionDetails = Schema.Struct({
-  added_credits: Schema.Array(CreditChange),
-  removed_credits: Schema.Array(CreditChange),
-  changed_genres: Schema.Boolean,
-  changed_labels: Schema.Boolean,
-  changed_lyrics: Schema.Boolean,
-  changed_notes: Schema.Boolean,
-  changed_title: Schema.Boolean,
-  changed_release_date: Schema.Boolean,
-  changed_artwork: Schema.Boolean,
-  links: Schema.Array(Schema.Struct({ service: Schema.String, change: Schema.String }))
-}).annotations({ identifier: "ContributionDetails" })
-
-/** Contribution entry. */
-export const ContributionEntry = Schema.Struct({
-  id: Schema.Int,
-  action: Schema.String.annotations({ description: "`add` or `edit`." }),
-  action_at: Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds." }),
-  details: ContributionDetails,
-  song: SongSummary
-}).annotations({ identifier: "ContributionEntry" })
 
 /** A public handle. A purely numeric value is an internal user id, never accepted (docs/api.md). */
 export const UsernameParam = TextParam("username").pipe(

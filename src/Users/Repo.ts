@@ -2,9 +2,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
-import { jsonObjectSql } from "../Domain/JsonSql.js"
+import { contributionEntry, contributorProfile } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
-import { PLACEHOLDER, songSummaryJsonSql } from "../Domain/Song.js"
+import { songSummary } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
@@ -39,16 +39,7 @@ const publicProfiles = `(
   WHERE m.username IS NOT NULL AND NOT m.is_banned) m`
 
 /** Contributor profile for row `m` of publicProfiles. */
-const profileJson = jsonObjectSql({
-  username: "m.username",
-  name: "m.name",
-  avatar_url: `asset_url(m.avatar_key, '${PLACEHOLDER.avatar}')`,
-  is_fan: "m.kind = 'fan'",
-  is_artist: "m.kind = 'artist'",
-  is_group: "m.kind = 'group'",
-  joined_at: "iso_time(m.joined_at)",
-  contribution_count: "m.contribution_count"
-})
+const profileJson = contributorProfile.json("m", "m.contribution_count")
 
 const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   contributions: {
@@ -84,13 +75,7 @@ const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly de
 }
 
 /** Contribution entry for row `c` of contributions; the song is a song summary. */
-const contributionJson = jsonObjectSql({
-  id: "c.id",
-  action: "c.action",
-  action_at: "iso_time(c.action_at)",
-  details: "contribution_details_json(c.details)",
-  song: `(SELECT ${songSummaryJsonSql("s")} FROM songs s WHERE s.id = c.song_id)`
-})
+const contributionJson = contributionEntry.json("c")
 
 const contributionsSort: KeysetSort = {
   source: "contributions c",
@@ -108,7 +93,7 @@ const lovesSort: KeysetSort = {
   key: "l.loved_at",
   keyJson: timestampKeyJson("l.loved_at"),
   keyType: "timestamptz",
-  item: `(SELECT ${songSummaryJsonSql("s")} FROM songs s WHERE s.id = l.song_id)`,
+  item: `(SELECT ${songSummary.json("s")} FROM songs s WHERE s.id = l.song_id)`,
   descending: true,
   tie: { key: "l.song_id", keyType: "id" }
 }

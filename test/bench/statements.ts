@@ -73,12 +73,12 @@ export const captureStatements = (databaseUrl: string, probeSongId: number, deep
   Effect.gen(function*() {
     const repo = yield* SongsRepo
     const config = yield* AppConfig
-    const detail = yield* captureOne(repo.songDetailJson(probeSongId, "public"))
+    const detail = yield* captureOne(repo.findSong(probeSongId, "public"))
     if (detail.params.length !== 1 || detail.params[0] !== probeSongId) {
       return yield* Effect.die(new Error(`song detail parameters are not [id]: ${JSON.stringify(detail.params)}`))
     }
-    const listFirst = yield* captureOne(repo.browseSongs({}, { limit: LIST_LIMIT }))
-    const listAfter = yield* captureOne(repo.browseSongs({}, { limit: LIST_LIMIT, cursor: deepCursor }))
+    const listFirst = yield* captureOne(repo.listSongs({}, { limit: LIST_LIMIT }))
+    const listAfter = yield* captureOne(repo.listSongs({}, { limit: LIST_LIMIT, cursor: deepCursor }))
     const cursor = decodeCursor(deepCursor)
     const keyPositions = cursor.k.map((value) => listAfter.params.findIndex((param) => param === value))
     if (keyPositions.some((position) => position < 0) || new Set(keyPositions).size !== keyPositions.length) {
