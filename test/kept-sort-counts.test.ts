@@ -18,6 +18,8 @@ interface Listed {
   readonly byName: ReadonlyArray<[number, number]>
   readonly users: ReadonlyArray<[string, number]>
   readonly userTotal: number
+  /** per visible artist (sql/0016): the detail's roles as [slug, count], and the totals of songs?role=performer / writer */
+  readonly roles: Record<number, { roles: ReadonlyArray<[string, number]>; performer: number; writer: number }>
 }
 
 /** /v1/artists by songs and by name, as [id, song_count] (sql/0008); /v1/users as [username, contribution_count] (sql/0009). */
@@ -35,12 +37,29 @@ const served = async (): Promise<Listed> => {
   expect(users.status).toBe(200)
   const usersBody = users.body as { meta: { total: number }; data: Array<{ username: string; contribution_count: number }> }
   const members = usersBody.data
+  const roles: Listed["roles"] = {}
+  for (const [id] of byName.items) {
+    const detail = await request(server.baseUrl, `/v1/artists/${id}`)
+    expect(detail.status).toBe(200)
+    const total = async (role: string) => {
+      const reply = await request(server.baseUrl, `/v1/artists/${id}/songs?role=${role}&limit=1`)
+      expect(reply.status).toBe(200)
+      return (reply.body as { meta: { total: number } }).meta.total
+    }
+    const shown = (detail.body as { data: { roles: Array<{ slug: string; count: number }> } }).data.roles
+    roles[id] = {
+      roles: shown.map((r): [string, number] => [r.slug, r.count]),
+      performer: await total("performer"),
+      writer: await total("writer")
+    }
+  }
   return {
     total: bySongs.total,
     bySongs: bySongs.items,
     byName: byName.items,
     users: members.map((m): [string, number] => [m.username, m.contribution_count]),
-    userTotal: usersBody.meta.total
+    userTotal: usersBody.meta.total,
+    roles
   }
 }
 
@@ -53,6 +72,23 @@ const counted = async (): Promise<Listed> => {
   const members = await server.sql<{ username: string; n: number }>(`
     SELECT m.username, (SELECT count(*) FROM contributions c JOIN public_songs s ON s.id = c.song_id WHERE c.member_id = m.id)::int AS n
     FROM public_members m ORDER BY n DESC, lower(m.username) DESC LIMIT 50`)
+  const roleRows = await server.sql<{ id: number; slug: string; n: number }>(`
+    SELECT a.id, r.slug, count(DISTINCT c.song_id)::int AS n
+    FROM public_artists a JOIN credits c ON c.artist_id = a.id JOIN public_songs s ON s.id = c.song_id JOIN roles r ON r.id = c.role_id
+    GROUP BY a.id, r.id, r.slug, r.sort_order ORDER BY a.id, n DESC, r.sort_order, r.id`)
+  const tagRows = await server.sql<{ id: number; tag: string; n: number }>(`
+    SELECT a.id, r.tag, count(DISTINCT c.song_id)::int AS n
+    FROM public_artists a JOIN credits c ON c.artist_id = a.id JOIN public_songs s ON s.id = c.song_id JOIN roles r ON r.id = c.role_id
+    GROUP BY a.id, r.tag`)
+  const roles: Listed["roles"] = {}
+  for (const a of rows) {
+    const tag = (t: string) => tagRows.find((x) => x.id === a.id && x.tag === t)?.n ?? 0
+    roles[a.id] = {
+      roles: roleRows.filter((x) => x.id === a.id).map((x): [string, number] => [x.slug, x.n]),
+      performer: tag("performer"),
+      writer: tag("writer")
+    }
+  }
   const bySongs = [...rows].sort((x, y) => y.songs - x.songs || x.id - y.id)
   const byName = [...rows].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
   return {
@@ -60,17 +96,19 @@ const counted = async (): Promise<Listed> => {
     bySongs: bySongs.map((a): [number, number] => [a.id, a.songs]),
     byName: byName.map((a): [number, number] => [a.id, a.songs]),
     users: members.map((m): [string, number] => [m.username, m.n]),
-    userTotal: (await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM public_members"))[0]!.n
+    userTotal: (await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM public_members"))[0]!.n,
+    roles
   }
 }
 
-describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contributions)", () => {
+describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contributions, sql/0016 artists' roles)", () => {
   test("the artists and users lists equal counting the public rows, after every kind of change", async () => {
     const before = await served()
     expect(before).toEqual(await counted())
     // the fixture's numbers: a test that could not fail would pass on an empty list
     expect(before.total).toBe(10)
     expect(before.bySongs[0]![1]).toBeGreaterThan(1)
+    expect(Object.values(before.roles).filter((a) => a.roles.length > 1 && a.writer > 0 && a.performer > 0).length).toBeGreaterThan(0)
 
     const [future] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 12")
     const [member] = await server.sql<{ username: string }>("SELECT username FROM members WHERE id = 2")
@@ -100,6 +138,11 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
       ["INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 9, 8, 2)", "DELETE FROM credits WHERE song_id = 6 AND position = 9"],
       ["UPDATE credits SET artist_id = 10 WHERE song_id = 7", "UPDATE credits SET artist_id = 9 WHERE song_id = 7"],
       ["DELETE FROM credits WHERE song_id = 6", "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 1, 8, 1)"],
+      // roles (sql/0016): a credit changing role, twice in one role and once in another, a role changing tag
+      ["UPDATE credits SET role_id = 3 WHERE song_id = 6 AND position = 1", "UPDATE credits SET role_id = 1 WHERE song_id = 6 AND position = 1"],
+      ["INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 8, 8, 1), (6, 9, 8, 3), (6, 10, 8, 4)",
+        "DELETE FROM credits WHERE song_id = 6 AND position IN (8, 9, 10)"],
+      ["UPDATE roles SET tag = 'writer' WHERE id = 2", "UPDATE roles SET tag = 'performer' WHERE id = 2"],
       // an album naming the hidden artist is published
       ["UPDATE albums SET published_at = now() - interval '1 hour' WHERE id = 3", "UPDATE albums SET published_at = NULL WHERE id = 3"],
       // members: banned, losing the handle, a new one
@@ -132,6 +175,12 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
     await server.sql("SELECT recount_artist_song_counts()")
     expect(await server.sql("SELECT * FROM artist_song_counts ORDER BY artist_id")).toEqual(kept)
     expect((await server.sql("SELECT * FROM artist_song_totals"))[0]).toEqual(totals!)
+    const roles = await server.sql("SELECT * FROM artist_role_song_counts WHERE settled_songs <> 0 ORDER BY artist_id, role_id")
+    const tags = await server.sql("SELECT * FROM artist_tag_song_counts WHERE settled_songs <> 0 ORDER BY artist_id, tag")
+    expect(roles.length).toBeGreaterThan(0)
+    await server.sql("SELECT recount_artist_role_counts()")
+    expect(await server.sql("SELECT * FROM artist_role_song_counts ORDER BY artist_id, role_id")).toEqual(roles)
+    expect(await server.sql("SELECT * FROM artist_tag_song_counts ORDER BY artist_id, tag")).toEqual(tags)
     const members = await server.sql("SELECT * FROM member_settled_contributions WHERE settled <> 0 ORDER BY member_id")
     await server.sql("SELECT recount_member_settled_contributions()")
     expect(await server.sql("SELECT * FROM member_settled_contributions ORDER BY member_id")).toEqual(members)

@@ -6,13 +6,14 @@ import { Api } from "../Api.js"
 import { idsAlone } from "../Domain/Batch.js"
 import { notFound } from "../Domain/Errors.js"
 import { detailJson, listJson } from "../Domain/Json.js"
-import { pageMeta, resolvePage } from "../Domain/Pagination.js"
-import { artistCursorKeys, ArtistsRepo, type JsonPage } from "./Repo.js"
+import type { KeysetResult } from "../Domain/Keyset.js"
+import { ArtistsRepo } from "./Repo.js"
 
 const artistNotFound = (artistId: number) => notFound(`Artist ${artistId}`)
 
-const pageResponse = (page: Parameters<typeof pageMeta>[0], scope: string, result: JsonPage) =>
-  listJson(result.items, pageMeta(page, scope, result.total, result.served, result.lastKey))
+/** A page of one artist's list, or not_found when the artist is not visible. */
+const artistPage = (artistId: number) => (result: KeysetResult) =>
+  result.found ? Effect.succeed(listJson(result.itemsJson, result.meta)) : Effect.fail(artistNotFound(artistId))
 
 export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
   Effect.gen(function*() {
@@ -22,40 +23,24 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
         Effect.gen(function*() {
           if (ids !== undefined) {
             yield* idsAlone(urlParams)
-            const found = yield* repo.byIds(ids)
+            const found = yield* repo.listArtistsByIds(ids)
             return listJson(found.itemsJson, found.meta)
           }
-          const sort = urlParams.sort ?? "name"
-          // The cursor carries the whole list definition: sort and filter.
-          const scope = `artists:${sort}:${urlParams.q ?? ""}`
-          const page = yield* resolvePage(urlParams, scope, artistCursorKeys[sort])
-          const result = yield* repo.list({ q: urlParams.q, sort, page })
-          return pageResponse(page, scope, result)
+          const { q, sort = "name", ...page } = urlParams
+          const listed = yield* repo.listArtists({ q, sort, page })
+          return listJson(listed.itemsJson, listed.meta)
         }))
       .handle("namesakeHints", ({ urlParams }) =>
-        Effect.map(repo.namesakeHintsJson(urlParams.ids), ({ count, json }) =>
+        Effect.map(repo.hintNamesakes(urlParams.ids), ({ count, json }) =>
           listJson(json, { total: count, limit: urlParams.ids.length, offset: 0, next_cursor: "" })))
       .handle("detail", ({ path }) =>
         Effect.flatMap(
-          repo.detailJson(path.artistId),
+          repo.findArtist(path.artistId),
           Option.match({ onNone: () => Effect.fail(artistNotFound(path.artistId)), onSome: (json) => Effect.succeed(detailJson(json)) })
         ))
-      .handle("songs", ({ path, urlParams }) =>
-        Effect.gen(function*() {
-          const role = urlParams.role ?? "any"
-          const scope = `artist-songs:${path.artistId}:${role}`
-          const page = yield* resolvePage(urlParams, scope, artistCursorKeys.artistSongs)
-          const result = yield* repo.songs(path.artistId, role, page)
-          if (Option.isNone(result)) return yield* artistNotFound(path.artistId)
-          return pageResponse(page, scope, result.value)
-        }))
+      .handle("songs", ({ path, urlParams: { role = "any", ...page } }) =>
+        Effect.flatMap(repo.listArtistSongs(path.artistId, role, page), artistPage(path.artistId)))
       .handle("albums", ({ path, urlParams }) =>
-        Effect.gen(function*() {
-          const scope = `artist-albums:${path.artistId}`
-          const page = yield* resolvePage(urlParams, scope, artistCursorKeys.artistAlbums)
-          const result = yield* repo.albums(path.artistId, page)
-          if (Option.isNone(result)) return yield* artistNotFound(path.artistId)
-          return pageResponse(page, scope, result.value)
-        }))
+        Effect.flatMap(repo.listArtistAlbums(path.artistId, urlParams), artistPage(path.artistId)))
   })
 ).pipe(Layer.provide(ArtistsRepo.Default))

@@ -4,50 +4,68 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { artistIdentityFieldsSql, artistSongCountSql, artistSummaryJsonSql, artistVisibleSql } from "../Domain/Artist.js"
-import type { KeyType, SortKey } from "../Domain/Cursor.js"
+import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
-import type { PageRequest } from "../Domain/Pagination.js"
+import type { PageParamsInput, PageRequest } from "../Domain/Pagination.js"
 import { albumArtistJsonSql, listAlbumEntryJsonSql, songSummaryJsonSql } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
 import { withSpan } from "../Spans.js"
 
-/** One page of a list as Postgres built it: the items' JSON and the last row's sort key. */
-export interface JsonPage {
-  readonly total: number
-  readonly items: string
-  readonly served: number
-  readonly lastKey: SortKey | undefined
-}
+/** The cursor scopes: the whole list definition (sort and filter; the artist and role). */
+const listScope = (sort: ArtistSort, q: string | undefined) => `artists:${sort}:${q ?? ""}`
+const songsScope = (artistId: number, role: ArtistSongRole) => `artist-songs:${artistId}:${role}`
+const albumsScope = (artistId: number) => `artist-albums:${artistId}`
 
-interface PageRow {
-  readonly total: number
-  readonly items: string
-  readonly served: number
-  readonly last_key: string | null
-}
+const lit = Statement.unsafeFragment
 
-const toPage = (row: PageRow | undefined): JsonPage => ({
-  total: row?.total ?? 0,
-  items: row?.items ?? "[]",
-  served: row?.served ?? 0,
-  lastKey: row?.last_key ? (JSON.parse(row.last_key) as SortKey) : undefined
+/** Visible artists in name order (artists_name_idx); cursor key: the lowercased name, the id. */
+const byNameSort = (source: KeysetSort["source"]): KeysetSort => ({
+  source,
+  alias: "a",
+  key: "lower(a.name)",
+  keyJson: "lower(a.name)",
+  keyType: "text",
+  item: artistSummaryJsonSql("a"),
+  descending: false
 })
 
 /**
- * Each list's cursor key (sort value, then the id), checked by the cursor codec before a
- * statement sees it: name and album dates compare as text, song counts and release dates by type.
+ * Visible artists with their public song counts (`a.id`, `a.song_count`), most songs first, then
+ * the id: `-song_count` ascending, as sql/0008's kept index. The summary is built for the page's
+ * rows only (one primary-key probe each), never for the rows a deep page skips.
  */
-export const artistCursorKeys = {
-  name: ["text", "id"],
-  songs: ["int", "id"],
-  artistSongs: ["date", "id"],
-  artistAlbums: ["dateOrEmpty", "id"]
-} as const satisfies Record<string, readonly [KeyType, KeyType]>
+const bySongsSort = (source: KeysetSort["source"]): KeysetSort => ({
+  source,
+  alias: "a",
+  key: "-a.song_count",
+  keyJson: "a.song_count",
+  keyType: "int",
+  negated: true,
+  item: `(SELECT ${artistSummaryJsonSql("x", "a.song_count")} FROM artists x WHERE x.id = a.id)`,
+  descending: false
+})
 
-/** The cursor's key as SQL parameters: nulls without a cursor. */
-const keyPair = (page: PageRequest) => ({ value: page.after?.[0] ?? null, id: page.after?.[1] ?? null })
+/** Public songs rows `s`, newest first. */
+const songsSort = (source: KeysetSort["source"]): KeysetSort => ({
+  source,
+  alias: "s",
+  key: "s.released_at",
+  keyJson: "iso_date(s.released_at)",
+  keyType: "date",
+  item: songSummaryJsonSql("s"),
+  descending: true
+})
 
-const lit = Statement.unsafeFragment
+/** Public albums rows `al`, newest first, albums without a date last. */
+const albumsSort = (source: KeysetSort["source"]): KeysetSort => ({
+  source,
+  alias: "al",
+  key: "coalesce(iso_date(al.released_at), '')",
+  keyJson: "coalesce(iso_date(al.released_at), '')",
+  keyType: "dateOrEmpty",
+  item: listAlbumEntryJsonSql("al", "public"),
+  descending: true
+})
 
 /** A namesake hint for row `h` of the hints below. */
 const namesakeHintJsonSql = jsonArraySql(
@@ -75,8 +93,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
      * songs, as in every list album entry).
      */
     const albumsOf = (artistId: number) => sql`
-      SELECT al.id, coalesce(iso_date(al.released_at), '') AS sort_date
-      FROM public_albums al
+      SELECT al.* FROM public_albums al
       WHERE al.id IN (
           SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id = ${artistId}
           UNION
@@ -90,81 +107,49 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
              OR NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id))`
 
     /**
-     * Visible artists with q: the name matches (trigram indexes of sql/0004) whose kept
-     * counts (sql/0008) say they are visible; cost grows with the matches. Without q: pages of an
-     * index (artists_name_idx, or sql/0008's kept song counts) and a kept total.
+     * Visible artists whose name matches q (trigram indexes of sql/0004), visible by the kept
+     * counts (sql/0008), with their public song counts: cost grows with the matches.
      */
-    const matchingSql = (q: string) => sql`
-      SELECT a.id, a.name FROM artists a
+    const matchingSql = (q: string, sort: ArtistSort) => sql`(
+      SELECT a.*${lit(sort === "songs" ? ", public_artist_song_count(a.id)::int AS song_count" : "")} FROM artists a
       WHERE (SELECT fold_name(${q}::text)) <> ''
         AND (a.search_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'
              OR a.search_full_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%')
-        AND ${Statement.unsafeFragment(artistVisibleSql("a"))}`
+        AND ${lit(artistVisibleSql("a"))}) a`
 
-    const listByName = (q: string | undefined, page: PageRequest, offset: number) =>
-      Effect.gen(function*() {
-        const after = keyPair(page)
-        const afterKey = sql`(${after.value}::text IS NULL OR (lower(a.name), a.id) > (${after.value}::text, ${after.id}::int))`
-        const head = q === undefined
-          ? sql`page AS (
-              SELECT a.id, lower(a.name) AS sort_name FROM artists a
-              WHERE ${afterKey} AND ${Statement.unsafeFragment(artistVisibleSql("a"))}
-              ORDER BY lower(a.name), a.id
-              LIMIT ${page.limit} OFFSET ${offset})`
-          : sql`listed AS (SELECT m.id, lower(m.name) AS sort_name FROM (${matchingSql(q)}) m),
-            page AS (
-              SELECT l.id, l.sort_name FROM listed l
-              WHERE ${after.value}::text IS NULL OR (l.sort_name, l.id) > (${after.value}::text, ${after.id}::int)
-              ORDER BY l.sort_name, l.id
-              LIMIT ${page.limit} OFFSET ${offset})`
-        return yield* sql<PageRow>`
-          WITH ${head}
-          SELECT
-            ${q === undefined ? sql`visible_artist_count()` : sql`(SELECT count(*) FROM listed)`}::int AS total,
-            (SELECT count(*) FROM page)::int AS served,
-            (SELECT ${lit(jsonArraySql(artistSummaryJsonSql("a"), "p.sort_name, p.id"))}
-             FROM page p JOIN artists a ON a.id = p.id)::text AS items,
-            (SELECT json_build_array(p.sort_name, p.id) FROM page p ORDER BY p.sort_name DESC, p.id DESC LIMIT 1)::text AS last_key`
-      })
-
-    const listBySongs = (q: string | undefined, page: PageRequest, offset: number) =>
-      Effect.gen(function*() {
-        const after = keyPair(page)
-        const head = q === undefined
-          ? sql`page AS (
-              SELECT r.id, r.song_count::int AS song_count
-              FROM artists_by_song_count(${after.value}::int, ${after.id}::int, ${offset + page.limit}::int) r
-              ORDER BY r.song_count DESC, r.id
-              LIMIT ${page.limit} OFFSET ${offset})`
-          : sql`listed AS (SELECT m.id, public_artist_song_count(m.id)::int AS song_count FROM (${matchingSql(q)}) m),
-            page AS (
-              SELECT l.id, l.song_count FROM listed l
-              WHERE ${after.value}::int IS NULL
-                 OR l.song_count < ${after.value}::int OR (l.song_count = ${after.value}::int AND l.id > ${after.id}::int)
-              ORDER BY l.song_count DESC, l.id
-              LIMIT ${page.limit} OFFSET ${offset})`
-        return yield* sql<PageRow>`
-          WITH ${head}
-          SELECT
-            ${q === undefined ? sql`visible_artist_count()` : sql`(SELECT count(*) FROM listed)`}::int AS total,
-            (SELECT count(*) FROM page)::int AS served,
-            (SELECT ${lit(jsonArraySql(artistSummaryJsonSql("a", "p.song_count"), "p.song_count DESC, p.id"))}
-             FROM page p JOIN artists a ON a.id = p.id)::text AS items,
-            (SELECT json_build_array(p.song_count, p.id) FROM page p ORDER BY p.song_count, p.id DESC LIMIT 1)::text AS last_key`
-      })
-
-    const list = (params: { readonly q: string | undefined; readonly sort: ArtistSort; readonly page: PageRequest }) => {
-      const { page } = params
-      const offset = page.after === undefined ? page.offset : 0
-      return (params.sort === "name" ? listByName : listBySongs)(params.q, page, offset).pipe(
-        Effect.map((rows) => toPage(rows[0])),
-        Effect.catchTag("SqlError", Effect.die),
-        withSpan("ArtistsRepo.list")
-      )
+    /**
+     * Without q: by name, a walk of artists_name_idx with a kept-count probe per row for
+     * visibility; by songs, sql/0008's kept index from the cursor on. Totals: kept
+     * (visible_artist_count()); with q, the matches counted.
+     */
+    const listArtists = (params: {
+      readonly q: string | undefined
+      readonly sort: ArtistSort
+      readonly page: PageParamsInput
+    }) => {
+      const { page, q, sort } = params
+      const scope = listScope(sort, q)
+      const kept = { total: lit("SELECT visible_artist_count()") }
+      const listed = q !== undefined
+        ? keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q, sort)), [], page, scope, { readOnce: true })
+        : sort === "name"
+        ? keysetPage(byNameSort("artists a"), [lit(artistVisibleSql("a"))], page, scope, kept)
+        : keysetPage(
+          bySongsSort((p) =>
+            sql`artists_by_song_count(${p.after?.[0] ?? null}::int, ${p.after?.[1] ?? null}::int, ${
+              (p.after === undefined ? p.offset : 0) + p.limit
+            }::int) a`
+          ),
+          [],
+          page,
+          scope,
+          kept
+        )
+      return listed.pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtists"))
     }
 
-    /** Detail as JSON text, or None when the artist is not visible. */
-    const detailJson = (artistId: number) =>
+    /** The visible artist's detail as JSON text; None when the artist is not visible. */
+    const findArtist = (artistId: number) =>
       sql<{ json: string }>`
         WITH albums_of_artist AS (${albumsOf(artistId)})
         SELECT ${
@@ -174,18 +159,15 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           username: "(SELECT m.username FROM public_members m WHERE m.id = a.member_id)",
           song_count: artistSongCountSql("a"),
           album_count: "(SELECT count(*) FROM albums_of_artist x)",
+          // kept per role (sql/0016), not counted over the artist's credits
           roles: `(
             SELECT ${
             jsonArraySql(
-              jsonObjectSql({ slug: "r.slug", title: "r.title", count: "rc.count" }),
-              "rc.count DESC, r.sort_order, r.id"
+              jsonObjectSql({ slug: "r.slug", title: "r.title", count: "rc.songs" }),
+              "rc.songs DESC, r.sort_order, r.id"
             )
           }
-            FROM (
-              SELECT c.role_id, count(DISTINCT c.song_id) AS count
-              FROM credits c JOIN public_songs s ON s.id = c.song_id
-              WHERE c.artist_id = a.id GROUP BY c.role_id
-            ) rc JOIN roles r ON r.id = rc.role_id)`,
+            FROM public_artist_role_song_counts(a.id) rc JOIN roles r ON r.id = rc.role_id)`,
           members: `(
             SELECT ${jsonArraySql(albumArtistJsonSql("ma"), "lower(ma.name), ma.id")}
             FROM artist_memberships am JOIN public_artists ma ON ma.id = am.member_id WHERE am.group_id = a.id)`,
@@ -197,96 +179,60 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         FROM public_artists a WHERE a.id = ${artistId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
         Effect.orDie,
-        withSpan("ArtistsRepo.detailJson")
+        withSpan("ArtistsRepo.findArtist")
       )
 
-    /** The artist's public songs in `role`, newest first; None when the artist is not visible. */
-    const songs = (artistId: number, role: ArtistSongRole, page: PageRequest) =>
-      Effect.gen(function*() {
-        const after = keyPair(page)
-        const offset = page.after === undefined ? page.offset : 0
-        const afterKey = (alias: string) => sql`(${after.value}::text IS NULL
-          OR (${Statement.unsafeFragment(alias)}.released_at, ${Statement.unsafeFragment(alias)}.id) < (${after.value}::date, ${after.id}::int))`
-        // A prolific artist's songs in any role (kept count, sql/0008) are dense among all songs:
-        // walk songs_public_released_idx with a credit probe per song (OFFSET 0: a probe, not a
-        // join) instead of collecting and sorting tens of thousands, while the rows the walk
-        // expects to read (offset + limit over the artist's share of songs) stay well under the
-        // artist's songs. One of the two arms runs.
-        return yield* sql<PageRow & { found: boolean }>`
-          WITH listed AS (
-            SELECT s.id, s.released_at FROM public_songs s
-            WHERE s.id IN (
-              SELECT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id
-              WHERE c.artist_id = ${artistId} AND (${role}::text = 'any' OR r.tag = ${role}::text))),
-          kept AS MATERIALIZED (
-            SELECT coalesce((SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${artistId}), 0)::bigint AS n),
-          walk AS MATERIALIZED (
-            SELECT ${role}::text = 'any' AND k.n >= ${DENSE_ARTIST_SONGS}::int
-               AND ${page.limit + offset}::bigint * (SELECT cc.live_songs FROM catalogue_counts cc) <= k.n * k.n / 4 AS yes
-            FROM kept k),
-          page AS (
-            SELECT p.id, p.released_at FROM (
-              (SELECT s.id, s.released_at FROM public_songs s
-               WHERE (SELECT yes FROM walk)
-                 AND EXISTS (SELECT 1 FROM credits c WHERE c.song_id = s.id AND c.artist_id = ${artistId} OFFSET 0)
-                 AND ${afterKey("s")}
-               ORDER BY s.released_at DESC, s.id DESC
-               LIMIT ${page.limit + offset})
-              UNION ALL
-              (SELECT l.id, l.released_at FROM listed l
-               WHERE NOT (SELECT yes FROM walk) AND ${afterKey("l")}
-               ORDER BY l.released_at DESC, l.id DESC
-               LIMIT ${page.limit + offset})) p
-            ORDER BY p.released_at DESC, p.id DESC
-            LIMIT ${page.limit} OFFSET ${offset})
-          SELECT
-            EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId}) AS found,
-            (CASE WHEN ${role}::text = 'any' THEN public_artist_song_count(${artistId})
-                  ELSE (SELECT count(*) FROM listed) END)::int AS total,
-            (SELECT count(*) FROM page)::int AS served,
-            (SELECT ${lit(jsonArraySql(songSummaryJsonSql("s"), "p.released_at DESC, p.id DESC"))}
-             FROM page p JOIN songs s ON s.id = p.id)::text AS items,
-            (SELECT json_build_array(iso_date(p.released_at), p.id) FROM page p
-             ORDER BY p.released_at, p.id LIMIT 1)::text AS last_key`
-      }).pipe(
-        Effect.flatMap((rows) =>
-          Effect.succeed(rows[0]?.found === true ? Option.some(toPage(rows[0])) : Option.none<JsonPage>())),
-        Effect.catchTag("SqlError", Effect.die),
-        withSpan("ArtistsRepo.songs")
-      )
+    /**
+     * The artist's public songs in `role`, newest first; found=false when the artist is not
+     * visible. An artist's songs in the role that are dense among all songs (kept counts,
+     * sql/0008 for any role, sql/0016 per tag) are found by walking songs_public_released_idx
+     * with a credit probe per song (OFFSET 0: a probe, not a join), while the rows the walk
+     * expects to read (offset + limit over the artist's share of songs) stay under half the
+     * artist's songs; otherwise the role's credits are collected and sorted. One of the two arms
+     * runs (the other's one-time filter is false). Totals are kept.
+     */
+    const listArtistSongs = (artistId: number, role: ArtistSongRole, page: PageParamsInput) => {
+      const inRole = role === "any" ? lit("") : sql`JOIN roles r ON r.id = c.role_id AND r.tag = ${role}::text`
+      const kept = role === "any"
+        ? sql`(SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${artistId})`
+        : sql`(SELECT k.settled_songs FROM artist_tag_song_counts k WHERE k.artist_id = ${artistId} AND k.tag = ${role}::text)`
+      const source = (p: PageRequest) => {
+        const wanted = (p.after === undefined ? p.offset : 0) + p.limit
+        const walk = sql`(SELECT k.n >= ${DENSE_ARTIST_SONGS}::int
+          AND ${wanted}::bigint * (SELECT cc.live_songs FROM catalogue_counts cc) <= k.n * k.n / 2
+          FROM (SELECT coalesce(${kept}, 0)::bigint AS n) k)`
+        return [
+          sql`(SELECT s.* FROM public_songs s
+               WHERE ${walk} AND EXISTS (SELECT 1 FROM credits c ${inRole} WHERE c.song_id = s.id AND c.artist_id = ${artistId} OFFSET 0)) s`,
+          // OFFSET 0: collected whole, then sorted (never a walk of the songs index probing the
+          // credits); the arm's filter above it, so that a skipped arm starts no parallel workers
+          sql`(SELECT s.* FROM (
+                 SELECT s.* FROM public_songs s
+                 WHERE s.id IN (SELECT c.song_id FROM credits c ${inRole} WHERE c.artist_id = ${artistId}) OFFSET 0) s
+               WHERE NOT ${walk}) s`
+        ]
+      }
+      return keysetPage(songsSort(source), [], page, songsScope(artistId, role), {
+        guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`,
+        total: role === "any"
+          ? sql`SELECT public_artist_song_count(${artistId})`
+          : sql`SELECT public_artist_tag_song_count(${artistId}, ${role}::text)`
+      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistSongs"))
+    }
 
-    /** The artist's public albums, newest first; None when the artist is not visible. */
-    const albums = (artistId: number, page: PageRequest) =>
-      Effect.gen(function*() {
-        const after = keyPair(page)
-        const offset = page.after === undefined ? page.offset : 0
-        return yield* sql<PageRow & { found: boolean }>`
-          WITH listed AS (${albumsOf(artistId)}),
-          page AS (
-            SELECT l.id, l.sort_date FROM listed l
-            WHERE ${after.value}::text IS NULL OR (l.sort_date, l.id) < (${after.value}::text, ${after.id}::int)
-            ORDER BY l.sort_date DESC, l.id DESC
-            LIMIT ${page.limit} OFFSET ${offset})
-          SELECT
-            EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId}) AS found,
-            (SELECT count(*) FROM listed)::int AS total,
-            (SELECT count(*) FROM page)::int AS served,
-            (SELECT ${lit(jsonArraySql(listAlbumEntryJsonSql("al", "public"), "p.sort_date DESC, p.id DESC"))}
-             FROM page p JOIN albums al ON al.id = p.id)::text AS items,
-            (SELECT json_build_array(p.sort_date, p.id) FROM page p ORDER BY p.sort_date, p.id LIMIT 1)::text AS last_key`
-      }).pipe(
-        Effect.flatMap((rows) =>
-          Effect.succeed(rows[0]?.found === true ? Option.some(toPage(rows[0])) : Option.none<JsonPage>())),
-        Effect.catchTag("SqlError", Effect.die),
-        withSpan("ArtistsRepo.albums")
-      )
+    /** The artist's public albums, newest first; found=false when the artist is not visible. */
+    const listArtistAlbums = (artistId: number, page: PageParamsInput) =>
+      keysetPage(albumsSort(() => sql`(${albumsOf(artistId)}) al`), [], page, albumsScope(artistId), {
+        readOnce: true,
+        guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`
+      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistAlbums"))
 
     /**
      * The namesake hints as a JSON array, in the order asked: a row for each asked id whose
      * folded name equals another visible artist's. `ids` is the comma-joined list (one parameter,
      * so the statement text is the same for any number of ids).
      */
-    const namesakeHintsJson = (ids: ReadonlyArray<number>) =>
+    const hintNamesakes = (ids: ReadonlyArray<number>) =>
       sql<{ json: string; count: number }>`
         WITH asked AS (
           SELECT x.id::int AS id, x.ord FROM unnest(string_to_array(${ids.join(",")}::text, ',')) WITH ORDINALITY AS x(id, ord)),
@@ -318,16 +264,16 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           (SELECT ${lit(namesakeHintJsonSql)} FROM hints h)::text AS json`.pipe(
         Effect.map((rows) => ({ json: rows[0]?.json ?? "[]", count: rows[0]?.count ?? 0 })),
         Effect.orDie,
-        withSpan("ArtistsRepo.namesakeHintsJson")
+        withSpan("ArtistsRepo.hintNamesakes")
       )
 
     /** `ids=`: the asked visible artists' summaries, in the order asked. */
-    const byIds = (ids: ReadonlyArray<number>) =>
+    const listArtistsByIds = (ids: ReadonlyArray<number>) =>
       batchLookup("public_artists a", "a", artistSummaryJsonSql("a"), ids).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        withSpan("ArtistsRepo.byIds")
+        withSpan("ArtistsRepo.listArtistsByIds")
       )
 
-    return { list, detailJson, songs, albums, namesakeHintsJson, byIds } as const
+    return { listArtists, listArtistsByIds, findArtist, listArtistSongs, listArtistAlbums, hintNamesakes } as const
   })
 }) {}

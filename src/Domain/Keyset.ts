@@ -5,7 +5,7 @@ import type { ListMeta } from "./Envelope.js"
 import type { KeyType, SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
 import { jsonArraySql } from "./JsonSql.js"
-import { type PageParamsInput, pageMeta, resolvePage } from "./Pagination.js"
+import { type PageParamsInput, type PageRequest, pageMeta, resolvePage } from "./Pagination.js"
 
 /** How SQL casts a cursor's key value back: the column's type (`id` is an int4 id, `dateOrEmpty` text). */
 const castType: Record<KeyType, string> = {
@@ -27,8 +27,14 @@ const castType: Record<KeyType, string> = {
  * with its alias), are ordered by `key` then the tie-breaker, and are shown as `item`.
  */
 export interface KeysetSort {
-  /** e.g. `public_songs s` */
-  readonly source: string
+  /**
+   * e.g. `public_songs s`; or built per request, with parameters (one owner's rows) and a plan
+   * chosen by how deep the page is (`offset + limit`). Built as several parts (disjoint row sets,
+   * each FROM item with the alias): each part is paged on its own (`offset + limit` rows in
+   * order, an index range of its own) and the parts' rows merged, so that the planner never
+   * sorts a whole part to find a page.
+   */
+  readonly source: string | ((page: PageRequest) => Statement.Fragment | ReadonlyArray<Statement.Fragment>)
   /** the alias `source` gives its rows; `key`, `keyJson` and `item` read it */
   readonly alias: string
   /** the sort expression */
@@ -39,6 +45,11 @@ export interface KeysetSort {
   /** the JSON of one row */
   readonly item: string
   readonly descending: boolean
+  /**
+   * `key` is minus the cursor's value (e.g. `-x.song_count` for "most first, then id ascending"
+   * as one ascending range); the cursor keeps the value itself
+   */
+  readonly negated?: boolean | undefined
   /** the unique last sort column; default `<alias>.id`. Users sort by handle: no internal ids in cursors. */
   readonly tie?: { readonly key: string; readonly keyType: KeyType } | undefined
 }
@@ -52,6 +63,11 @@ export interface KeysetOptions {
   readonly total?: Statement.Fragment | undefined
   /** an SQL boolean: does the list's owner exist (a public member, a genre...)? Checked in the same statement. */
   readonly guard?: Statement.Fragment | undefined
+  /**
+   * Read the source once for the page and the total (a materialized CTE): for a source whose
+   * cost is its matches whatever the page (a name search), counted anyway
+   */
+  readonly readOnce?: boolean | undefined
 }
 
 export interface KeysetResult {
@@ -88,17 +104,29 @@ export const keysetPage = (
     const where = filters.length === 0 ? lit("TRUE") : Statement.and(filters)
     const after = page.after === undefined
       ? lit("TRUE")
-      : sql`(${lit(sort.key)}, ${lit(tie.key)}) ${lit(sort.descending ? "<" : ">")} (CAST(${page.after[0]} AS ${
-        lit(castType[sort.keyType])
-      }), CAST(${page.after[1]} AS ${lit(castType[tie.keyType])}))`
-    const source = lit(sort.source)
+      : sql`(${lit(sort.key)}, ${lit(tie.key)}) ${lit(sort.descending ? "<" : ">")} (${lit(sort.negated ? "-" : "")}CAST(${
+        page.after[0]
+      } AS ${lit(castType[sort.keyType])}), CAST(${page.after[1]} AS ${lit(castType[tie.keyType])}))`
+    const built = typeof sort.source === "string" ? lit(sort.source) : sort.source(page)
     const a = lit(sort.alias)
+    const skipped = page.after === undefined ? page.offset : 0
+    const parts = Array.isArray(built) ? built : undefined
+    const source = options.readOnce
+      ? sql`listed ${a}`
+      : parts === undefined
+      ? built as Statement.Fragment
+      : sql`(${Statement.join(" UNION ALL ", false)(parts.map((part) => sql`SELECT ${a}.* FROM ${part}`))}) ${a}`
+    const pagedSource = parts === undefined ? source : sql`(${
+      Statement.join(" UNION ALL ", false)(parts.map((part) =>
+        sql`(SELECT ${a}.* FROM ${part} WHERE ${where} AND ${after} ORDER BY ${orderBy} LIMIT ${page.limit + skipped})`
+      ))
+    }) ${a}`
     const rows = yield* sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
-      WITH page AS (
-        SELECT ${a}.* FROM ${source}
+      ${options.readOnce ? sql`WITH listed AS MATERIALIZED (SELECT ${a}.* FROM ${built as Statement.Fragment}), page AS (` : lit("WITH page AS (")}
+        SELECT ${a}.* FROM ${pagedSource}
         WHERE ${where} AND ${after}
         ORDER BY ${orderBy}
-        LIMIT ${page.limit} OFFSET ${page.after === undefined ? page.offset : 0}
+        LIMIT ${page.limit} OFFSET ${skipped}
       )
       SELECT
         (${options.guard ?? lit("TRUE")}) AS found,

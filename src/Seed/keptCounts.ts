@@ -24,7 +24,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "contributions_scheduled_count_delete", "contributions_scheduled_count_insert", "contributions_scheduled_count_update"
   ],
   credits: [
-    "credits_artist_song_count_delete", "credits_artist_song_count_insert", "credits_artist_song_count_truncate",
+    "credits_artist_role_count_delete", "credits_artist_role_count_insert", "credits_artist_role_count_truncate",
+    "credits_artist_role_count_update", "credits_artist_song_count_delete", "credits_artist_song_count_insert", "credits_artist_song_count_truncate",
     "credits_artist_song_count_update", "credits_count_delete", "credits_count_insert", "credits_count_truncate",
     "credits_count_update", "credits_scheduled_count_delete", "credits_scheduled_count_insert", "credits_scheduled_count_update"
   ],
@@ -35,6 +36,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     // a member gaining or losing a public profile moves the live contributors
     "members_visible_update"
   ],
+  // a role changing tag recounts sql/0016's per-tag counts
+  roles: ["roles_artist_role_count_update"],
   song_genres: [
     "song_genres_catalogue_count_truncate", "song_genres_count_delete", "song_genres_count_insert", "song_genres_count_truncate",
     "song_genres_count_update", "song_genres_facet_count_delete", "song_genres_facet_count_insert", "song_genres_facet_count_truncate",
@@ -50,7 +53,7 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "song_labels_scheduled_count_update"
   ],
   songs: [
-    "songs_artist_song_count_truncate", "songs_artist_song_count_update", "songs_catalogue_count_delete",
+    "songs_artist_role_count_truncate", "songs_artist_role_count_update", "songs_artist_song_count_truncate", "songs_artist_song_count_update", "songs_catalogue_count_delete",
     "songs_catalogue_count_insert", "songs_catalogue_count_truncate", "songs_catalogue_count_update", "songs_count_update",
     "songs_facet_count_truncate", "songs_facet_count_update", "songs_link_song_count_truncate", "songs_link_song_count_update",
     "songs_member_count_truncate", "songs_member_count_update", "songs_scheduled_count_delete", "songs_scheduled_count_insert",
@@ -81,6 +84,7 @@ export const RECOUNTS = [
   "recount_public_counts",
   "recount_catalogue_counts",
   "recount_artist_song_counts",
+  "recount_artist_role_counts",
   "recount_member_settled_contributions",
   // sql/0017: the settled songs of labels and genres, and the members' ranks (read the two above)
   "recount_link_song_counts",

@@ -50,8 +50,13 @@ export const families = async (url: string): Promise<Array<Family>> => {
   const popularSongs = await column("SELECT id AS v FROM public_songs ORDER BY vidsvc_views DESC NULLS LAST, id LIMIT 5")
   const rareSongs = await column("SELECT id AS v FROM public_songs ORDER BY vidsvc_views NULLS FIRST, id LIMIT 5")
   const someSongs = await column("SELECT id AS v FROM public_songs WHERE id % 997 = 1 ORDER BY id LIMIT 10")
-  const prolificArtists = await column(
-    "SELECT artist_id AS v FROM artist_counts ORDER BY live_credits DESC, artist_id LIMIT 5")
+  // the most credited artists (a prolific writer who rarely performs among them), and the most
+  // prolific performers and writers by kept public songs
+  const prolificArtists = await column(`SELECT v FROM (
+      (SELECT artist_id AS v FROM artist_counts ORDER BY live_credits DESC, artist_id LIMIT 5)
+      UNION (SELECT artist_id FROM artist_tag_song_counts WHERE tag = 'performer' ORDER BY settled_songs DESC, artist_id LIMIT 2)
+      UNION (SELECT artist_id FROM artist_tag_song_counts WHERE tag = 'writer' ORDER BY settled_songs DESC, artist_id LIMIT 2)) x
+    ORDER BY v`)
   const rareArtists = await column(
     "SELECT artist_id AS v FROM artist_counts WHERE live_credits BETWEEN 1 AND 2 ORDER BY artist_id LIMIT 5")
   const albums = await column("SELECT id AS v FROM public_albums WHERE id % 101 = 1 ORDER BY id LIMIT 10")
@@ -157,7 +162,9 @@ export const families = async (url: string): Promise<Array<Family>> => {
     { name: "/v1/artists/{id}", paths: each([...prolificArtists, ...rareArtists], (id) => `/v1/artists/${id}`) },
     {
       name: "/v1/artists/{id}/songs",
-      paths: [...prolificArtists, ...rareArtists].flatMap((id) => [`/v1/artists/${id}/songs`, `/v1/artists/${id}/songs?role=writer`])
+      paths: [...prolificArtists, ...rareArtists].flatMap((id) =>
+        ["", "?role=performer", "?role=writer", "?offset=200"].map((query) => `/v1/artists/${id}/songs${query}`)
+      )
     },
     { name: "/v1/artists/{id}/albums", paths: each([...prolificArtists, ...rareArtists], (id) => `/v1/artists/${id}/albums`) },
     { name: "/v1/artists/namesake-hints", paths: [`/v1/artists/namesake-hints?ids=${[...prolificArtists, ...rareArtists].join(",")}`] },
