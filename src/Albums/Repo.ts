@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
 import * as Effect from "effect/Effect"
-import type { KeysetSort } from "../Domain/Keyset.js"
+import type { TableKeysetSort } from "../Domain/Keyset.js"
 import { steeredKeysetPage } from "../Domain/SteeredPage.js"
 import { Statements } from "../Database.js"
 import { albumDetail, albumSource, staffAlbumDetail } from "../Domain/Album.js"
@@ -22,7 +22,7 @@ const albumDetailSql = (audience: Audience) => `
 export type AlbumSortName = "released" | "title"
 
 /** The sorts of /v1/albums; albums without a date sort as the oldest. */
-const albumSorts: Record<AlbumSortName, Omit<KeysetSort, "descending">> = {
+const albumSorts: Record<AlbumSortName, Omit<TableKeysetSort, "descending">> = {
   released: {
     source: "public_albums al",
     alias: "al",

@@ -8,7 +8,7 @@ import { jsonArraySql } from "./JsonSql.js"
 import { type PageParamsInput, type PageRequest, pageMeta, resolvePage } from "./Pagination.js"
 
 /** How SQL casts a cursor's key value back: the column's type (`id` is an int4 id, `dateOrEmpty` text). */
-const castType: Record<KeyType, string> = {
+export const castType: Record<KeyType, string> = {
   id: "int",
   int: "int",
   bigint: "bigint",
@@ -52,6 +52,11 @@ export interface KeysetSort {
   readonly negated?: boolean | undefined
   /** the unique last sort column; default `<alias>.id`. Users sort by handle: no internal ids in cursors. */
   readonly tie?: { readonly key: string; readonly keyType: KeyType } | undefined
+}
+
+/** A sort over one table or view, named (not built per page). */
+export interface TableKeysetSort extends KeysetSort {
+  readonly source: string
 }
 
 /** A timestamp as a cursor value: microseconds, so that casting it back gives the exact instant. */

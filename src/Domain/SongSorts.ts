@@ -1,4 +1,4 @@
-import type { KeysetSort } from "./Keyset.js"
+import type { TableKeysetSort } from "./Keyset.js"
 import { songSummary } from "./Song.js"
 
 export type SongSortName = "released" | "popular" | "title"
@@ -9,7 +9,7 @@ const item = songSummary.json("s")
  * The sorts of every list of public song summaries (/v1/songs, a label's and a genre's
  * songs): keys match the partial indexes of 0001 and 0002; `id` breaks ties (src/Domain/Keyset.ts).
  */
-export const songSortKeys: Record<SongSortName, Omit<KeysetSort, "descending">> = {
+export const songSortKeys: Record<SongSortName, Omit<TableKeysetSort, "descending">> = {
   released: { source: "public_songs s", alias: "s", key: "s.released_at", keyJson: "iso_date(s.released_at)", keyType: "date", item },
   popular: {
     source: "public_songs s",
@@ -25,7 +25,7 @@ export const songSortKeys: Record<SongSortName, Omit<KeysetSort, "descending">> 
 /** Newest first, most watched first, titles A-Z. */
 export const songSortDescendingByDefault: Record<SongSortName, boolean> = { released: true, popular: true, title: false }
 
-export const songSort = (name: SongSortName, descending = songSortDescendingByDefault[name]): KeysetSort => ({
+export const songSort = (name: SongSortName, descending = songSortDescendingByDefault[name]): TableKeysetSort => ({
   ...songSortKeys[name],
   descending
 })

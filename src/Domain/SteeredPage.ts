@@ -4,16 +4,13 @@ import * as Effect from "effect/Effect"
 import type { SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
 import { jsonArraySql } from "./JsonSql.js"
-import type { KeysetResult, KeysetSort } from "./Keyset.js"
+import { castType, type KeysetResult, type TableKeysetSort } from "./Keyset.js"
 import { type PageParamsInput, pageMeta, resolvePage } from "./Pagination.js"
 
 const lit = Statement.unsafeFragment
 
 /** Below this offset the walk is cheaper than a seek (a few hundred rows against ~24k kept dates). */
 const SEEK_FROM_OFFSET = 1000
-
-/** How SQL casts a cursor's key value back (the song and album sorts' key types and the id). */
-const castType: Partial<Record<KeysetSort["keyType"], string>> = { id: "int", bigint: "bigint", text: "text", date: "date" }
 
 /**
  * One page of a list (/v1/songs, /v1/albums) in one statement, as src/Domain/Keyset.ts's keysetPage (same answers,
@@ -41,7 +38,7 @@ export interface SteeredFilters {
 }
 
 export const steeredKeysetPage = (
-  sort: KeysetSort,
+  sort: TableKeysetSort,
   filters: SteeredFilters,
   params: PageParamsInput,
   scope: string,
@@ -64,7 +61,7 @@ export const steeredKeysetPage = (
     const offset = sql`CAST(${page.offset} AS bigint)`
     const limit = sql`CAST(${page.limit} AS bigint)`
     const after = page.after === undefined ? lit("TRUE") : sql`(${lit(sort.key)}, ${lit(tie)}) ${lit(sort.descending ? "<" : ">")}
-      (CAST(${page.after[0]} AS ${lit(castType[sort.keyType] ?? "text")}), CAST(${page.after[1]} AS int))`
+      (CAST(${page.after[0]} AS ${lit(castType[sort.keyType])}), CAST(${page.after[1]} AS int))`
     const seeking = seek !== undefined && page.after === undefined && page.offset >= SEEK_FROM_OFFSET
     // walk (in index order, probing the filters) or collect the matches and sort them: whichever reads fewer rows
     const walking = sql`(SELECT walk FROM steer)`
