@@ -11,11 +11,14 @@
 import type { SeedTable } from "./tables.js"
 
 export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string>>> = {
+  album_tracks: ["album_tracks_search_popularity"],
   album_artists: ["album_artists_count_delete", "album_artists_count_insert", "album_artists_count_truncate", "album_artists_count_update"],
   albums: [
     "albums_catalogue_count_delete", "albums_catalogue_count_insert", "albums_catalogue_count_truncate",
-    "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update"
+    "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update",
+    "albums_search_popularity", "albums_search_refresh"
   ],
+  artists: ["artists_search_refresh"],
   contributions: [
     "contributions_catalogue_count_truncate", "contributions_count_delete", "contributions_count_insert",
     "contributions_count_truncate", "contributions_count_update", "contributions_member_count_delete",
@@ -27,11 +30,17 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "credits_artist_song_count_update", "credits_count_delete", "credits_count_insert", "credits_count_truncate",
     "credits_count_update", "credits_scheduled_count_delete", "credits_scheduled_count_insert", "credits_scheduled_count_update"
   ],
+  curated_lists: ["curated_lists_search_refresh"],
+  curated_list_albums: ["curated_list_albums_search_popularity"],
+  curated_list_songs: ["curated_list_songs_search_popularity"],
+  genres: ["genres_search_refresh"],
+  labels: ["labels_search_refresh"],
   members: [
     "members_public_total_count_delete", "members_public_total_count_insert", "members_public_total_count_truncate",
     "members_public_total_count_update", "members_settled_total_count_update",
     // a member gaining or losing a public profile moves the live contributors
-    "members_visible_update"
+    "members_visible_update",
+    "members_search_refresh"
   ],
   song_genres: [
     "song_genres_catalogue_count_truncate", "song_genres_count_delete", "song_genres_count_insert", "song_genres_count_truncate",
@@ -47,7 +56,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "songs_artist_song_count_truncate", "songs_artist_song_count_update", "songs_catalogue_count_delete",
     "songs_catalogue_count_insert", "songs_catalogue_count_truncate", "songs_catalogue_count_update", "songs_count_update",
     "songs_member_count_truncate", "songs_member_count_update", "songs_scheduled_count_delete", "songs_scheduled_count_insert",
-    "songs_scheduled_count_update"
+    "songs_scheduled_count_update",
+    "songs_search_popularity", "songs_search_refresh"
   ]
 }
 
@@ -74,6 +84,8 @@ export const RECOUNTS = [
   "recount_catalogue_counts",
   "recount_artist_song_counts",
   "recount_member_settled_contributions",
+  // the search table (sql/0015) reads the kept counts for its popularity
+  "recount_search_entries",
   // last: the feed's first entries read the catalogue as the counts left it
   "feed_backfill"
 ] as const
