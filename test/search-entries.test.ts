@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop()
   await server.database.drop()
-})
+}, 60_000)
 
 const Response = DetailEnvelope(SearchResults, "SearchResponse")
 const search = async (query: string) => {
@@ -87,5 +87,5 @@ describe("the search table (sql/0015)", () => {
     expect((await songs("zzgema")).total).toBe(SEARCH_TOTAL_BOUND - 100)
     expect((await songs("zgema")).total).toBe(SEARCH_TOTAL_BOUND - 100)
     expect(await drift()).toBe(0)
-  })
+  }, 60_000)
 })

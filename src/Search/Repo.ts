@@ -33,6 +33,8 @@ interface SearchSource {
   readonly table: string
   /** the hit's JSON; `x` is the row, `t.score` its score */
   readonly hit: string
+  /** joined to `x` for the hits */
+  readonly join?: string
   /** two names per row (artists, labels, users): a row may match through both */
   readonly twoNames?: boolean
   /** artists: entries without `public_from` are decided by the kept counts at read time */
@@ -60,9 +62,11 @@ const sources: Record<SearchType, SearchSource> = {
       name: "x.name",
       formerly_known_as: "coalesce(x.formerly_known_as, '')",
       slug: "x.slug",
-      song_count: "coalesce((SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)",
-      album_count: "coalesce((SELECT lc.album_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)"
+      song_count: "coalesce(lc.song_count, 0)",
+      album_count: "coalesce(lc.album_count, 0)"
     }),
+    // joined once for the page: probed per label, the view subtracts every scheduled song again
+    join: "LEFT JOIN public_label_counts lc ON lc.label_id = x.id",
     twoNames: true
   },
   genres: {
@@ -103,6 +107,28 @@ const visible = (source: SearchSource) =>
     : `(search_entry_is_public(e.public_from) OR (e.public_from IS NULL AND ${source.visibleWithoutDate("e")}))`
 
 /**
+ * A short query's candidates for the page (names starting with it: score 1 when equal, else
+ * 0.75): every equal name, and the most popular 2 x limit names starting with it, read in
+ * popularity order from sql/0015's head indexes and stopped there (a row has at most two whole
+ * names, so 2 x limit rows hold `limit` rows). Folding may turn one or two characters into more
+ * (a ligature): then every name with that start.
+ */
+const shortStartsCte = (k: number, source: SearchSource) => {
+  const head = (length: number) => `(SELECT e.id, 0.75 AS score, e.popularity, e.handle FROM search_entries e
+        WHERE char_length(${Q}) = ${length} AND e.kind = ${k} AND e.whole AND left(e.tail, ${length}) = ${Q} AND ${visible(source)}
+        ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * ${N})`
+  return `starts_${k} AS MATERIALIZED (
+    SELECT c.id, max(c.score) AS score, max(c.popularity) AS popularity, max(c.handle) AS handle FROM (
+      SELECT e.id, 1 AS score, e.popularity, e.handle FROM search_entries e
+        WHERE e.kind = ${k} AND e.whole AND e.tail = ${Q} AND ${visible(source)}
+      UNION ALL ${head(1)}
+      UNION ALL ${head(2)}
+      UNION ALL SELECT e.id, 0.75, e.popularity, e.handle FROM search_entries e
+        WHERE char_length(${Q}) > 2 AND e.kind = ${k} AND e.whole AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${visible(source)}
+    ) c GROUP BY c.id)`
+}
+
+/**
  * One type's CTEs and its section, all fixed SQL text. `starts`: names with a word starting with
  * the query (scores 1, 0.75, 0.5: one index-only range of tails). `inside`: the query inside a
  * word (0.25), only when the word starts found fewer than the bound (past it the total is
@@ -134,7 +160,7 @@ const typeSql = (type: SearchType, short: boolean) => {
     }
     : { select: "e.id, 0.25 AS score, e.popularity, e.handle", notFound: "", group: "" }
   const ctes = short
-    ? [startsCte, `${matched} AS (SELECT * FROM ${starts})`]
+    ? [shortStartsCte(k, source), `${matched} AS (SELECT * FROM ${starts})`]
     : [
       startsCte,
       `${inside} AS MATERIALIZED (
@@ -151,13 +177,20 @@ const typeSql = (type: SearchType, short: boolean) => {
       AND e.kind = ${k} AND e.whole AND ${FQ} <% e.tail AND ${visible(source)}${oneRow.group})`,
       `${matched} AS (SELECT * FROM ${starts} UNION ALL SELECT * FROM ${inside} UNION ALL SELECT * FROM ${fuzzy})`
     ]
+  // short queries: `matched` holds the page's candidates only; the total counts names by their start
+  const total = short
+    ? `(SELECT count(DISTINCT c.id) FROM (
+        SELECT e.id FROM search_entries e
+        WHERE e.kind = ${k} AND e.whole AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> '' AND ${visible(source)}
+        LIMIT ${2 * SEARCH_TOTAL_BOUND}) c)`
+    : `(SELECT count(*) FROM ${matched})`
   ctes.push(`${ranked} AS (
     SELECT * FROM ${matched} ORDER BY score DESC, popularity DESC, handle, id LIMIT ${N})`)
   const section = `SELECT ${k} AS kind, ${
     jsonObjectSql({
       items: `(SELECT ${jsonArraySql(source.hit, "t.score DESC, t.popularity DESC, t.handle, t.id")}
-              FROM ${ranked} t JOIN ${source.table} x ON x.id = t.id)`,
-      total: `least((SELECT count(*) FROM ${matched}), ${SEARCH_TOTAL_BOUND})`
+              FROM ${ranked} t JOIN ${source.table} x ON x.id = t.id${source.join === undefined ? "" : ` ${source.join}`})`,
+      total: `least(${total}, ${SEARCH_TOTAL_BOUND})`
     })
   }::text AS section`
   return { ctes, section }
