@@ -33,8 +33,6 @@ interface SearchSource {
   readonly table: string
   /** the hit's JSON; `x` is the row, `t.score` its score */
   readonly hit: string
-  /** joined to `x` for the hits */
-  readonly join?: string
   /** two names per row (artists, labels, users): a row may match through both */
   readonly twoNames?: boolean
   /** artists: entries without `public_from` are decided by the kept counts at read time */
@@ -62,11 +60,9 @@ const sources: Record<SearchType, SearchSource> = {
       name: "x.name",
       formerly_known_as: "coalesce(x.formerly_known_as, '')",
       slug: "x.slug",
-      song_count: "coalesce(lc.song_count, 0)",
-      album_count: "coalesce(lc.album_count, 0)"
+      song_count: "coalesce((SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)",
+      album_count: "coalesce((SELECT lc.album_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)"
     }),
-    // joined once for the page: probed per label, the view subtracts every scheduled song again
-    join: "LEFT JOIN public_label_counts lc ON lc.label_id = x.id",
     twoNames: true
   },
   genres: {
@@ -189,7 +185,7 @@ const typeSql = (type: SearchType, short: boolean) => {
   const section = `SELECT ${k} AS kind, ${
     jsonObjectSql({
       items: `(SELECT ${jsonArraySql(source.hit, "t.score DESC, t.popularity DESC, t.handle, t.id")}
-              FROM ${ranked} t JOIN ${source.table} x ON x.id = t.id${source.join === undefined ? "" : ` ${source.join}`})`,
+              FROM ${ranked} t JOIN ${source.table} x ON x.id = t.id)`,
       total: `least(${total}, ${SEARCH_TOTAL_BOUND})`
     })
   }::text AS section`
