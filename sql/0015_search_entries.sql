@@ -142,12 +142,12 @@ BEGIN
   -- word starts of every type: index-only with what ranking needs
   CREATE INDEX search_entries_tail_idx ON search_entries (kind, tail) INCLUDE (id, whole, popularity, public_from, handle);
   CREATE INDEX search_entries_id_idx ON search_entries (kind, id);
-  -- names starting with one or two characters, most popular first: a short query reads its
-  -- page and stops instead of ranking every name with that first letter
+  -- tails by their first one or two characters, most popular first: a short query, or a common
+  -- word ("cinta": ~10k titles at 1M songs), reads its page and stops instead of ranking every match
   CREATE INDEX search_entries_head1_idx ON search_entries (kind, left(tail, 1), popularity DESC, handle, id)
     INCLUDE (public_from) WHERE whole;
-  CREATE INDEX search_entries_head2_idx ON search_entries (kind, left(tail, 2), popularity DESC, handle, id)
-    INCLUDE (public_from) WHERE whole;
+  CREATE INDEX search_entries_head2_idx ON search_entries (kind, whole, left(tail, 2), popularity DESC, handle, id)
+    INCLUDE (tail, public_from);
   -- whole names of one type, for inside-a-word matches and typos
   CREATE INDEX search_entries_songs_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE whole AND kind = 1;
   CREATE INDEX search_entries_artists_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE whole AND kind = 2;
@@ -159,33 +159,68 @@ BEGIN
   ANALYZE search_entries;
 END $$;
 
--- Triggers. Searchable rows (row triggers: a write names a few rows; the seed switches them off
--- and calls recount_search_entries once): TG_ARGV[0] is the kind.
+-- Triggers. Searchable rows: inserts and deletes per statement (an import writes many rows at
+-- once), updates per row (only a name, visibility or popularity column moves them; PostgreSQL
+-- allows no column list with transition tables). The seed switches them off and calls
+-- recount_search_entries once. TG_ARGV[0] is the kind.
 CREATE FUNCTION search_entries_refresh_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    PERFORM refresh_search_entries(TG_ARGV[0]::smallint, ARRAY[OLD.id]);
-  END IF;
-  IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.id <> OLD.id) THEN
-    PERFORM refresh_search_entries(TG_ARGV[0]::smallint, ARRAY[NEW.id]);
+  PERFORM refresh_search_entries(TG_ARGV[0]::smallint, ARRAY[OLD.id, NEW.id]);
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION search_entries_rows_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    PERFORM refresh_search_entries(TG_ARGV[0]::smallint, ARRAY(SELECT n.id FROM new_rows n));
+  ELSE
+    PERFORM refresh_search_entries(TG_ARGV[0]::smallint, ARRAY(SELECT o.id FROM old_rows o));
   END IF;
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER songs_search_refresh AFTER INSERT OR DELETE OR UPDATE OF id, title, published_at, deleted_at, vidsvc_views
-  ON songs FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('1');
-CREATE TRIGGER artists_search_refresh AFTER INSERT OR DELETE OR UPDATE OF id, name, prefix_title
-  ON artists FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('2');
-CREATE TRIGGER albums_search_refresh AFTER INSERT OR DELETE OR UPDATE OF id, title, published_at
-  ON albums FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('3');
-CREATE TRIGGER curated_lists_search_refresh AFTER INSERT OR DELETE OR UPDATE OF id, title, published_at, content_type
-  ON curated_lists FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('4');
-CREATE TRIGGER labels_search_refresh AFTER INSERT OR DELETE OR UPDATE OF id, name, formerly_known_as
-  ON labels FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('5');
-CREATE TRIGGER genres_search_refresh AFTER INSERT OR DELETE OR UPDATE OF id, title
-  ON genres FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('6');
-CREATE TRIGGER members_search_refresh AFTER INSERT OR DELETE OR UPDATE OF id, name, username, is_banned
-  ON members FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('7');
+CREATE TRIGGER songs_search_insert AFTER INSERT ON songs REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('1');
+CREATE TRIGGER songs_search_delete AFTER DELETE ON songs REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('1');
+CREATE TRIGGER songs_search_update AFTER UPDATE OF id, title, published_at, deleted_at, vidsvc_views ON songs
+  FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('1');
+CREATE TRIGGER artists_search_insert AFTER INSERT ON artists REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('2');
+CREATE TRIGGER artists_search_delete AFTER DELETE ON artists REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('2');
+CREATE TRIGGER artists_search_update AFTER UPDATE OF id, name, prefix_title ON artists
+  FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('2');
+CREATE TRIGGER albums_search_insert AFTER INSERT ON albums REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('3');
+CREATE TRIGGER albums_search_delete AFTER DELETE ON albums REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('3');
+CREATE TRIGGER albums_search_update AFTER UPDATE OF id, title, published_at ON albums
+  FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('3');
+CREATE TRIGGER curated_lists_search_insert AFTER INSERT ON curated_lists REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('4');
+CREATE TRIGGER curated_lists_search_delete AFTER DELETE ON curated_lists REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('4');
+CREATE TRIGGER curated_lists_search_update AFTER UPDATE OF id, title, published_at, content_type ON curated_lists
+  FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('4');
+CREATE TRIGGER labels_search_insert AFTER INSERT ON labels REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('5');
+CREATE TRIGGER labels_search_delete AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('5');
+CREATE TRIGGER labels_search_update AFTER UPDATE OF id, name, formerly_known_as ON labels
+  FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('5');
+CREATE TRIGGER genres_search_insert AFTER INSERT ON genres REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('6');
+CREATE TRIGGER genres_search_delete AFTER DELETE ON genres REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('6');
+CREATE TRIGGER genres_search_update AFTER UPDATE OF id, title ON genres
+  FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('6');
+CREATE TRIGGER members_search_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('7');
+CREATE TRIGGER members_search_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('7');
+CREATE TRIGGER members_search_update AFTER UPDATE OF id, name, username, is_banned ON members
+  FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('7');
 
 -- Album and list popularity: their tracks and entries, and those rows becoming live or not.
 CREATE FUNCTION search_links_popularity_trigger() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -88,4 +88,14 @@ describe("the search table (sql/0015)", () => {
     expect((await songs("zgema")).total).toBe(SEARCH_TOTAL_BOUND - 100)
     expect(await drift()).toBe(0)
   }, 60_000)
+
+  test("a common word's page is still exact first, then prefix, then later words, each by popularity", async () => {
+    await addSongs(20_000, 20_000 + SEARCH_TOTAL_BOUND + 99, "Dan Zzrindu")
+    await server.sql("INSERT INTO songs (id, title, slug, released_at, date_type, published_at, vidsvc_views) VALUES " +
+      "(30000, 'Zzrindu', 'zzrindu', '2015-01-01', 'FULL', '2020-01-01', 1), " +
+      "(30001, 'Zzrindu Malam', 'zzrindu-malam', '2015-01-01', 'FULL', '2020-01-01', 2)")
+    const page = await songs("zzrindu", 4)
+    expect(page.total).toBe(SEARCH_TOTAL_BOUND)
+    expect(page.items.map((s) => [s.id, s.score])).toEqual([[30000, 1], [30001, 0.75], [21_099, 0.5], [21_098, 0.5]])
+  }, 60_000)
 })

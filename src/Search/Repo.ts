@@ -124,6 +124,51 @@ const shortStartsCte = (k: number, source: SearchSource) => {
     ) c GROUP BY c.id)`
 }
 
+/** Entries read from a long query's range before deciding it is common. */
+const RANGE_READ = 3 * SEARCH_TOTAL_BOUND
+
+/** A long query is common for type `k`: its first RANGE_READ tails hold the bound's worth of rows. */
+const large = (k: number) => `(SELECT b.large FROM big_${k} b)`
+
+/**
+ * A long query's word-start matches (scores 1, 0.75, 0.5), one row per id with its best score.
+ * `range`: the first RANGE_READ tails starting with the query (index-only). When they hold fewer
+ * rows than the bound, they are all the matches (or, past RANGE_READ tails, the whole range is
+ * read: only names repeating a word that often), and all are ranked. When they hold more, the
+ * query is common ("cinta", "untuk"): the total is the bound, and the page comes from the most
+ * popular matches of each score, read from search_entries_head2_idx in popularity order within
+ * the query's first two characters and stopped at 2 x limit rows: every equal name (1), the
+ * whole names starting with the query (0.75: a row has at most two), the rows with a later word
+ * starting with it (0.5, one per row; fewer than `limit` rows can score more when this tier
+ * reaches the page, so 2 x limit leaves `limit`).
+ */
+const longStartsCtes = (k: number, source: SearchSource) => {
+  const score = `CASE WHEN e.whole AND e.tail = ${Q} THEN 1 WHEN e.whole THEN 0.75 ELSE 0.5 END`
+  const inRange = `e.kind = ${k} AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> '' AND ${visible(source)}`
+  const rangeCount = `(SELECT b.tails FROM big_${k} b)`
+  const popular = (whole: boolean, tierScore: string) =>
+    `(SELECT e.id, ${tierScore} AS score, e.popularity, e.handle FROM search_entries e
+        WHERE ${large(k)} AND e.kind = ${k} AND ${whole ? "" : "NOT "}e.whole AND left(e.tail, 2) = left(${Q}, 2)
+          AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${visible(source)}
+        GROUP BY e.popularity, e.handle, e.id ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * ${N})`
+  return [
+    `range_${k} AS MATERIALIZED (
+    SELECT e.id, ${score} AS score, e.popularity, e.handle FROM search_entries e WHERE ${inRange} LIMIT ${RANGE_READ})`,
+    `big_${k} AS MATERIALIZED (
+    SELECT count(DISTINCT r.id) >= ${SEARCH_TOTAL_BOUND} AS large, count(*) AS tails FROM range_${k} r)`,
+    `starts_${k} AS MATERIALIZED (
+    SELECT c.id, max(c.score) AS score, max(c.popularity) AS popularity, max(c.handle) AS handle FROM (
+      SELECT * FROM range_${k} WHERE NOT ${large(k)} AND ${rangeCount} < ${RANGE_READ}
+      UNION ALL SELECT e.id, ${score}, e.popularity, e.handle FROM search_entries e
+        WHERE NOT ${large(k)} AND ${rangeCount} >= ${RANGE_READ} AND ${inRange}
+      UNION ALL SELECT e.id, 1, e.popularity, e.handle FROM search_entries e
+        WHERE ${large(k)} AND e.kind = ${k} AND e.whole AND e.tail = ${Q} AND ${visible(source)}
+      UNION ALL ${popular(true, "0.75")}
+      UNION ALL ${popular(false, "0.5")}
+    ) c GROUP BY c.id)`
+  ]
+}
+
 /**
  * One type's CTEs and its section, all fixed SQL text. `starts`: names with a word starting with
  * the query (scores 1, 0.75, 0.5: one index-only range of tails). `inside`: the query inside a
@@ -140,12 +185,6 @@ const typeSql = (type: SearchType, short: boolean) => {
   const fuzzy = `fuzzy_${k}`
   const matched = `matched_${k}`
   const ranked = `ranked_${k}`
-  const scored = `max(CASE WHEN e.whole AND e.tail = ${Q} THEN 1 WHEN e.whole THEN 0.75 ELSE 0.5 END)`
-  const startsCte = `${starts} AS MATERIALIZED (
-    SELECT e.id, ${scored} AS score, max(e.popularity) AS popularity, max(e.handle) AS handle
-    FROM search_entries e
-    WHERE e.kind = ${k} AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> ''${short ? " AND e.whole" : ""} AND ${visible(source)}
-    GROUP BY e.id)`
   const startCount = `(SELECT count(*) FROM ${starts})`
   // one row per id: two-name rows may match through both names, and may have matched in `starts`
   const oneRow = source.twoNames === true
@@ -158,11 +197,11 @@ const typeSql = (type: SearchType, short: boolean) => {
   const ctes = short
     ? [shortStartsCte(k, source), `${matched} AS (SELECT * FROM ${starts})`]
     : [
-      startsCte,
+      ...longStartsCtes(k, source),
       `${inside} AS MATERIALIZED (
     SELECT ${oneRow.select}
     FROM search_entries e
-    WHERE ${startCount} < ${SEARCH_TOTAL_BOUND} AND ${QI} IS NOT NULL
+    WHERE NOT ${large(k)} AND ${startCount} < ${SEARCH_TOTAL_BOUND} AND ${QI} IS NOT NULL
       AND e.kind = ${k} AND e.whole AND e.tail LIKE '%' || ${QI} || '%'
       AND NOT (e.tail LIKE ${Q} || '%' OR e.tail LIKE '% ' || ${Q} || '%') AND ${visible(source)}${oneRow.notFound}${oneRow.group}
     LIMIT (SELECT CASE WHEN c >= ${N} THEN greatest(${SEARCH_TOTAL_BOUND} - c, 0) END FROM (SELECT ${startCount} AS c) x))`,
@@ -179,7 +218,7 @@ const typeSql = (type: SearchType, short: boolean) => {
         SELECT e.id FROM search_entries e
         WHERE e.kind = ${k} AND e.whole AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> '' AND ${visible(source)}
         LIMIT ${2 * SEARCH_TOTAL_BOUND}) c)`
-    : `(SELECT count(*) FROM ${matched})`
+    : `CASE WHEN ${large(k)} THEN ${SEARCH_TOTAL_BOUND} ELSE (SELECT count(*) FROM ${matched}) END`
   ctes.push(`${ranked} AS (
     SELECT * FROM ${matched} ORDER BY score DESC, popularity DESC, handle, id LIMIT ${N})`)
   const section = `SELECT ${k} AS kind, ${

@@ -16,9 +16,9 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
   albums: [
     "albums_catalogue_count_delete", "albums_catalogue_count_insert", "albums_catalogue_count_truncate",
     "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update",
-    "albums_search_popularity", "albums_search_refresh"
+    "albums_search_popularity", "albums_search_delete", "albums_search_insert", "albums_search_update"
   ],
-  artists: ["artists_search_refresh"],
+  artists: ["artists_search_delete", "artists_search_insert", "artists_search_update"],
   contributions: [
     "contributions_catalogue_count_truncate", "contributions_count_delete", "contributions_count_insert",
     "contributions_count_truncate", "contributions_count_update", "contributions_member_count_delete",
@@ -30,17 +30,17 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "credits_artist_song_count_update", "credits_count_delete", "credits_count_insert", "credits_count_truncate",
     "credits_count_update", "credits_scheduled_count_delete", "credits_scheduled_count_insert", "credits_scheduled_count_update"
   ],
-  curated_lists: ["curated_lists_search_refresh"],
+  curated_lists: ["curated_lists_search_delete", "curated_lists_search_insert", "curated_lists_search_update"],
   curated_list_albums: ["curated_list_albums_search_popularity"],
   curated_list_songs: ["curated_list_songs_search_popularity"],
-  genres: ["genres_search_refresh"],
-  labels: ["labels_search_refresh"],
+  genres: ["genres_search_delete", "genres_search_insert", "genres_search_update"],
+  labels: ["labels_search_delete", "labels_search_insert", "labels_search_update"],
   members: [
     "members_public_total_count_delete", "members_public_total_count_insert", "members_public_total_count_truncate",
     "members_public_total_count_update", "members_settled_total_count_update",
     // a member gaining or losing a public profile moves the live contributors
     "members_visible_update",
-    "members_search_refresh"
+    "members_search_delete", "members_search_insert", "members_search_update"
   ],
   song_genres: [
     "song_genres_catalogue_count_truncate", "song_genres_count_delete", "song_genres_count_insert", "song_genres_count_truncate",
@@ -57,7 +57,7 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "songs_catalogue_count_insert", "songs_catalogue_count_truncate", "songs_catalogue_count_update", "songs_count_update",
     "songs_member_count_truncate", "songs_member_count_update", "songs_scheduled_count_delete", "songs_scheduled_count_insert",
     "songs_scheduled_count_update",
-    "songs_search_popularity", "songs_search_refresh"
+    "songs_search_popularity", "songs_search_delete", "songs_search_insert", "songs_search_update"
   ]
 }
 
