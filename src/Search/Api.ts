@@ -12,6 +12,11 @@ export const SEARCH_TYPES = ["songs", "artists", "albums", "curated_lists", "lab
 export type SearchType = (typeof SEARCH_TYPES)[number]
 export const DEFAULT_SEARCH_LIMIT = 5
 export const MAX_SEARCH_LIMIT = 20
+/**
+ * `total` counts matches exactly up to this many; a section with this many or more says this
+ * number ("1,000 or more"). Counting every match of a common word cost ~1 s at 1M songs.
+ */
+export const SEARCH_TOTAL_BOUND = 1000
 
 const Score = Schema.Number.annotations({
   description: "How the name matched: 1 exact, 0.75 prefix, 0.5 a later word starts with the text, " +
@@ -56,7 +61,10 @@ const scored = <Fields extends Schema.Struct.Fields>(fields: Fields, identifier:
 const section = <A, I>(item: Schema.Schema<A, I>, identifier: string) =>
   Schema.Struct({
     items: Schema.Array(item).annotations({ description: "Best first: score, then popularity, then id." }),
-    total: Schema.Int.annotations({ description: "Every match of this type." })
+    total: Schema.Int.annotations({
+      description: `Matches of this type, exact below ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")}; ` +
+        `${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} means ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} or more.`
+    })
   }).annotations({ identifier })
 
 export const SongHit = scored(SongSummary.fields, "SongSearchHit")
@@ -136,7 +144,8 @@ export class SearchApi extends HttpApiGroup.make("Search")
         "Case, diacritics, apostrophes, hyphens and honorifics do not matter. One or two characters match " +
           "names that start with them. One typo is tolerated in names of 8+ letters, for a type where nothing " +
           "matches otherwise. Ranked exact > prefix > word > inside a word or fuzzy, then popularity, then id. " +
-          "Hidden rows are never found."
+          `Hidden rows are never found. Each type's total is exact below ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")}; ` +
+          `a total of ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} means ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} or more.`
       )
   )
   .prefix("/v1")

@@ -2,10 +2,10 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { artistSongCountSql, artistSummaryFieldsSql, artistVisibleSql } from "../Domain/Artist.js"
-import { curatedListItemCountSql, curatedListSummaryFieldsSql } from "../Domain/CuratedListSummary.js"
+import { curatedListSummaryFieldsSql } from "../Domain/CuratedListSummary.js"
 import { type JsonFields, jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
 import { listAlbumEntryFieldsSql, PLACEHOLDER, songSummaryFieldsSql } from "../Domain/Song.js"
-import type { SearchType } from "./Api.js"
+import { SEARCH_TOTAL_BOUND, SEARCH_TYPES, type SearchType } from "./Api.js"
 import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
@@ -13,109 +13,48 @@ const lit = Statement.unsafeFragment
 /**
  * From the statement's `term`: the folded query; the same when it may match inside a word (3+
  * characters, else null: one or two letters inside words match nearly everything); the folded
- * fuzzy query (null when too short for typo tolerance: null keeps the trigram index arm empty);
- * and the end of the query's prefix range in byte order (short queries, see shortMatches).
+ * fuzzy query (null when too short for typo tolerance); and the end of the query's range of
+ * tails in byte order (sql/0015: `tail >= q AND tail < q_end` is "starts with q").
  */
 const Q = "(SELECT q FROM term)"
 const QI = "(SELECT qi FROM term)"
 const FQ = "(SELECT fq FROM term)"
 const Q_END = "(SELECT q_end FROM term)"
+const N = "(SELECT n FROM term)"
 
-/** Queries of this many characters or fewer match names that start with them (sql/0007). */
+/** Queries of this many characters or fewer match names that start with them. */
 export const SHORT_QUERY_MAX_LENGTH = 2
 
-/** A row whose folded `key` starts with the query, has a word starting with it, or has it inside a word. */
-const matches = (key: string) => `(${key} LIKE ${Q} || '%' OR ${key} LIKE '% ' || ${Q} || '%' OR ${key} LIKE '%' || ${QI} || '%')`
-/** A row whose folded `key` starts with a short query: a btree range in byte order (sql/0007). */
-const startsWith = (key: string) => `(${key} COLLATE "C" >= ${Q} AND ${key} COLLATE "C" < ${Q_END})`
-const fuzzyMatches = (key: string) => `${FQ} <% ${key}`
-const score = (...keys: ReadonlyArray<string>) =>
-  keys.length === 1
-    ? `search_score(${keys[0]}, ${Q}, NULL)`
-    : `greatest(${keys.map((key) => `search_score(${key}, ${Q}, NULL)`).join(", ")})`
-const prefixScore = (...keys: ReadonlyArray<string>) =>
-  `CASE WHEN ${keys.map((key) => `${key} = ${Q}`).join(" OR ")} THEN 1 ELSE 0.75 END`
-
 /**
- * One type of search result, all fixed SQL text: the rows that may be found (`source`, with
- * its alias `x`), their folded names, what makes one more popular than another, and the JSON of
- * one hit (which may read the ranked row `t`: t.score, t.popularity).
+ * One type of search result: its number in search_entries (sql/0015), the table its hits are
+ * read from (alias `x`), and the JSON of one hit (`t.score` is its score).
  */
 interface SearchSource {
-  /** the rows, alias `x`; `visible` picks the public ones */
-  readonly source: string
-  /** a condition on `x`: the row is public (true when `source` is already a public view) */
-  readonly visible: string
-  /** the table behind `source`: rows found are read again from it by id */
   readonly table: string
-  readonly keys: ReadonlyArray<string>
-  /**
-   * orders hits of equal score; computed only for the rows that can make the page (see sectionSql).
-   * Kept live counts (sql/0003, sql/0006), an index probe each: hundreds of rows may tie on score,
-   * and the public counts subtract scheduled rows at ~1 ms a row. The counts shown are the public ones.
-   */
-  readonly popularity: string
-  /** popularity reads more of the row than its id: computed with the match (songs: the index carries it) */
-  readonly popularityIsColumn?: boolean
   /** the hit's JSON; `x` is the row, `t.score` its score */
   readonly hit: string
-  /** ties after score and popularity; unique */
-  readonly tie: string
+  /** two names per row (artists, labels, users): a row may match through both */
+  readonly twoNames?: boolean
+  /** artists: entries without `public_from` are decided by the kept counts at read time */
+  readonly visibleWithoutDate?: (e: string) => string
 }
 
 /** A hit: the type's fields, then its `score`. */
 const withScore = (fields: JsonFields) => jsonObjectSql({ ...fields, score: "t.score" })
 
-/** public_artists' rule from sql/0008's kept counts: one index probe per candidate. */
-const visibleArtist = artistVisibleSql("x")
-
 const sources: Record<SearchType, SearchSource> = {
-  songs: {
-    source: "public_songs x",
-    visible: "true",
-    table: "songs x",
-    keys: ["x.search_title"],
-    popularity: "coalesce(x.vidsvc_views, 0)",
-    popularityIsColumn: true,
-    hit: withScore(songSummaryFieldsSql("x")),
-    tie: "x.id"
-  },
+  songs: { table: "songs", hit: withScore(songSummaryFieldsSql("x")) },
   artists: {
-    // public_artists probes every candidate's credits; sql/0008's kept counts decide the same
-    source: "artists x",
-    visible: visibleArtist,
-    table: "artists x",
-    keys: ["x.search_name", "x.search_full_name"],
-    // credits on live songs (kept count): counting only public songs costs a join per credit, and changes little
-    popularity: "(SELECT ac.live_credits FROM artist_counts ac WHERE ac.artist_id = x.id)",
+    table: "artists",
     hit: withScore(artistSummaryFieldsSql("x", artistSongCountSql("x"))),
-    tie: "x.id"
+    twoNames: true,
+    // public_artists' rule from sql/0008's kept counts, for the few artists without a settled song
+    visibleWithoutDate: artistVisibleSql
   },
-  albums: {
-    source: "public_albums x",
-    visible: "true",
-    table: "albums x",
-    keys: ["x.search_title"],
-    popularity: "(SELECT count(*) FROM album_tracks at JOIN public_songs ats ON ats.id = at.song_id WHERE at.album_id = x.id)",
-    hit: withScore(listAlbumEntryFieldsSql("x", "public")),
-    tie: "x.id"
-  },
-  curated_lists: {
-    source: "public_curated_lists x",
-    visible: "true",
-    table: "curated_lists x",
-    keys: ["x.search_title"],
-    popularity: curatedListItemCountSql("x"),
-    popularityIsColumn: true,
-    hit: withScore(curatedListSummaryFieldsSql("x")),
-    tie: "x.id"
-  },
+  albums: { table: "albums", hit: withScore(listAlbumEntryFieldsSql("x", "public")) },
+  curated_lists: { table: "curated_lists", hit: withScore(curatedListSummaryFieldsSql("x")) },
   labels: {
-    source: "labels x",
-    visible: "true",
-    table: "labels x",
-    keys: ["x.search_name", "x.search_former_name"],
-    popularity: "(SELECT lc.live_songs FROM label_counts lc WHERE lc.label_id = x.id)",
+    table: "labels",
     hit: withScore({
       id: "x.id",
       name: "x.name",
@@ -124,14 +63,10 @@ const sources: Record<SearchType, SearchSource> = {
       song_count: "coalesce((SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)",
       album_count: "coalesce((SELECT lc.album_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)"
     }),
-    tie: "x.id"
+    twoNames: true
   },
   genres: {
-    source: "genres x",
-    visible: "true",
-    table: "genres x",
-    keys: ["x.search_title"],
-    popularity: "(SELECT gc.live_songs FROM genre_counts gc WHERE gc.genre_id = x.id)",
+    table: "genres",
     hit: withScore({
       id: "x.id",
       slug: "x.slug",
@@ -139,15 +74,10 @@ const sources: Record<SearchType, SearchSource> = {
       color: "x.color",
       image_url: `asset_url(x.image_key, '${PLACEHOLDER.genreImage}')`,
       song_count: "coalesce(public_genre_song_count(x.id), 0)"
-    }),
-    tie: "x.id"
+    })
   },
   users: {
-    source: "public_members x",
-    visible: "true",
-    table: "members x",
-    keys: ["x.search_name", "x.search_username"],
-    popularity: "(SELECT mc.live FROM member_contribution_counts mc WHERE mc.member_id = x.id)",
+    table: "members",
     hit: withScore({
       username: "x.username",
       name: "x.name",
@@ -159,53 +89,152 @@ const sources: Record<SearchType, SearchSource> = {
       contribution_count:
         "coalesce((SELECT mc.contribution_count FROM public_member_contributions mc WHERE mc.member_id = x.id), 0)"
     }),
-    // public handles are unique (case-insensitively): no internal id decides an order users can see
-    tie: "lower(x.username)"
+    twoNames: true
   }
 }
 
+/** The type's number in search_entries.kind: its place in SEARCH_TYPES, from 1. */
+const kindOf = (type: SearchType) => SEARCH_TYPES.indexOf(type) + 1
+
+/** Entry `e` is public now (sql/0015: `public_from`; artists without one by the kept counts). */
+const visible = (source: SearchSource) =>
+  source.visibleWithoutDate === undefined
+    ? "search_entry_is_public(e.public_from)"
+    : `(search_entry_is_public(e.public_from) OR (e.public_from IS NULL AND ${source.visibleWithoutDate("e")}))`
+
 /**
- * `{items, total}` of one type as JSON text: every match counted, the best `limit` shown.
- * Typos are looked for only when nothing matches otherwise (a fuzzy arm rechecks every row
- * sharing trigrams with the query: hundreds of rows at ~40 us each for a multi-word query).
- * Scores are cheap; popularity may not be (a count per row), so it is computed only for rows
- * scoring at least the limit-th best score: the only rows it can still order into the page.
+ * `e.tail = q` as a btree range: written as `=`, the generic plan read it from the type's
+ * trigram index (pg_trgm supports equality), a whole-index scan for one letter (0.5 s).
  */
-const sectionSql = (
-  { hit, keys, popularity, popularityIsColumn, source, table, tie, visible }: SearchSource,
-  short: boolean
-) => {
-  const matchedPopularity = popularityIsColumn === true ? popularity : "NULL::bigint"
-  const rankedPopularity = popularityIsColumn === true ? "x.popularity" : popularity
-  const found = short
-    ? `exact AS (
-    SELECT x.id, ${prefixScore(...keys)} AS score, ${matchedPopularity} AS popularity, ${tie} AS tie
-    FROM ${source}
-    WHERE ${Q} <> '' AND (${keys.map(startsWith).join(" OR ")}) AND ${visible}),
-  matched AS (SELECT * FROM exact)`
-    : `exact AS MATERIALIZED (
-    SELECT x.id, ${score(...keys)} AS score, ${matchedPopularity} AS popularity, ${tie} AS tie
-    FROM ${source}
-    WHERE ${Q} <> '' AND (${keys.map(matches).join(" OR ")}) AND ${visible}),
-  fuzzy AS (
-    SELECT x.id, 0.25 AS score, ${matchedPopularity} AS popularity, ${tie} AS tie
-    FROM ${source}
-    WHERE NOT EXISTS (SELECT 1 FROM exact) AND (${keys.map(fuzzyMatches).join(" OR ")}) AND ${visible}),
-  matched AS (SELECT * FROM exact UNION ALL SELECT * FROM fuzzy)`
-  return `${found},
-  ranked AS (
-    SELECT x.id, x.score, ${rankedPopularity} AS popularity, x.tie
-    FROM matched x
-    WHERE x.score >= coalesce(
-      (SELECT score FROM matched ORDER BY score DESC LIMIT 1 OFFSET (SELECT n FROM term) - 1), 0)
-    ORDER BY x.score DESC, popularity DESC NULLS LAST, x.tie LIMIT (SELECT n FROM term))
-  SELECT ${
+const equalsQuery = `e.tail >= ${Q} AND e.tail <= ${Q}`
+
+/**
+ * A short query's candidates for the page (names starting with it: score 1 when equal, else
+ * 0.75): every equal name, and the most popular 2 x limit names starting with it, read in
+ * popularity order from sql/0015's head indexes and stopped there (a row has at most two whole
+ * names, so 2 x limit rows hold `limit` rows). Folding may turn one or two characters into more
+ * (a ligature): then every name with that start.
+ */
+const shortStartsCte = (k: number, source: SearchSource) => {
+  const head = (length: number) => `(SELECT e.id, 0.75 AS score, e.popularity, e.handle FROM search_entries e
+        WHERE char_length(${Q}) = ${length} AND e.kind = ${k} AND e.whole AND left(e.tail, ${length}) = ${Q} AND ${visible(source)}
+        ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * ${N})`
+  return `starts_${k} AS MATERIALIZED (
+    SELECT c.id, max(c.score) AS score, max(c.popularity) AS popularity, max(c.handle) AS handle FROM (
+      SELECT e.id, 1 AS score, e.popularity, e.handle FROM search_entries e
+        WHERE e.kind = ${k} AND e.whole AND ${equalsQuery} AND ${visible(source)}
+      UNION ALL ${head(1)}
+      UNION ALL ${head(2)}
+      UNION ALL SELECT e.id, 0.75, e.popularity, e.handle FROM search_entries e
+        WHERE char_length(${Q}) > 2 AND e.kind = ${k} AND e.whole AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${visible(source)}
+    ) c GROUP BY c.id)`
+}
+
+/** Entries read from a long query's range before deciding it is common. */
+const RANGE_READ = 3 * SEARCH_TOTAL_BOUND
+
+/** A long query is common for type `k`: its first RANGE_READ tails hold the bound's worth of rows. */
+const large = (k: number) => `(SELECT b.large FROM big_${k} b)`
+
+/**
+ * A long query's word-start matches (scores 1, 0.75, 0.5), one row per id with its best score.
+ * `range`: the first RANGE_READ tails starting with the query (index-only). When they hold fewer
+ * rows than the bound, they are all the matches (or, past RANGE_READ tails, the whole range is
+ * read: only names repeating a word that often), and all are ranked. When they hold more, the
+ * query is common ("cinta", "untuk"): the total is the bound, and the page comes from the most
+ * popular matches of each score, read from search_entries_head2_idx in popularity order within
+ * the query's first two characters and stopped at 2 x limit rows: every equal name (1), the
+ * whole names starting with the query (0.75: a row has at most two), the rows with a later word
+ * starting with it (0.5, one per row; fewer than `limit` rows can score more when this tier
+ * reaches the page, so 2 x limit leaves `limit`).
+ */
+const longStartsCtes = (k: number, source: SearchSource) => {
+  const score = `CASE WHEN e.whole AND e.tail = ${Q} THEN 1 WHEN e.whole THEN 0.75 ELSE 0.5 END`
+  const inRange = `e.kind = ${k} AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> '' AND ${visible(source)}`
+  const rangeCount = `(SELECT b.tails FROM big_${k} b)`
+  const popular = (whole: boolean, tierScore: string) =>
+    `(SELECT e.id, ${tierScore} AS score, e.popularity, e.handle FROM search_entries e
+        WHERE ${large(k)} AND e.kind = ${k} AND ${whole ? "" : "NOT "}e.whole AND left(e.tail, 2) = left(${Q}, 2)
+          AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${visible(source)}
+        GROUP BY e.popularity, e.handle, e.id ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * ${N})`
+  return [
+    `range_${k} AS MATERIALIZED (
+    SELECT e.id, ${score} AS score, e.popularity, e.handle FROM search_entries e WHERE ${inRange} LIMIT ${RANGE_READ})`,
+    `big_${k} AS MATERIALIZED (
+    SELECT count(DISTINCT r.id) >= ${SEARCH_TOTAL_BOUND} AS large, count(*) AS tails FROM range_${k} r)`,
+    `starts_${k} AS MATERIALIZED (
+    SELECT c.id, max(c.score) AS score, max(c.popularity) AS popularity, max(c.handle) AS handle FROM (
+      SELECT * FROM range_${k} WHERE NOT ${large(k)} AND ${rangeCount} < ${RANGE_READ}
+      UNION ALL SELECT e.id, ${score}, e.popularity, e.handle FROM search_entries e
+        WHERE NOT ${large(k)} AND ${rangeCount} >= ${RANGE_READ} AND ${inRange}
+      UNION ALL SELECT e.id, 1, e.popularity, e.handle FROM search_entries e
+        WHERE ${large(k)} AND e.kind = ${k} AND e.whole AND ${equalsQuery} AND ${visible(source)}
+      UNION ALL ${popular(true, "0.75")}
+      UNION ALL ${popular(false, "0.5")}
+    ) c GROUP BY c.id)`
+  ]
+}
+
+/**
+ * One type's CTEs and its section, all fixed SQL text. `starts`: names with a word starting with
+ * the query (scores 1, 0.75, 0.5: one index-only range of tails). `inside`: the query inside a
+ * word (0.25), only when the word starts found fewer than the bound (past it the total is
+ * "bound or more" and no inside match can reach the page); when they found at least `limit`,
+ * inside matches only count towards the bound, so the scan stops there. `fuzzy`: a typo (0.25),
+ * only when nothing else matched. Then the best `limit` and the bounded total.
+ */
+const typeSql = (type: SearchType, short: boolean) => {
+  const source = sources[type]
+  const k = kindOf(type)
+  const starts = `starts_${k}`
+  const inside = `inside_${k}`
+  const fuzzy = `fuzzy_${k}`
+  const matched = `matched_${k}`
+  const ranked = `ranked_${k}`
+  const startCount = `(SELECT count(*) FROM ${starts})`
+  // one row per id: two-name rows may match through both names, and may have matched in `starts`
+  const oneRow = source.twoNames === true
+    ? {
+      select: "e.id, 0.25 AS score, max(e.popularity) AS popularity, max(e.handle) AS handle",
+      notFound: ` AND NOT EXISTS (SELECT 1 FROM ${starts} s WHERE s.id = e.id)`,
+      group: " GROUP BY e.id"
+    }
+    : { select: "e.id, 0.25 AS score, e.popularity, e.handle", notFound: "", group: "" }
+  const ctes = short
+    ? [shortStartsCte(k, source), `${matched} AS (SELECT * FROM ${starts})`]
+    : [
+      ...longStartsCtes(k, source),
+      `${inside} AS MATERIALIZED (
+    SELECT ${oneRow.select}
+    FROM search_entries e
+    WHERE NOT ${large(k)} AND ${startCount} < ${SEARCH_TOTAL_BOUND} AND ${QI} IS NOT NULL
+      AND e.kind = ${k} AND e.whole AND e.tail LIKE '%' || ${QI} || '%'
+      AND NOT (e.tail LIKE ${Q} || '%' OR e.tail LIKE '% ' || ${Q} || '%') AND ${visible(source)}${oneRow.notFound}${oneRow.group}
+    LIMIT (SELECT CASE WHEN c >= ${N} THEN greatest(${SEARCH_TOTAL_BOUND} - c, 0) END FROM (SELECT ${startCount} AS c) x))`,
+      `${fuzzy} AS MATERIALIZED (
+    SELECT ${oneRow.select}
+    FROM search_entries e
+    WHERE NOT EXISTS (SELECT 1 FROM ${starts}) AND NOT EXISTS (SELECT 1 FROM ${inside}) AND ${FQ} IS NOT NULL
+      AND e.kind = ${k} AND e.whole AND ${FQ} <% e.tail AND ${visible(source)}${oneRow.group})`,
+      `${matched} AS (SELECT * FROM ${starts} UNION ALL SELECT * FROM ${inside} UNION ALL SELECT * FROM ${fuzzy})`
+    ]
+  // short queries: `matched` holds the page's candidates only; the total counts names by their start
+  const total = short
+    ? `(SELECT count(DISTINCT c.id) FROM (
+        SELECT e.id FROM search_entries e
+        WHERE e.kind = ${k} AND e.whole AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> '' AND ${visible(source)}
+        LIMIT ${2 * SEARCH_TOTAL_BOUND}) c)`
+    : `CASE WHEN ${large(k)} THEN ${SEARCH_TOTAL_BOUND} ELSE (SELECT count(*) FROM ${matched}) END`
+  ctes.push(`${ranked} AS (
+    SELECT * FROM ${matched} ORDER BY score DESC, popularity DESC, handle, id LIMIT ${N})`)
+  const section = `SELECT ${k} AS kind, ${
     jsonObjectSql({
-      items: `(SELECT ${jsonArraySql(hit, "t.score DESC, t.popularity DESC NULLS LAST, t.tie")}
-              FROM ranked t JOIN ${table} ON x.id = t.id)`,
-      total: "(SELECT count(*) FROM matched)"
+      items: `(SELECT ${jsonArraySql(source.hit, "t.score DESC, t.popularity DESC, t.handle, t.id")}
+              FROM ${ranked} t JOIN ${source.table} x ON x.id = t.id)`,
+      total: `least(${total}, ${SEARCH_TOTAL_BOUND})`
     })
   }::text AS section`
+  return { ctes, section }
 }
 
 export interface SearchParams {
@@ -215,31 +244,42 @@ export interface SearchParams {
   readonly types: ReadonlyArray<SearchType>
 }
 
+/** The statement's text after `term`, one per set of types and query length (cached: fixed text). */
+const textCache = new Map<string, string>()
+const statementText = (types: ReadonlyArray<SearchType>, short: boolean) => {
+  const ordered = SEARCH_TYPES.filter((type) => types.includes(type))
+  const key = `${short}:${ordered.join(",")}`
+  let text = textCache.get(key)
+  if (text === undefined) {
+    const parts = ordered.map((type) => typeSql(type, short))
+    text = `${parts.flatMap((part) => part.ctes).join(",\n  ")}
+  ${parts.map((part) => part.section).join("\n  UNION ALL ")}`
+    textCache.set(key, text)
+  }
+  return text
+}
+
 /**
- * One type's section: a small statement of fixed text (two per type: short or not), cheap to
- * plan, so the asked types run side by side on the pool.
+ * Every asked type's section in one statement of fixed text (one text per set of types and
+ * short or not), ranked from search_entries (sql/0015) and built by Postgres as JSON text.
  */
-export const sectionStatement = (sql: SqlClient.SqlClient, type: SearchType, params: SearchParams) => {
+export const searchStatement = (sql: SqlClient.SqlClient, params: SearchParams) => {
   const short = [...params.q].length <= SHORT_QUERY_MAX_LENGTH
-  return sql<{ section: string }>`
+  return sql<{ kind: number; section: string }>`
     WITH term AS MATERIALIZED (
       SELECT f.q, CASE WHEN char_length(f.q) >= 3 THEN f.q END AS qi, fold_name(${params.fuzzy ? params.q : null}::text) AS fq,
              f.q || chr(1114111) AS q_end, ${params.limit}::int AS n
       FROM (SELECT fold_name(${params.q}::text) AS q) f),
-    ${lit(sectionSql(sources[type], short))}`
+    ${lit(statementText(params.types, short))}`
 }
 
 export class SearchRepo extends Effect.Service<SearchRepo>()("catalogue/SearchRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    /** The asked types' sections as JSON text, in the order asked. */
+    /** The asked types' sections as JSON text, by type. */
     const search = (params: SearchParams) =>
-      Effect.forEach(
-        params.types,
-        (type) => Effect.map(sectionStatement(sql, type, params), (rows) => [type, rows[0]?.section ?? null] as const),
-        { concurrency: "unbounded" }
-      ).pipe(
-        Effect.map((sections) => new Map(sections)),
+      searchStatement(sql, params).pipe(
+        Effect.map((rows) => new Map(rows.map((row) => [SEARCH_TYPES[row.kind - 1]!, row.section] as const))),
         Effect.orDie,
         withSpan("SearchRepo.search")
       )

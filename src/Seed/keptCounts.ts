@@ -11,12 +11,15 @@
 import type { SeedTable } from "./tables.js"
 
 export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string>>> = {
+  album_tracks: ["album_tracks_search_popularity"],
   album_artists: ["album_artists_count_delete", "album_artists_count_insert", "album_artists_count_truncate", "album_artists_count_update"],
   albums: [
     "albums_catalogue_count_delete", "albums_catalogue_count_insert", "albums_catalogue_count_truncate",
     "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update",
-    "albums_scheduled_label_count_delete", "albums_scheduled_label_count_insert", "albums_scheduled_label_count_truncate", "albums_scheduled_label_count_update"
+    "albums_scheduled_label_count_delete", "albums_scheduled_label_count_insert", "albums_scheduled_label_count_truncate", "albums_scheduled_label_count_update",
+    "albums_search_popularity", "albums_search_delete", "albums_search_insert", "albums_search_update"
   ],
+  artists: ["artists_search_delete", "artists_search_insert", "artists_search_update"],
   contributions: [
     "contributions_catalogue_count_truncate", "contributions_count_delete", "contributions_count_insert",
     "contributions_count_truncate", "contributions_count_update", "contributions_member_count_delete",
@@ -29,12 +32,18 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "credits_artist_song_count_update", "credits_count_delete", "credits_count_insert", "credits_count_truncate",
     "credits_count_update", "credits_scheduled_count_delete", "credits_scheduled_count_insert", "credits_scheduled_count_update"
   ],
+  curated_lists: ["curated_lists_search_delete", "curated_lists_search_insert", "curated_lists_search_update"],
+  curated_list_albums: ["curated_list_albums_search_popularity"],
+  curated_list_songs: ["curated_list_songs_search_popularity"],
+  genres: ["genres_search_delete", "genres_search_insert", "genres_search_update"],
+  labels: ["labels_search_delete", "labels_search_insert", "labels_search_update"],
   members: [
     "members_public_total_count_delete", "members_public_total_count_insert", "members_public_total_count_truncate",
     "members_public_total_count_update", "members_rank_count_delete", "members_rank_count_insert", "members_rank_count_truncate",
     "members_rank_count_update", "members_settled_total_count_update",
     // a member gaining or losing a public profile moves the live contributors
-    "members_visible_update"
+    "members_visible_update",
+    "members_search_delete", "members_search_insert", "members_search_update"
   ],
   // a role changing tag recounts sql/0016's per-tag counts
   roles: ["roles_artist_role_count_update"],
@@ -57,7 +66,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "songs_catalogue_count_insert", "songs_catalogue_count_truncate", "songs_catalogue_count_update", "songs_count_update",
     "songs_facet_count_truncate", "songs_facet_count_update", "songs_link_song_count_truncate", "songs_link_song_count_update",
     "songs_member_count_truncate", "songs_member_count_update", "songs_scheduled_count_delete", "songs_scheduled_count_insert",
-    "songs_scheduled_count_update"
+    "songs_scheduled_count_update",
+    "songs_search_popularity", "songs_search_delete", "songs_search_insert", "songs_search_update"
   ]
 }
 
@@ -91,6 +101,8 @@ export const RECOUNTS = [
   "recount_member_contribution_ranks",
   "recount_scheduled_label_albums",
   "recount_song_facet_counts",
+  // the search table (sql/0015) reads the kept counts for its popularity
+  "recount_search_entries",
   // last: the feed's first entries read the catalogue as the counts left it
   "feed_backfill"
 ] as const

@@ -97,7 +97,20 @@ export const families = async (url: string): Promise<Array<Family>> => {
     GROUP BY g.genre_id ORDER BY 1`)
   const muchEditedSongs = await column(
     "SELECT song_id AS v FROM contributions GROUP BY song_id ORDER BY count(*) DESC, song_id LIMIT 3")
-  const searchQueries = [...titles, ...names, ...titles.map((t) => t.slice(0, 4)), "a", "si", "lov", "cinta", "dato sri", "xqzw"]
+  // one wrong letter in the middle of a name (the typo fallback)
+  const typo = (text: string) => {
+    const at = Math.floor(text.length / 2)
+    return text.slice(0, at) + (text[at] === "a" ? "e" : "a") + text.slice(at + 1)
+  }
+  const searchQueries = [
+    ...titles, // whole titles: long, multi-word
+    ...names,
+    ...titles.map((t) => t.slice(0, 4)), // prefixes
+    ...titles.map((t) => t.split(" ").slice(0, 2).join(" ")), // the first two words
+    ...names.filter((n) => n.length >= 8).slice(0, 4).map(typo),
+    // one and two letters; common words (thousands of matches at 1M songs); a nonsense word
+    "a", "si", "ku", "lov", "cinta", "lagu", "rindu", "love", "dato sri", "cinta yang", "xqzw"
+  ]
   const each = <A>(values: ReadonlyArray<A>, f: (value: A) => string) => values.map(f)
   const songSorts = ["released", "popular", "title"]
   const deepOffsets = ["0", "2000", "10000"]

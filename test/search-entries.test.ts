@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { DetailEnvelope } from "../src/Domain/Envelope.js"
+import { SEARCH_TOTAL_BOUND, SearchResults } from "../src/Search/Api.js"
+import { decodeWith, request } from "./support/http.js"
+import { startServer, type TestServer } from "./support/server.js"
+
+// Its own server and database: the steps below change rows that other test files search for.
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer()
+}, 60_000)
+afterAll(async () => {
+  await server.stop()
+  await server.database.drop()
+}, 60_000)
+
+const Response = DetailEnvelope(SearchResults, "SearchResponse")
+const search = async (query: string) => {
+  const reply = await request(server.baseUrl, `/v1/search?${query}`)
+  expect(reply.status).toBe(200)
+  return decodeWith(Response, reply.body).data
+}
+const songs = async (text: string, limit = 5) =>
+  (await search(`q=${encodeURIComponent(text)}&types=songs&limit=${limit}`)).songs!
+
+/** Rows of search_entries that a fill from scratch would not write, and the reverse (sql/0015). */
+const drift = async () => {
+  const [row] = await server.sql<{ n: number }>(`
+    WITH fresh AS (
+      SELECT r.* FROM generate_series(1, 7) k,
+        LATERAL search_entry_rows(k::smallint, ARRAY(SELECT generate_series(1, 20000))) r)
+    SELECT ((SELECT count(*) FROM (TABLE search_entries EXCEPT ALL TABLE fresh) a)
+          + (SELECT count(*) FROM (TABLE fresh EXCEPT ALL TABLE search_entries) b))::int AS n`)
+  return row!.n
+}
+
+const addSongs = (from: number, to: number, title: string, publishedAt = "2020-01-01T00:00:00Z") =>
+  server.sql(
+    `INSERT INTO songs (id, title, slug, released_at, date_type, published_at, vidsvc_views)
+     SELECT n, $1 || ' ' || n, 'song-' || n, date '2015-01-01', 'FULL', $2::timestamptz, n
+     FROM generate_series($3::int, $4::int) AS n`,
+    [title, publishedAt, from, to]
+  )
+
+describe("the search table (sql/0015)", () => {
+  test("matches a fill from scratch, before and after writes to every searchable table", async () => {
+    expect(await drift()).toBe(0)
+    const [{ n }] = await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM search_entries") as [{ n: number }]
+    expect(n).toBeGreaterThan(0)
+    await addSongs(5000, 5004, "Pelangi Senja")
+    await server.sql("UPDATE songs SET title = 'Cindai Baharu', vidsvc_views = 7 WHERE id = 9")
+    await server.sql("UPDATE songs SET deleted_at = now() WHERE id = 5001")
+    await server.sql("UPDATE artists SET prefix_title = 'Tan Sri' WHERE id = 2")
+    await server.sql("UPDATE labels SET formerly_known_as = 'Kijang Audio' WHERE id = 1")
+    await server.sql("UPDATE members SET is_banned = true WHERE username = 'aishah_fan'")
+    await server.sql("UPDATE genres SET title = 'Rock Kapak Klasik' WHERE id = 3")
+    await server.sql("UPDATE curated_lists SET title = 'Lagu Raya Sepanjang Zaman' WHERE id = 1")
+    await server.sql("INSERT INTO album_tracks (album_id, song_id, position) VALUES (1, 5000, 99)")
+    await server.sql("INSERT INTO credits (song_id, artist_id, role_id, position) SELECT 5002, 11, id, 9 FROM roles ORDER BY id LIMIT 1")
+    expect(await drift()).toBe(0)
+  })
+
+  test("renames, deletions and bans show at once", async () => {
+    expect((await songs("cindai baharu")).items.map((s) => s.id)).toEqual([9])
+    expect((await songs("pelangi senja")).items.map((s) => s.id)).toEqual([5004, 5003, 5002, 5000])
+    expect((await search("q=aishah_fan&types=users")).users!.total).toBe(0)
+    expect((await search("q=kijang&types=labels")).labels!.items.map((l) => l.id)).toEqual([1])
+    expect((await search("q=tan%20sri%20m&types=artists")).artists!.items.map((a) => a.id)).toEqual([2])
+  })
+
+  test("a scheduled song is found once its published_at passes, with no write", async () => {
+    await addSongs(6000, 6000, "Fajar Menyingsing", new Date(Date.now() + 1500).toISOString())
+    expect((await songs("fajar menyingsing")).total).toBe(0)
+    await Bun.sleep(2000)
+    expect((await songs("fajar menyingsing")).items.map((s) => s.id)).toEqual([6000])
+  })
+
+  test(`total is exact below ${SEARCH_TOTAL_BOUND}; ${SEARCH_TOTAL_BOUND} means that many or more`, async () => {
+    await addSongs(10_000, 10_000 + SEARCH_TOTAL_BOUND + 99, "Zzgema")
+    const many = await songs("zzgema", 3)
+    expect(many.total).toBe(SEARCH_TOTAL_BOUND)
+    // the page is still the best of every match: most viewed first
+    expect(many.items.map((s) => [s.id, s.score])).toEqual([[11_099, 0.75], [11_098, 0.75], [11_097, 0.75]])
+    // inside a word: counted up to the bound as well
+    expect((await songs("zgema")).total).toBe(SEARCH_TOTAL_BOUND)
+    await server.sql("UPDATE songs SET deleted_at = now() WHERE id BETWEEN 10000 AND 10199")
+    expect((await songs("zzgema")).total).toBe(SEARCH_TOTAL_BOUND - 100)
+    expect((await songs("zgema")).total).toBe(SEARCH_TOTAL_BOUND - 100)
+    expect(await drift()).toBe(0)
+  }, 60_000)
+
+  test("a common word's page is still exact first, then prefix, then later words, each by popularity", async () => {
+    await addSongs(20_000, 20_000 + SEARCH_TOTAL_BOUND + 99, "Dan Zzrindu")
+    await server.sql("INSERT INTO songs (id, title, slug, released_at, date_type, published_at, vidsvc_views) VALUES " +
+      "(30000, 'Zzrindu', 'zzrindu', '2015-01-01', 'FULL', '2020-01-01', 1), " +
+      "(30001, 'Zzrindu Malam', 'zzrindu-malam', '2015-01-01', 'FULL', '2020-01-01', 2)")
+    const page = await songs("zzrindu", 4)
+    expect(page.total).toBe(SEARCH_TOTAL_BOUND)
+    expect(page.items.map((s) => [s.id, s.score])).toEqual([[30000, 1], [30001, 0.75], [21_099, 0.5], [21_098, 0.5]])
+  }, 60_000)
+})
