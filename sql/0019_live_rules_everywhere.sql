@@ -1,16 +1,14 @@
 -- Every view and function that spelled a visibility rule out now calls the rules of
--- sql/0014_live_rules.sql (docs/query-plans.md, "Live and public"). Same bodies otherwise: no
--- count, view column or plan changes. The partial indexes of earlier migrations keep their
+-- sql/0014_live_rules.sql (docs/query-plans.md, "Live and public"). Bodies are unchanged but for
+-- that: same columns, counts and plans. The partial indexes of earlier migrations keep their
 -- written-out predicates: the rules inline to the same expressions, so they still match, and
--- rebuilding them would read the whole catalogue for nothing.
+-- rebuilding them would read the whole catalogue for nothing. One change of shape, at the end:
+-- the four count triggers an UPDATE of songs fired are one.
 --
--- The rules this file adds, each in terms of 0014's: the same rules at a given time (the change
--- feed asks "public at t"), curated lists' rule, "scheduled" (live, not yet public) and "due"
--- (a scheduled_song_links row whose time has come). test/live-rules.test.ts fails when a view
--- or function outside the rules spells one of them out.
-
--- The first statements re-plan every count view; nothing here reads the catalogue.
-SET LOCAL statement_timeout = 0;
+-- The rules this file adds: the same rules at a given time (the change feed asks "public at t";
+-- 0014's song_is_public and album_is_public now call them with now()), curated lists' rule,
+-- "scheduled" (live, not yet public) and "due" (a scheduled_song_links row whose time has come).
+-- test/live-rules.test.ts fails when a view or function outside the rules spells one out.
 
 CREATE FUNCTION song_is_public_at(published_at timestamptz, deleted_at timestamptz, at timestamptz) RETURNS boolean
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -124,7 +122,7 @@ CREATE OR REPLACE FUNCTION public_artist_song_count(artist integer) RETURNS bigi
        + (SELECT count(*) FROM scheduled_song_links l WHERE scheduled_link_is_due(l.published_at) AND artist = ANY (l.artist_ids))
 $$;
 
--- sql/0003_public_counts.sql
+-- Functions of sql/0003, calling the rules.
 
 CREATE OR REPLACE FUNCTION recount_public_counts() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
@@ -216,7 +214,7 @@ BEGIN
 END $$;
 
 
--- sql/0006_catalogue_counts.sql
+-- Functions of sql/0006, calling the rules.
 
 CREATE OR REPLACE FUNCTION refresh_scheduled_song_links(song_ids integer[]) RETURNS void LANGUAGE sql AS $$
   DELETE FROM scheduled_song_links WHERE song_id = ANY (song_ids) OR scheduled_link_is_due(published_at);
@@ -374,7 +372,7 @@ BEGIN
 END $$;
 
 
--- sql/0008_artist_song_counts.sql
+-- Functions of sql/0008, calling the rules.
 
 CREATE OR REPLACE FUNCTION recount_artist_song_counts() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
@@ -444,7 +442,7 @@ BEGIN
 END $$;
 
 
--- sql/0009_member_contribution_counts.sql
+-- Functions of sql/0009, calling the rules.
 
 CREATE OR REPLACE FUNCTION recount_member_settled_contributions() RETURNS void LANGUAGE sql AS $$
   DELETE FROM member_settled_contributions;
@@ -560,7 +558,7 @@ BEGIN
 END $$;
 
 
--- sql/0010_change_feed.sql
+-- Functions of sql/0010, calling the rules.
 
 CREATE OR REPLACE FUNCTION feed_public(kind text, row_key text, as_of timestamptz) RETURNS boolean
 LANGUAGE plpgsql STABLE AS $$
