@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { Schema } from "effect"
-import { ArtistDetail, NamesakeHint } from "../src/Artists/Api.js"
-import { ArtistSummary } from "../src/Domain/Artist.js"
+import { ArtistDetail, ArtistSummary, NamesakeHint } from "../src/Domain/Artist.js"
 import { DetailEnvelope, ListEnvelope } from "../src/Domain/Envelope.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { ListAlbumEntry, SongSummary } from "../src/Domain/Song.js"

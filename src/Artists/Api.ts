@@ -2,46 +2,17 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { artistIdentityFields, ArtistSummary, SongCount } from "../Domain/Artist.js"
+import { ArtistDetail, ArtistSummary, NamesakeHint } from "../Domain/Artist.js"
 import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
 import { NotFoundError } from "../Domain/Errors.js"
 import { ChoiceParam, IdParam, MAX_INT4, PageParams, IdListParam } from "../Domain/Params.js"
 import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
-import { AlbumArtist, ListAlbumEntry, SongSummary } from "../Domain/Song.js"
+import { ListAlbumEntry, SongSummary } from "../Domain/Song.js"
 
 export const MAX_HINT_IDS = 100
 
-/** Artist detail: the summary plus namesake, profile, role and group facts. */
-export const ArtistDetail = Schema.Struct({
-  ...artistIdentityFields,
-  disambiguator: Schema.NullOr(Schema.String).annotations({
-    description: "The editor-supplied note that tells namesakes apart, or null."
-  }),
-  username: Schema.NullOr(Schema.String).annotations({
-    description: "The artist's public member profile handle; null without a public profile."
-  }),
-  song_count: SongCount,
-  album_count: Schema.Int.annotations({ description: "Public albums listed under /v1/artists/{artistId}/albums." }),
-  roles: Schema.Array(
-    Schema.Struct({ slug: Schema.String, title: Schema.String, count: Schema.Int })
-  ).annotations({ description: "Roles credited on public songs, most public songs first." }),
-  members: Schema.Array(AlbumArtist).annotations({ description: "A group's visible members, A-Z." }),
-  member_of: Schema.Array(AlbumArtist).annotations({ description: "Visible groups the artist belongs to, A-Z." })
-}).annotations({ identifier: "ArtistDetail" })
-export type ArtistDetail = typeof ArtistDetail.Type
 
-/** Namesake hint. */
-export const NamesakeHint = Schema.Struct({
-  id: Schema.Int,
-  disambiguator: Schema.String.annotations({
-    description: "The editor-supplied disambiguator, else one made of the role and best-known song."
-  }),
-  role: Schema.String.annotations({ description: "The artist's most-credited role on public songs." }),
-  song: Schema.String.annotations({ description: "The artist's best-known public song (most vidsvc views)." }),
-  song_year: Schema.Int.annotations({ description: "The release year of that song." })
-}).annotations({ identifier: "NamesakeHint" })
-export type NamesakeHint = typeof NamesakeHint.Type
 
 const idsMessage = () =>
   `ids must be 1 to ${MAX_HINT_IDS} comma-separated artist ids, each a whole number from 1 to ${MAX_INT4}.`

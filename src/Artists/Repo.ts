@@ -3,11 +3,11 @@ import { batchLookup } from "../Domain/Batch.js"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { artistIdentityFieldsSql, artistSongCountSql, artistSummaryJsonSql, artistVisibleSql } from "../Domain/Artist.js"
+import { artistDetail, artistSummary, artistVisibleSql, namesakeHint } from "../Domain/Artist.js"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
-import { jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
+import { jsonArraySql } from "../Domain/JsonSql.js"
 import type { PageParamsInput, PageRequest } from "../Domain/Pagination.js"
-import { albumArtistJsonSql, listAlbumEntryJsonSql, songSummaryJsonSql } from "../Domain/Song.js"
+import { listAlbumEntry, songSummary } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
 import { withSpan } from "../Spans.js"
 
@@ -25,7 +25,7 @@ const byNameSort = (source: KeysetSort["source"]): KeysetSort => ({
   key: "lower(a.name)",
   keyJson: "lower(a.name)",
   keyType: "text",
-  item: artistSummaryJsonSql("a"),
+  item: artistSummary.json("a"),
   descending: false
 })
 
@@ -41,7 +41,7 @@ const bySongsSort = (source: KeysetSort["source"]): KeysetSort => ({
   keyJson: "a.song_count",
   keyType: "int",
   negated: true,
-  item: `(SELECT ${artistSummaryJsonSql("x", "a.song_count")} FROM artists x WHERE x.id = a.id)`,
+  item: `(SELECT ${artistSummary.json("x", "a.song_count")} FROM artists x WHERE x.id = a.id)`,
   descending: false
 })
 
@@ -52,7 +52,7 @@ const songsSort = (source: KeysetSort["source"]): KeysetSort => ({
   key: "s.released_at",
   keyJson: "iso_date(s.released_at)",
   keyType: "date",
-  item: songSummaryJsonSql("s"),
+  item: songSummary.json("s"),
   descending: true
 })
 
@@ -63,22 +63,11 @@ const albumsSort = (source: KeysetSort["source"]): KeysetSort => ({
   key: "coalesce(iso_date(al.released_at), '')",
   keyJson: "coalesce(iso_date(al.released_at), '')",
   keyType: "dateOrEmpty",
-  item: listAlbumEntryJsonSql("al", "public"),
+  item: listAlbumEntry.json("al", "public"),
   descending: true
 })
 
-/** A namesake hint for row `h` of the hints below. */
-const namesakeHintJsonSql = jsonArraySql(
-  jsonObjectSql({
-    id: "h.id",
-    disambiguator: `coalesce(nullif(btrim(h.disambiguator), ''),
-      h.role || ', ' || h.song || CASE WHEN h.song_year > 0 THEN ' (' || h.song_year || ')' ELSE '' END)`,
-    role: "h.role",
-    song: "h.song",
-    song_year: "h.song_year"
-  }),
-  "h.ord"
-)
+const namesakeHintJsonSql = jsonArraySql(namesakeHint.json("h"), "h.ord")
 
 /** An artist with this many public songs (any role) has its songs listed by walking the catalogue's index. */
 const DENSE_ARTIST_SONGS = 3000
@@ -153,28 +142,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       sql<{ json: string }>`
         WITH albums_of_artist AS (${albumsOf(artistId)})
         SELECT ${
-        lit(jsonObjectSql({
-          ...artistIdentityFieldsSql("a"),
-          disambiguator: "nullif(btrim(a.disambiguator), '')",
-          username: "(SELECT m.username FROM public_members m WHERE m.id = a.member_id)",
-          song_count: artistSongCountSql("a"),
-          album_count: "(SELECT count(*) FROM albums_of_artist x)",
-          // kept per role (sql/0016), not counted over the artist's credits
-          roles: `(
-            SELECT ${
-            jsonArraySql(
-              jsonObjectSql({ slug: "r.slug", title: "r.title", count: "rc.songs" }),
-              "rc.songs DESC, r.sort_order, r.id"
-            )
-          }
-            FROM public_artist_role_song_counts(a.id) rc JOIN roles r ON r.id = rc.role_id)`,
-          members: `(
-            SELECT ${jsonArraySql(albumArtistJsonSql("ma"), "lower(ma.name), ma.id")}
-            FROM artist_memberships am JOIN public_artists ma ON ma.id = am.member_id WHERE am.group_id = a.id)`,
-          member_of: `(
-            SELECT ${jsonArraySql(albumArtistJsonSql("ga"), "lower(ga.name), ga.id")}
-            FROM artist_memberships am JOIN public_artists ga ON ga.id = am.group_id WHERE am.member_id = a.id)`
-        }))
+        lit(artistDetail.json("a", "(SELECT count(*) FROM albums_of_artist x)"))
       }::text AS json
         FROM public_artists a WHERE a.id = ${artistId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
@@ -269,7 +237,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
 
     /** `ids=`: the asked visible artists' summaries, in the order asked. */
     const listArtistsByIds = (ids: ReadonlyArray<number>) =>
-      batchLookup("public_artists a", "a", artistSummaryJsonSql("a"), ids).pipe(
+      batchLookup("public_artists a", "a", artistSummary.json("a"), ids).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("ArtistsRepo.listArtistsByIds")
       )

@@ -5,9 +5,6 @@ import { CuratedList, CuratedListSummary } from "../Domain/CuratedList.js"
 import { IdParam, PageParams } from "../Domain/Params.js"
 import { detailEndpoint, listEndpoint } from "../Domain/Endpoints.js"
 
-/** Kept here until src/Search imports ../Domain/CuratedList.js. */
-export { CuratedListSummary }
-
 export const ListPath = Schema.Struct({ listId: IdParam("listId") })
 
 export class CuratedListsApi extends HttpApiGroup.make("CuratedLists")

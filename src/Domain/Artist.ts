@@ -3,8 +3,9 @@
  * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
  */
 import * as Schema from "effect/Schema"
-import { type FieldsSql, shape } from "./Shape.js"
-import { PLACEHOLDER } from "./Song.js"
+import { jsonArraySql } from "./JsonSql.js"
+import { type FieldsSql, objectSql, shape } from "./Shape.js"
+import { AlbumArtist, albumArtist, PLACEHOLDER } from "./Song.js"
 
 /** The summary's fields before `song_count`: the detail starts the same way. */
 export const artistIdentityFields = {
@@ -59,6 +60,65 @@ export const artistSummary = shape(
   { from: "public_artists a", args: ["a"] }
 )
 
-// The fragments by their former names, for the groups that still import them (Search, Artists).
-export const artistSummaryFieldsSql = artistSummary.fields
-export const artistSummaryJsonSql = artistSummary.json
+/** A role of an artist's credits: `{slug, title, count}`. */
+const ArtistRole = Schema.Struct({ slug: Schema.String, title: Schema.String, count: Schema.Int })
+
+/** Artist detail: the summary plus namesake, profile, role and group facts. */
+export const ArtistDetail = Schema.Struct({
+  ...artistIdentityFields,
+  disambiguator: Schema.NullOr(Schema.String).annotations({
+    description: "The editor-supplied note that tells namesakes apart, or null."
+  }),
+  username: Schema.NullOr(Schema.String).annotations({
+    description: "The artist's public member profile handle; null without a public profile."
+  }),
+  song_count: SongCount,
+  album_count: Schema.Int.annotations({ description: "Public albums listed under /v1/artists/{artistId}/albums." }),
+  roles: Schema.Array(ArtistRole).annotations({ description: "Roles credited on public songs, most public songs first." }),
+  members: Schema.Array(AlbumArtist).annotations({ description: "A group's visible members, A-Z." }),
+  member_of: Schema.Array(AlbumArtist).annotations({ description: "Visible groups the artist belongs to, A-Z." })
+}).annotations({ identifier: "ArtistDetail" })
+export type ArtistDetail = typeof ArtistDetail.Type
+
+/**
+ * The detail of public_artists row `a`. `albumCount`: an SQL expression (the caller knows the
+ * artist's albums). Roles are kept per role (sql/0016), not counted over the artist's credits.
+ */
+export const artistDetail = shape(ArtistDetail, (a: string, albumCount: string) => ({
+  ...artistIdentityFieldsSql(a),
+  disambiguator: `nullif(btrim(${a}.disambiguator), '')`,
+  username: `(SELECT m.username FROM public_members m WHERE m.id = ${a}.member_id)`,
+  song_count: artistSongCountSql(a),
+  album_count: albumCount,
+  roles: `(
+    SELECT ${jsonArraySql(objectSql(ArtistRole, { slug: "r.slug", title: "r.title", count: "rc.songs" }), "rc.songs DESC, r.sort_order, r.id")}
+    FROM public_artist_role_song_counts(${a}.id) rc JOIN roles r ON r.id = rc.role_id)`,
+  members: `(
+    SELECT ${jsonArraySql(albumArtist.json("ma"), "lower(ma.name), ma.id")}
+    FROM artist_memberships am JOIN public_artists ma ON ma.id = am.member_id WHERE am.group_id = ${a}.id)`,
+  member_of: `(
+    SELECT ${jsonArraySql(albumArtist.json("ga"), "lower(ga.name), ga.id")}
+    FROM artist_memberships am JOIN public_artists ga ON ga.id = am.group_id WHERE am.member_id = ${a}.id)`
+}), { from: "public_artists a", args: ["a", "0"] })
+
+/** Namesake hint. */
+export const NamesakeHint = Schema.Struct({
+  id: Schema.Int,
+  disambiguator: Schema.String.annotations({
+    description: "The editor-supplied disambiguator, else one made of the role and best-known song."
+  }),
+  role: Schema.String.annotations({ description: "The artist's most-credited role on public songs." }),
+  song: Schema.String.annotations({ description: "The artist's best-known public song (most vidsvc views)." }),
+  song_year: Schema.Int.annotations({ description: "The release year of that song." })
+}).annotations({ identifier: "NamesakeHint" })
+export type NamesakeHint = typeof NamesakeHint.Type
+
+/** A namesake hint for row `h` of the hints query (src/Artists/Repo.ts). */
+export const namesakeHint = shape(NamesakeHint, (h: string) => ({
+  id: `${h}.id`,
+  disambiguator: `coalesce(nullif(btrim(${h}.disambiguator), ''),
+      ${h}.role || ', ' || ${h}.song || CASE WHEN ${h}.song_year > 0 THEN ' (' || ${h}.song_year || ')' ELSE '' END)`,
+  role: `${h}.role`,
+  song: `${h}.song`,
+  song_year: `${h}.song_year`
+}), { from: "(SELECT 1 AS id, NULL::text AS disambiguator, 'Penyanyi' AS role, 'Lagu' AS song, 2020 AS song_year) h", args: ["h"] })

@@ -123,7 +123,3 @@ export const staffCuratedList = shape(StaffCuratedList, (l: string) => ({
   ...curatedListFields(l, "staff", staffListSongEntry.json("ts"), staffListAlbumEntry.json("xal")),
   status: publicationStatusSql(l)
 }), { from: "curated_lists l", args: ["l"] })
-
-// The fragments by their former names, for the groups that still import them (Search).
-export const curatedListSummaryFieldsSql = curatedListSummary.fields
-export const curatedListSummaryJsonSql = curatedListSummary.json

@@ -303,10 +303,3 @@ export const staffListAlbumEntry = shape(
   { from: "albums al", args: ["al"] },
   "StaffListAlbumEntry"
 )
-
-// The fragments by their former names, for the groups that still import them (Search, Artists).
-export const songSummaryFieldsSql = songSummary.fields
-export const songSummaryJsonSql = songSummary.json
-export const albumArtistJsonSql = albumArtist.json
-export const listAlbumEntryFieldsSql = listAlbumEntry.fields
-export const listAlbumEntryJsonSql = listAlbumEntry.json

@@ -2,10 +2,13 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { CuratedListSummary } from "../CuratedLists/Api.js"
 import { artistSummaryFields } from "../Domain/Artist.js"
 import { DetailEnvelope } from "../Domain/Envelope.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
+import { CuratedListSummary } from "../Domain/CuratedList.js"
+import { GenreEntry } from "../Domain/Genre.js"
+import { Label } from "../Domain/Label.js"
+import { ContributorProfile } from "../Domain/Member.js"
 import { ListAlbumEntry, SongSummary } from "../Domain/Song.js"
 
 export const SEARCH_TYPES = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
@@ -23,38 +26,6 @@ const Score = Schema.Number.annotations({
     "0.25 inside a word or within one typo."
 })
 
-/** Label. */
-const labelFields = {
-  id: Schema.Int,
-  name: Schema.String,
-  formerly_known_as: Schema.String,
-  slug: Schema.String,
-  song_count: Schema.Int,
-  album_count: Schema.Int
-}
-
-/** Genre list entry. */
-const genreFields = {
-  id: Schema.Int,
-  slug: Schema.String,
-  title: Schema.String,
-  color: Schema.String,
-  image_url: Schema.String,
-  song_count: Schema.Int
-}
-
-/** Contributor profile. */
-const profileFields = {
-  username: Schema.String,
-  name: Schema.String,
-  avatar_url: Schema.String,
-  is_fan: Schema.Boolean,
-  is_artist: Schema.Boolean,
-  is_group: Schema.Boolean,
-  joined_at: Schema.String,
-  contribution_count: Schema.Int
-}
-
 const scored = <Fields extends Schema.Struct.Fields>(fields: Fields, identifier: string) =>
   Schema.Struct({ ...fields, score: Score }).annotations({ identifier })
 
@@ -71,9 +42,9 @@ export const SongHit = scored(SongSummary.fields, "SongSearchHit")
 export const ArtistHit = scored(artistSummaryFields, "ArtistSearchHit")
 export const AlbumHit = scored(ListAlbumEntry.fields, "AlbumSearchHit")
 export const CuratedListHit = scored(CuratedListSummary.fields, "CuratedListSearchHit")
-export const LabelHit = scored(labelFields, "LabelSearchHit")
-export const GenreHit = scored(genreFields, "GenreSearchHit")
-export const UserHit = scored(profileFields, "UserSearchHit")
+export const LabelHit = scored(Label.fields, "LabelSearchHit")
+export const GenreHit = scored(GenreEntry.fields, "GenreSearchHit")
+export const UserHit = scored(ContributorProfile.fields, "UserSearchHit")
 
 /** One section per type asked, in this order. */
 export const SearchResults = Schema.Struct({

@@ -1,12 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { artistSongCountSql, artistSummaryFieldsSql, artistVisibleSql } from "../Domain/Artist.js"
-import { curatedListSummaryFieldsSql } from "../Domain/CuratedListSummary.js"
+import { artistSongCountSql, artistSummary, artistVisibleSql } from "../Domain/Artist.js"
+import { curatedListSummary } from "../Domain/CuratedList.js"
 import { type JsonFields, jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
-import { listAlbumEntryFieldsSql, PLACEHOLDER, songSummaryFieldsSql } from "../Domain/Song.js"
+import { listAlbumEntry, songSummary } from "../Domain/Song.js"
 import { SEARCH_TOTAL_BOUND, SEARCH_TYPES, type SearchType } from "./Api.js"
 import { withSpan } from "../Spans.js"
+import { genreEntry, genreSongCountSql } from "../Domain/Genre.js"
+import { label, labelCountsSql } from "../Domain/Label.js"
+import { contributorProfile, memberContributionCountSql } from "../Domain/Member.js"
 
 const lit = Statement.unsafeFragment
 
@@ -43,52 +46,28 @@ interface SearchSource {
 const withScore = (fields: JsonFields) => jsonObjectSql({ ...fields, score: "t.score" })
 
 const sources: Record<SearchType, SearchSource> = {
-  songs: { table: "songs", hit: withScore(songSummaryFieldsSql("x")) },
+  songs: { table: "songs", hit: withScore(songSummary.fields("x")) },
   artists: {
     table: "artists",
-    hit: withScore(artistSummaryFieldsSql("x", artistSongCountSql("x"))),
+    hit: withScore(artistSummary.fields("x", artistSongCountSql("x"))),
     twoNames: true,
     // public_artists' rule from sql/0008's kept counts, for the few artists without a settled song
     visibleWithoutDate: artistVisibleSql
   },
-  albums: { table: "albums", hit: withScore(listAlbumEntryFieldsSql("x", "public")) },
-  curated_lists: { table: "curated_lists", hit: withScore(curatedListSummaryFieldsSql("x")) },
+  albums: { table: "albums", hit: withScore(listAlbumEntry.fields("x", "public")) },
+  curated_lists: { table: "curated_lists", hit: withScore(curatedListSummary.fields("x")) },
   labels: {
     table: "labels",
-    hit: withScore({
-      id: "x.id",
-      name: "x.name",
-      formerly_known_as: "coalesce(x.formerly_known_as, '')",
-      slug: "x.slug",
-      song_count: "coalesce((SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)",
-      album_count: "coalesce((SELECT lc.album_count FROM public_label_counts lc WHERE lc.label_id = x.id), 0)"
-    }),
+    hit: withScore(label.fields("x", labelCountsSql("x"))),
     twoNames: true
   },
   genres: {
     table: "genres",
-    hit: withScore({
-      id: "x.id",
-      slug: "x.slug",
-      title: "x.title",
-      color: "x.color",
-      image_url: `asset_url(x.image_key, '${PLACEHOLDER.genreImage}')`,
-      song_count: "coalesce(public_genre_song_count(x.id), 0)"
-    })
+    hit: withScore(genreEntry.fields("x", genreSongCountSql("x")))
   },
   users: {
     table: "members",
-    hit: withScore({
-      username: "x.username",
-      name: "x.name",
-      avatar_url: `asset_url(x.avatar_key, '${PLACEHOLDER.avatar}')`,
-      is_fan: "x.kind = 'fan'",
-      is_artist: "x.kind = 'artist'",
-      is_group: "x.kind = 'group'",
-      joined_at: "iso_time(x.joined_at)",
-      contribution_count:
-        "coalesce((SELECT mc.contribution_count FROM public_member_contributions mc WHERE mc.member_id = x.id), 0)"
-    }),
+    hit: withScore(contributorProfile.fields("x", memberContributionCountSql("x"))),
     twoNames: true
   }
 }
