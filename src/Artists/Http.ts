@@ -1,19 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import { Api } from "../Api.js"
 import { idsAlone } from "../Domain/Batch.js"
-import { notFound } from "../Domain/Errors.js"
-import { detailJson, listJson } from "../Domain/Json.js"
-import type { KeysetResult } from "../Domain/Keyset.js"
+import { listJson } from "../Domain/Json.js"
+import { detailOrNotFound, listOrNotFound } from "../Domain/NotFound.js"
 import { ArtistsRepo } from "./Repo.js"
-
-const artistNotFound = (artistId: number) => notFound(`Artist ${artistId}`)
-
-/** A page of one artist's list, or not_found when the artist is not visible. */
-const artistPage = (artistId: number) => (result: KeysetResult) =>
-  result.found ? Effect.succeed(listJson(result.itemsJson, result.meta)) : Effect.fail(artistNotFound(artistId))
 
 export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
   Effect.gen(function*() {
@@ -33,14 +25,10 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
       .handle("namesakeHints", ({ urlParams }) =>
         Effect.map(repo.hintNamesakes(urlParams.ids), ({ count, json }) =>
           listJson(json, { total: count, limit: urlParams.ids.length, offset: 0, next_cursor: "" })))
-      .handle("detail", ({ path }) =>
-        Effect.flatMap(
-          repo.findArtist(path.artistId),
-          Option.match({ onNone: () => Effect.fail(artistNotFound(path.artistId)), onSome: (json) => Effect.succeed(detailJson(json)) })
-        ))
+      .handle("detail", ({ path }) => repo.findArtist(path.artistId).pipe(detailOrNotFound(`Artist ${path.artistId}`)))
       .handle("songs", ({ path, urlParams: { role = "any", ...page } }) =>
-        Effect.flatMap(repo.listArtistSongs(path.artistId, role, page), artistPage(path.artistId)))
+        repo.listArtistSongs(path.artistId, role, page).pipe(listOrNotFound(`Artist ${path.artistId}`)))
       .handle("albums", ({ path, urlParams }) =>
-        Effect.flatMap(repo.listArtistAlbums(path.artistId, urlParams), artistPage(path.artistId)))
+        repo.listArtistAlbums(path.artistId, urlParams).pipe(listOrNotFound(`Artist ${path.artistId}`)))
   })
 ).pipe(Layer.provide(ArtistsRepo.Default))
