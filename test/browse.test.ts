@@ -7,6 +7,7 @@ import { resolveTestDatabase } from "./support/database.js"
 import { decodeWith, request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"
 import { PUBLIC_LIST_SUMMARIES } from "./support/fixture.js"
+import { clockPassesScheduledSong } from "./support/clock.js"
 
 let server: TestServer
 beforeAll(async () => {
@@ -337,14 +338,7 @@ describe("kept totals of two and three filters (sql/0018)", () => {
       ["UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12",
         `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
       // the clock passes the scheduled song's published_at with no write since
-      [`SET session_replication_role = replica;
-        UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12;
-        UPDATE scheduled_song_links SET published_at = now() - interval '1 second' WHERE song_id = 12;
-        SET session_replication_role = DEFAULT`,
-        `SET session_replication_role = replica;
-        UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12;
-        UPDATE scheduled_song_links SET published_at = '${future!.published_at}' WHERE song_id = 12;
-        SET session_replication_role = DEFAULT`],
+      clockPassesScheduledSong(12, future!.published_at),
       // another year, one song and several in one statement
       ["UPDATE songs SET released_at = '2012-06-01' WHERE id = 1", "UPDATE songs SET released_at = '1997-05-01' WHERE id = 1"],
       ["UPDATE songs SET released_at = released_at + 2557 WHERE id IN (1, 3, 9)",

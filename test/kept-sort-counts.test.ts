@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
+import { clockPassesScheduledSong } from "./support/clock.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
 let server: TestServer
@@ -120,14 +121,7 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
       ["UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12",
         `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
       // the clock passes the scheduled song's published_at with no write since: a "due" song
-      [`SET session_replication_role = replica;
-        UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12;
-        UPDATE scheduled_song_links SET published_at = now() - interval '1 second' WHERE song_id = 12;
-        SET session_replication_role = DEFAULT`,
-        `SET session_replication_role = replica;
-        UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12;
-        UPDATE scheduled_song_links SET published_at = '${future!.published_at}' WHERE song_id = 12;
-        SET session_replication_role = DEFAULT`],
+      clockPassesScheduledSong(12, future!.published_at),
       ["DELETE FROM credits WHERE song_id = 12",
         "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (12, 1, 10, 1), (12, 2, 1, 2)"],
       // a public song becomes scheduled, and back

@@ -5,7 +5,7 @@ import type { TableKeysetSort } from "../Domain/Keyset.js"
 import { steeredKeysetPage } from "../Domain/SteeredPage.js"
 import { Statements } from "../Database.js"
 import { albumDetail, albumSource, staffAlbumDetail } from "../Domain/Album.js"
-import { jsonById } from "../Domain/Detail.js"
+import { detailReader } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { type Audience, listAlbumEntry } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
@@ -51,15 +51,9 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* Statements
-    const byId = (textBeforeId: string) => jsonById(statements, (id) => sql<{ json: string }>`${sql.literal(textBeforeId)}${id}`)
-    const detailById = { public: byId(albumDetailSql("public")), staff: byId(albumDetailSql("staff")) } as const
 
     /** Album detail as JSON text; None when the audience may not see the album. */
-    const findAlbum = (albumId: number, audience: Audience) =>
-      detailById[audience](albumId).pipe(
-        Effect.orDie,
-        withSpan("AlbumsRepo.findAlbum")
-      )
+    const findAlbum = detailReader(sql, statements, albumDetailSql, "AlbumsRepo.findAlbum")
 
     /** Browse of public albums as list album entries. */
     const listAlbums = (browse: AlbumBrowse, page: PageParamsInput) => {

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
 import { curatedList, curatedListSource, curatedListSummary, staffCuratedList } from "../Domain/CuratedList.js"
 import { Statements } from "../Database.js"
-import { jsonById } from "../Domain/Detail.js"
+import { detailReader } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import type { Audience } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
@@ -32,15 +32,9 @@ export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalo
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* Statements
-    const byId = (textBeforeId: string) => jsonById(statements, (id) => sql<{ json: string }>`${sql.literal(textBeforeId)}${id}`)
-    const detailById = { public: byId(listDetailSql("public")), staff: byId(listDetailSql("staff")) } as const
 
     /** Curated list as JSON text; None when the audience may not see the list. */
-    const findCuratedList = (listId: number, audience: Audience) =>
-      detailById[audience](listId).pipe(
-        Effect.orDie,
-        withSpan("CuratedListsRepo.findCuratedList")
-      )
+    const findCuratedList = detailReader(sql, statements, listDetailSql, "CuratedListsRepo.findCuratedList")
 
     /** Browse of public lists. */
     const listCuratedLists = (page: PageParamsInput) =>

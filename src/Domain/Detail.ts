@@ -1,9 +1,12 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Statements } from "../Database.js"
 import { notFound } from "./Errors.js"
 import { detailJson } from "./Json.js"
+import type { Audience } from "./Song.js"
+import { withSpan } from "../Spans.js"
 
 /**
  * A detail whose JSON Postgres built, or not_found when no row came back: a hidden row answers
@@ -29,4 +32,22 @@ export const jsonById = (
 ) => {
   const prepared = statements.prepare(compose)
   return (id: number) => Effect.map(statements.run(prepared, id), (rows) => Option.fromNullable(rows[0]?.json))
+}
+
+/**
+ * A by-id detail read for both audiences (public, staff), as every detail repository method is:
+ * `textOf(audience)` is the fixed statement up to where the id goes (`... WHERE s.id = `), each
+ * prepared once; a database failure is a defect the error mapping answers (503); `span` names the
+ * repository method. None: no row the audience may see.
+ */
+export const detailReader = (
+  sql: SqlClient.SqlClient,
+  statements: Statements["Type"],
+  textOf: (audience: Audience) => string,
+  span: string
+) => {
+  const byId = (audience: Audience) =>
+    jsonById(statements, (id) => sql<{ readonly json: string }>`${sql.literal(textOf(audience))}${id}`)
+  const read = { public: byId("public"), staff: byId("staff") } as const
+  return (id: number, audience: Audience) => read[audience](id).pipe(Effect.orDie, withSpan(span))
 }

@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { steeredKeysetPage } from "../Domain/SteeredPage.js"
 import { Statements } from "../Database.js"
-import { jsonById } from "../Domain/Detail.js"
+import { detailReader } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { type Audience, songSource, songSummary } from "../Domain/Song.js"
@@ -119,16 +119,9 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* Statements
-    const byId = (textBeforeId: string) => jsonById(statements, (id) => sql<{ json: string }>`${sql.literal(textBeforeId)}${id}`)
-    const detailById = { public: byId(songDetailSql("public")), staff: byId(songDetailSql("staff")) } as const
-    const contributorsById = { public: byId(contributorsSql("public")), staff: byId(contributorsSql("staff")) } as const
 
     /** Song detail as JSON text; None when the audience may not see the song. Staff: any state, plus status. */
-    const findSong = (songId: number, audience: Audience) =>
-      detailById[audience](songId).pipe(
-        Effect.orDie,
-        withSpan("SongsRepo.findSong")
-      )
+    const findSong = detailReader(sql, statements, songDetailSql, "SongsRepo.findSong")
 
     /** Similar songs as JSON text; None when the song is not public. */
     const findSimilarSongs = (songId: number) =>
@@ -139,11 +132,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       )
 
     /** Song contributors as JSON text; None when the audience may not see the song. */
-    const findSongContributors = (songId: number, audience: Audience) =>
-      contributorsById[audience](songId).pipe(
-        Effect.orDie,
-        withSpan("SongsRepo.findSongContributors")
-      )
+    const findSongContributors = detailReader(sql, statements, contributorsSql, "SongsRepo.findSongContributors")
 
     /**
      * The browse's total from kept counts: one filter or none from sql/0003 and 0006, two or three

@@ -1,0 +1,15 @@
+/**
+ * A kept-count test step and its undo: the clock passes scheduled song `songId`'s published_at
+ * with no write since (a "due" song: listed in scheduled_song_links, its time come). Triggers are
+ * off for the step, as the clock writes nothing; `scheduledAt` is the song's published_at to restore.
+ */
+export const clockPassesScheduledSong = (songId: number, scheduledAt: string): [string, string] => [
+  `SET session_replication_role = replica;
+   UPDATE songs SET published_at = now() - interval '1 second' WHERE id = ${songId};
+   UPDATE scheduled_song_links SET published_at = now() - interval '1 second' WHERE song_id = ${songId};
+   SET session_replication_role = DEFAULT`,
+  `SET session_replication_role = replica;
+   UPDATE songs SET published_at = '${scheduledAt}' WHERE id = ${songId};
+   UPDATE scheduled_song_links SET published_at = '${scheduledAt}' WHERE song_id = ${songId};
+   SET session_replication_role = DEFAULT`
+]
