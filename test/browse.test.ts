@@ -4,10 +4,10 @@ import { ListEnvelope } from "../src/Domain/Envelope.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { ListAlbumEntry, SongSummary } from "../src/Domain/Song.js"
 import { resolveTestDatabase } from "./support/database.js"
+import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
 import { decodeWith, request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"
 import { PUBLIC_LIST_SUMMARIES } from "./support/fixture.js"
-import { clockPassesScheduledSong } from "./support/clock.js"
 
 let server: TestServer
 beforeAll(async () => {
@@ -357,16 +357,7 @@ describe("kept totals of two and three filters (sql/0018)", () => {
         INSERT INTO song_labels (song_id, label_id) VALUES (900, 1), (900, 2)`,
         "DELETE FROM song_genres WHERE song_id = 900; DELETE FROM song_labels WHERE song_id = 900; DELETE FROM songs WHERE id = 900"]
     ]
-    for (const [change, undo] of steps) {
-      try {
-        await own.sql(change)
-        const after = await totals(years)
-        expect({ change, served: after.served }).toEqual({ change, served: after.counted })
-      } finally {
-        await own.sql(undo)
-      }
-      expect({ undo, served: (await totals(years)).served }).toEqual({ undo, served: before.served })
-    }
+    await expectEveryStepCounted((s) => own!.sql(s), steps, () => totals(years), before.served)
   }, 300_000)
 
   test("a recount from scratch gives the counts the triggers kept", async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { CatalogueStats } from "../src/Domain/Stats.js"
 import { decodeWith, request } from "./support/http.js"
+import { expectEveryStepCounted } from "./support/keptCountSteps.js"
 import { startServer, type TestServer } from "./support/server.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
@@ -126,15 +127,7 @@ describe("kept catalogue counts (sql/0006)", () => {
         INSERT INTO song_genres (song_id, genre_id) VALUES (900, 1)`,
         `DELETE FROM credits WHERE song_id = 900; DELETE FROM song_genres WHERE song_id = 900; DELETE FROM songs WHERE id = 900`]
     ]
-    for (const [change, undo] of steps) {
-      try {
-        await server.sql(change)
-        expect({ change, served: await served() }).toEqual({ change, served: (await counted())! })
-      } finally {
-        await server.sql(undo)
-      }
-      expect({ undo, served: await served() }).toEqual({ undo, served: before })
-    }
+    await expectEveryStepCounted((s) => server.sql(s), steps, async () => ({ served: await served(), counted: (await counted())! }), before)
   }, 120_000)
 
   test("a recount from scratch gives the counts the triggers kept", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
-import { clockPassesScheduledSong } from "./support/clock.js"
+import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
 let server: TestServer
@@ -152,15 +152,7 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
         INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (900, 1, 10, 1), (900, 2, 10, 2)`,
         "DELETE FROM credits WHERE song_id = 900; DELETE FROM songs WHERE id = 900"]
     ]
-    for (const [change, undo] of steps) {
-      try {
-        await server.sql(change)
-        expect({ change, served: await served() }).toEqual({ change, served: await counted() })
-      } finally {
-        await server.sql(undo)
-      }
-      expect({ undo, served: await served() }).toEqual({ undo, served: before })
-    }
+    await expectEveryStepCounted((s) => server.sql(s), steps, async () => ({ served: await served(), counted: await counted() }), before)
   }, 120_000)
 
   test("a recount from scratch gives the counts the triggers kept", async () => {

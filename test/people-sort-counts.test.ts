@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
 import { walkByCursor } from "./support/pages.js"
 import { startServer, type TestServer } from "./support/server.js"
-import { clockPassesScheduledSong } from "./support/clock.js"
+import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
 let server: TestServer
@@ -129,15 +129,8 @@ describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settle
         INSERT INTO song_genres (song_id, genre_id) VALUES (900, 1), (900, 2)`,
         "DELETE FROM song_labels WHERE song_id = 900; DELETE FROM song_genres WHERE song_id = 900; DELETE FROM songs WHERE id = 900"]
     ]
-    for (const [change, undo] of steps) {
-      try {
-        await server.sql(change)
-        expect({ change, served: await served() }).toEqual({ change, served: await countedInServedOrder() })
-      } finally {
-        await server.sql(undo)
-      }
-      expect({ undo, served: await served() }).toEqual({ undo, served: before })
-    }
+    await expectEveryStepCounted((s) => server.sql(s), steps,
+      async () => ({ served: await served(), counted: await countedInServedOrder() }), before)
   }, 180_000)
 
   test("a recount from scratch gives the ranks and settled counts the triggers kept", async () => {

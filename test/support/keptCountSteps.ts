@@ -1,3 +1,5 @@
+import { expect } from "bun:test"
+
 /**
  * A kept-count test step and its undo: the clock passes scheduled song `songId`'s published_at
  * with no write since (a "due" song: listed in scheduled_song_links, its time come). Triggers are
@@ -13,3 +15,25 @@ export const clockPassesScheduledSong = (songId: number, scheduledAt: string): [
    UPDATE scheduled_song_links SET published_at = '${scheduledAt}' WHERE song_id = ${songId};
    SET session_replication_role = DEFAULT`
 ]
+
+/**
+ * Each step, then its undo: after the change, what the service serves must equal counting the
+ * public rows (`observe` gives both); after the undo, it must be what it was `before`.
+ */
+export const expectEveryStepCounted = async <A>(
+  run: (statement: string) => Promise<unknown>,
+  steps: ReadonlyArray<readonly [change: string, undo: string]>,
+  observe: () => Promise<{ readonly served: A; readonly counted: A }>,
+  before: A
+) => {
+  for (const [change, undo] of steps) {
+    try {
+      await run(change)
+      const after = await observe()
+      expect({ change, served: after.served }).toEqual({ change, served: after.counted })
+    } finally {
+      await run(undo)
+    }
+    expect({ undo, served: (await observe()).served }).toEqual({ undo, served: before })
+  }
+}
