@@ -8,7 +8,7 @@ import { jsonArraySql } from "./JsonSql.js"
 import { type PageParamsInput, type PageRequest, pageMeta, resolvePage } from "./Pagination.js"
 
 /** How SQL casts a cursor's key value back: the column's type (`id` is an int4 id, `dateOrEmpty` text). */
-export const castType: Record<KeyType, string> = {
+const castType: Record<KeyType, string> = {
   id: "int",
   int: "int",
   bigint: "bigint",
@@ -84,6 +84,47 @@ export interface KeysetResult {
 
 const lit = Statement.unsafeFragment
 
+/** The unique last sort column of a sort: `tie`, else the alias's id. */
+export const tieOf = (sort: KeysetSort) => sort.tie ?? { key: `${sort.alias}.id`, keyType: "id" as const }
+
+/** A sort's ORDER BY text, and the same reversed (the page's last row first). */
+export const orderOf = (sort: KeysetSort) => {
+  const tie = tieOf(sort).key
+  const [direction, reverse] = sort.descending ? ["DESC", "ASC"] : ["ASC", "DESC"]
+  return { order: `${sort.key} ${direction}, ${tie} ${direction}`, lastFirst: `${sort.key} ${reverse}, ${tie} ${reverse}` }
+}
+
+/** The rows after a cursor's key in the sort's order (TRUE without a cursor). */
+export const afterCursor = (sql: SqlClient.SqlClient, sort: KeysetSort, page: PageRequest): Statement.Fragment => {
+  const tie = tieOf(sort)
+  return page.after === undefined
+    ? lit("TRUE")
+    : sql`(${lit(sort.key)}, ${lit(tie.key)}) ${lit(sort.descending ? "<" : ">")} (${lit(sort.negated ? "-" : "")}CAST(${
+      page.after[0]
+    } AS ${lit(castType[sort.keyType])}), CAST(${page.after[1]} AS ${lit(castType[tie.keyType])}))`
+}
+
+/** The columns every page statement ends with, read from its CTE `page`: served, items, last key. */
+export const pageColumns = (sort: KeysetSort) => {
+  const { order, lastFirst } = orderOf(sort)
+  const a = sort.alias
+  return lit(`(SELECT count(*) FROM page)::int AS served,
+        (SELECT ${jsonArraySql(sort.item, order)} FROM page ${a})::text AS json,
+        (SELECT json_build_array(${sort.keyJson}, ${tieOf(sort).key}) FROM page ${a} ORDER BY ${lastFirst} LIMIT 1)::text
+          AS last_key`)
+}
+
+/** The result of a page statement's row (see pageColumns). */
+export const pageResult = (
+  row: { readonly total: number; readonly served: number; readonly json: string; readonly last_key: string | null },
+  page: PageRequest,
+  scope: string,
+  found: boolean
+): KeysetResult => {
+  const lastKey = row.last_key === null ? undefined : (JSON.parse(row.last_key) as SortKey)
+  return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey), found }
+}
+
 /**
  * One page of a list in one statement: total, the page's items as JSON built by Postgres, and
  * the last row's key for `next_cursor`. With a cursor the page starts after its key (keyset),
@@ -99,19 +140,10 @@ export const keysetPage = (
 ): Effect.Effect<KeysetResult, BadRequest, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const tie = sort.tie ?? { key: `${sort.alias}.id`, keyType: "id" as const }
-    const page = yield* resolvePage(params, scope, [sort.keyType, tie.keyType])
-    const direction = sort.descending ? "DESC" : "ASC"
-    const reverse = sort.descending ? "ASC" : "DESC"
-    const order = `${sort.key} ${direction}, ${tie.key} ${direction}`
-    const orderBy = lit(order)
-    const lastFirst = lit(`${sort.key} ${reverse}, ${tie.key} ${reverse}`)
+    const page = yield* resolvePage(params, scope, [sort.keyType, tieOf(sort).keyType])
+    const orderBy = lit(orderOf(sort).order)
     const where = filters.length === 0 ? lit("TRUE") : Statement.and(filters)
-    const after = page.after === undefined
-      ? lit("TRUE")
-      : sql`(${lit(sort.key)}, ${lit(tie.key)}) ${lit(sort.descending ? "<" : ">")} (${lit(sort.negated ? "-" : "")}CAST(${
-        page.after[0]
-      } AS ${lit(castType[sort.keyType])}), CAST(${page.after[1]} AS ${lit(castType[tie.keyType])}))`
+    const after = afterCursor(sql, sort, page)
     const built = typeof sort.source === "string" ? lit(sort.source) : sort.source(page)
     const a = lit(sort.alias)
     const skipped = page.after === undefined ? page.offset : 0
@@ -136,11 +168,7 @@ export const keysetPage = (
       SELECT
         (${options.guard ?? lit("TRUE")}) AS found,
         (${options.total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`})::int AS total,
-        (SELECT count(*) FROM page)::int AS served,
-        (SELECT ${lit(jsonArraySql(sort.item, order))} FROM page ${a})::text AS json,
-        (SELECT json_build_array(${lit(sort.keyJson)}, ${lit(tie.key)}) FROM page ${a} ORDER BY ${lastFirst} LIMIT 1)::text
-          AS last_key`.pipe(Effect.orDie)
+        ${pageColumns(sort)}`.pipe(Effect.orDie)
     const row = rows[0] ?? { found: false, total: 0, served: 0, json: "[]", last_key: null }
-    const lastKey = row.last_key === null ? undefined : (JSON.parse(row.last_key) as SortKey)
-    return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey), found: row.found }
+    return pageResult(row, page, scope, row.found)
   })

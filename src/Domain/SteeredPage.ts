@@ -1,11 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import type { SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
-import { jsonArraySql } from "./JsonSql.js"
-import { castType, type KeysetResult, type TableKeysetSort } from "./Keyset.js"
-import { type PageParamsInput, pageMeta, resolvePage } from "./Pagination.js"
+import { afterCursor, type KeysetResult, orderOf, pageColumns, pageResult, type TableKeysetSort } from "./Keyset.js"
+import { type PageParamsInput, resolvePage } from "./Pagination.js"
 
 const lit = Statement.unsafeFragment
 
@@ -49,19 +47,15 @@ export const steeredKeysetPage = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const page = yield* resolvePage(params, scope, [sort.keyType, "id"])
-    const tie = `${sort.alias}.id`
-    const direction = sort.descending ? "DESC" : "ASC"
-    const reverse = sort.descending ? "ASC" : "DESC"
-    const order = `${sort.key} ${direction}, ${tie} ${direction}`
-    const lastFirst = lit(`${sort.key} ${reverse}, ${tie} ${reverse}`)
+    const { order, lastFirst: lastFirstText } = orderOf(sort)
+    const lastFirst = lit(lastFirstText)
     const and = (list: ReadonlyArray<Statement.Fragment>) => list.length === 0 ? lit("TRUE") : Statement.and(list)
     const walkWhere = and(filters.walk)
     const source = lit(sort.source)
     const a = lit(sort.alias)
     const offset = sql`CAST(${page.offset} AS bigint)`
     const limit = sql`CAST(${page.limit} AS bigint)`
-    const after = page.after === undefined ? lit("TRUE") : sql`(${lit(sort.key)}, ${lit(tie)}) ${lit(sort.descending ? "<" : ">")}
-      (CAST(${page.after[0]} AS ${lit(castType[sort.keyType])}), CAST(${page.after[1]} AS int))`
+    const after = afterCursor(sql, sort, page)
     const seeking = seek !== undefined && page.after === undefined && page.offset >= SEEK_FROM_OFFSET
     // walk (in index order, probing the filters) or collect the matches and sort them: whichever reads fewer rows
     const walking = sql`(SELECT walk FROM steer)`
@@ -100,11 +94,6 @@ export const steeredKeysetPage = (
       page AS ((${forward}) UNION ALL (${backward}) UNION ALL (${collected}))
       SELECT
         (SELECT n FROM total)::int AS total,
-        (SELECT count(*) FROM page)::int AS served,
-        (SELECT ${lit(jsonArraySql(sort.item, order))} FROM page ${a})::text AS json,
-        (SELECT json_build_array(${lit(sort.keyJson)}, ${lit(tie)}) FROM page ${a} ORDER BY ${lastFirst} LIMIT 1)::text
-          AS last_key`.pipe(Effect.orDie)
-    const row = rows[0] ?? { total: 0, served: 0, json: "[]", last_key: null }
-    const lastKey = row.last_key === null ? undefined : (JSON.parse(row.last_key) as SortKey)
-    return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey), found: true }
+        ${pageColumns(sort)}`.pipe(Effect.orDie)
+    return pageResult(rows[0] ?? { total: 0, served: 0, json: "[]", last_key: null }, page, scope, true)
   })
