@@ -8,6 +8,8 @@ import { join, resolve } from "node:path"
  */
 const ROOT = resolve(import.meta.dir, "..")
 const SCANNED = ["src", "sql", "docs", "test", "examples", "README.md"]
+// generated files (`bun run check` writes examples/catalogue-api.d.ts) are cited before they exist
+const GENERATED = new Set(readFileSync(join(ROOT, ".gitignore"), "utf8").split("\n").map((line) => line.trim()))
 const CITED = /\b(?:src|sql|test|docs|examples)\/[A-Za-z0-9_./-]+\.(?:ts|sql|md|json)\b/g
 
 const filesUnder = (path: string): Array<string> => {
@@ -24,7 +26,7 @@ describe("cited files", () => {
     const missing: Array<string> = []
     for (const file of SCANNED.flatMap(filesUnder).filter((f) => /\.(ts|sql|md)$/.test(f))) {
       for (const cited of readFileSync(join(ROOT, file), "utf8").match(CITED) ?? []) {
-        if (!/NNNN/.test(cited) && !existsSync(join(ROOT, cited))) missing.push(`${file}: ${cited}`)
+        if (!/NNNN/.test(cited) && !GENERATED.has(cited) && !existsSync(join(ROOT, cited))) missing.push(`${file}: ${cited}`)
       }
     }
     expect(missing).toEqual([])
