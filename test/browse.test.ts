@@ -4,7 +4,7 @@ import { ListEnvelope } from "../src/Domain/Envelope.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { ListAlbumEntry, SongSummary } from "../src/Domain/Song.js"
 import { resolveTestDatabase } from "./support/database.js"
-import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
+import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 import { decodeWith, request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"
 import { PUBLIC_LIST_SUMMARIES } from "./support/fixture.js"
@@ -339,6 +339,7 @@ describe("kept totals of two and three filters (sql/0018)", () => {
         `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
       // the clock passes the scheduled song's published_at with no write since
       clockPassesScheduledSong(12, future!.published_at),
+      songsMovedEveryWay,
       // another year, one song and several in one statement
       ["UPDATE songs SET released_at = '2012-06-01' WHERE id = 1", "UPDATE songs SET released_at = '1997-05-01' WHERE id = 1"],
       ["UPDATE songs SET released_at = released_at + 2557 WHERE id IN (1, 3, 9)",

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { CatalogueStats } from "../src/Domain/Stats.js"
 import { decodeWith, request } from "./support/http.js"
-import { expectEveryStepCounted } from "./support/keptCountSteps.js"
+import { expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 import { startServer, type TestServer } from "./support/server.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
@@ -33,6 +33,8 @@ const served = async () => {
     browsePop: await total("/v1/songs?genre=pop&limit=1"),
     browseLabel: await total("/v1/songs?label=1&limit=1"),
     browse1997: await total("/v1/songs?year=1997&limit=1"),
+    browsePop1997: await total("/v1/songs?genre=pop&year=1997&limit=1"),
+    browsePopLabel: await total("/v1/songs?genre=pop&label=1&limit=1"),
     browseThisYear: await total(`/v1/songs?year=${new Date().getUTCFullYear()}&limit=1`),
     browseAlbums: await total("/v1/albums?limit=1"),
     browseAlbumType: await total("/v1/albums?type=album&limit=1")
@@ -54,6 +56,10 @@ const counted = async () => {
        WHERE g.slug = 'pop')::int AS "browsePop",
       (SELECT count(*) FROM public_songs s JOIN song_labels sl ON sl.song_id = s.id WHERE sl.label_id = 1)::int AS "browseLabel",
       (SELECT count(*) FROM public_songs WHERE extract(year FROM released_at) = 1997)::int AS "browse1997",
+      (SELECT count(*) FROM public_songs s JOIN song_genres sg ON sg.song_id = s.id JOIN genres g ON g.id = sg.genre_id
+       WHERE g.slug = 'pop' AND extract(year FROM s.released_at) = 1997)::int AS "browsePop1997",
+      (SELECT count(*) FROM public_songs s JOIN song_genres sg ON sg.song_id = s.id JOIN genres g ON g.id = sg.genre_id
+       JOIN song_labels sl ON sl.song_id = s.id WHERE g.slug = 'pop' AND sl.label_id = 1)::int AS "browsePopLabel",
       (SELECT count(*) FROM public_songs WHERE extract(year FROM released_at) = extract(year FROM current_date))::int
         AS "browseThisYear",
       (SELECT count(*) FROM public_albums)::int AS "browseAlbums",
@@ -89,18 +95,7 @@ describe("kept catalogue counts (sql/0006)", () => {
       ["UPDATE songs SET published_at = now() + interval '3 days' WHERE id = 7",
         "UPDATE songs SET published_at = '2020-01-07T00:00:00Z' WHERE id = 7"],
       ["UPDATE songs SET published_at = now() - interval '1 day' WHERE id = 10", "UPDATE songs SET published_at = NULL WHERE id = 10"],
-      // one statement moving songs every way at once (songs_count_trigger sums them in one pass):
-      // unpublished, deleted, published, the scheduled one due, one only re-dated, one untouched
-      [`CREATE TABLE songs_before AS SELECT id, published_at, deleted_at, released_at FROM songs WHERE id IN (3, 5, 10, 12, 4, 6);
-        UPDATE songs SET
-          published_at = CASE id WHEN 3 THEN NULL WHEN 10 THEN now() - interval '1 day'
-                                 WHEN 12 THEN now() - interval '1 second' ELSE published_at END,
-          deleted_at = CASE id WHEN 5 THEN now() ELSE deleted_at END,
-          released_at = CASE id WHEN 4 THEN DATE '1997-03-03' ELSE released_at END
-        WHERE id IN (3, 5, 10, 12, 4, 6)`,
-        `UPDATE songs s SET published_at = b.published_at, deleted_at = b.deleted_at, released_at = b.released_at
-           FROM songs_before b WHERE b.id = s.id;
-         DROP TABLE songs_before`],
+      songsMovedEveryWay,
       ["UPDATE songs SET released_at = DATE '1997-02-02' WHERE id = 4", "UPDATE songs SET released_at = DATE '1994-03-15' WHERE id = 4"],
       ["UPDATE songs SET released_at = current_date - 1 WHERE id = 5", "UPDATE songs SET released_at = DATE '1999-09-09' WHERE id = 5"],
       // credits: the only credit of artist 9 moves to the hidden artist
@@ -136,7 +131,7 @@ describe("kept catalogue counts (sql/0006)", () => {
     await server.sql("SELECT recount_catalogue_counts()")
     expect((await server.sql("SELECT * FROM catalogue_counts"))[0]).toEqual(kept!)
     expect((await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM song_date_counts"))[0]!.n).toBe(years!.n)
-    // and the per-owner counts every song trigger moves (sql/0003, 0006, 0008, 0009)
+    // and the per-owner counts songs_count_trigger() moves (sql/0003, 0006, 0008, 0009, 0016, 0017, 0018)
     const perOwner = `
       SELECT 'member' AS kind, member_id AS id, live AS n FROM member_contribution_counts WHERE live <> 0
       UNION ALL SELECT 'label songs', label_id, live_songs FROM label_counts WHERE live_songs <> 0
@@ -146,11 +141,17 @@ describe("kept catalogue counts (sql/0006)", () => {
       UNION ALL SELECT 'artist album credits', artist_id, live_album_credits FROM artist_counts WHERE live_album_credits <> 0
       UNION ALL SELECT 'artist settled songs', artist_id, settled_songs FROM artist_song_counts WHERE settled_songs <> 0
       UNION ALL SELECT 'member settled', member_id, settled FROM member_settled_contributions WHERE settled <> 0
-      ORDER BY 1, 2`
+      UNION ALL SELECT 'artist role ' || role_id, artist_id, settled_songs FROM artist_role_song_counts WHERE settled_songs <> 0
+      UNION ALL SELECT 'artist tag ' || tag, artist_id, settled_songs FROM artist_tag_song_counts WHERE settled_songs <> 0
+      UNION ALL SELECT 'label settled', label_id, settled_songs FROM label_song_counts WHERE settled_songs <> 0
+      UNION ALL SELECT 'genre settled', genre_id, settled_songs FROM genre_song_counts WHERE settled_songs <> 0
+      UNION ALL SELECT 'facet ' || genre_id || '/' || label_id, year, live_songs FROM song_facet_counts WHERE live_songs <> 0
+      ORDER BY 1, 2, 3`
     const keptPerOwner = await server.sql(perOwner)
     expect(keptPerOwner.length).toBeGreaterThan(20)
     await server.sql("SELECT recount_public_counts(), recount_catalogue_counts()")
-    await server.sql("SELECT recount_artist_song_counts(), recount_member_settled_contributions()")
+    await server.sql("SELECT recount_artist_song_counts(), recount_member_settled_contributions(), recount_artist_role_counts()")
+    await server.sql("SELECT recount_link_song_counts(), recount_song_facet_counts()")
     expect(await server.sql(perOwner)).toEqual(keptPerOwner)
     expect(await server.sql("SELECT song_id, artist_ids, genre_ids FROM scheduled_song_links_now")).toEqual([
       { song_id: 12, artist_ids: [10, 1], genre_ids: [1] }

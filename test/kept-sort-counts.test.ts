@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
-import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
+import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
 let server: TestServer
@@ -122,6 +122,7 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
         `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
       // the clock passes the scheduled song's published_at with no write since: a "due" song
       clockPassesScheduledSong(12, future!.published_at),
+      songsMovedEveryWay,
       ["DELETE FROM credits WHERE song_id = 12",
         "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (12, 1, 10, 1), (12, 2, 1, 2)"],
       // a public song becomes scheduled, and back

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
 import { walkByCursor } from "./support/pages.js"
 import { startServer, type TestServer } from "./support/server.js"
-import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
+import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
 let server: TestServer
@@ -97,6 +97,7 @@ describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settle
       ["UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12",
         `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
       clockPassesScheduledSong(12, future!.published_at),
+      songsMovedEveryWay,
       // a public song becomes scheduled, and back; a hidden one is published
       ["UPDATE songs SET published_at = now() + interval '3 days' WHERE id = 7",
         "UPDATE songs SET published_at = '2020-01-07T00:00:00Z' WHERE id = 7"],

@@ -62,10 +62,10 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "song_labels_scheduled_count_update"
   ],
   songs: [
-    "songs_artist_role_count_truncate", "songs_artist_role_count_update", "songs_artist_song_count_truncate",
-    "songs_catalogue_count_truncate", "songs_count_delete", "songs_count_insert", "songs_count_update",
-    "songs_facet_count_truncate", "songs_facet_count_update", "songs_link_song_count_truncate", "songs_link_song_count_update",
-    "songs_member_count_truncate", "songs_scheduled_count_delete", "songs_scheduled_count_insert", "songs_scheduled_count_update",
+    // songs_count_trigger() (sql/0020) moves every kept count on insert, update and delete
+    "songs_count_delete", "songs_count_insert", "songs_count_update",
+    "songs_artist_role_count_truncate", "songs_artist_song_count_truncate", "songs_catalogue_count_truncate",
+    "songs_facet_count_truncate", "songs_link_song_count_truncate", "songs_member_count_truncate", "songs_scheduled_count_delete", "songs_scheduled_count_insert", "songs_scheduled_count_update",
     "songs_search_popularity", "songs_search_delete", "songs_search_insert", "songs_search_update"
   ]
 }

@@ -17,6 +17,24 @@ export const clockPassesScheduledSong = (songId: number, scheduledAt: string): [
 ]
 
 /**
+ * One statement moving songs every way at once (songs_count_trigger() sums them in one pass, and
+ * hands the settled ones to move_settled_songs()): unpublished (3), deleted (5), published (10),
+ * scheduled song 12 made public now, one only re-dated into another year (4), one untouched (6).
+ */
+export const songsMovedEveryWay: [string, string] = [
+  `CREATE TABLE songs_before AS SELECT id, published_at, deleted_at, released_at FROM songs WHERE id IN (3, 5, 10, 12, 4, 6);
+   UPDATE songs SET
+     published_at = CASE id WHEN 3 THEN NULL WHEN 10 THEN now() - interval '1 day'
+                            WHEN 12 THEN now() - interval '1 second' ELSE published_at END,
+     deleted_at = CASE id WHEN 5 THEN now() ELSE deleted_at END,
+     released_at = CASE id WHEN 4 THEN DATE '1997-03-03' ELSE released_at END
+   WHERE id IN (3, 5, 10, 12, 4, 6)`,
+  `UPDATE songs s SET published_at = b.published_at, deleted_at = b.deleted_at, released_at = b.released_at
+     FROM songs_before b WHERE b.id = s.id;
+   DROP TABLE songs_before`
+]
+
+/**
  * Each step, then its undo: after the change, what the service serves must equal counting the
  * public rows (`observe` gives both); after the undo, it must be what it was `before`.
  */
