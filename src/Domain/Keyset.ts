@@ -5,21 +5,9 @@ import type { ListMeta } from "./Envelope.js"
 import type { KeyType, SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
 import { jsonArraySql } from "./JsonSql.js"
+import { afterCursor, orderOf, tieOf } from "./KeysetOrder.js"
 import { type PageParamsInput, type PageRequest, pageMeta, resolvePage } from "./Pagination.js"
-
-/** How SQL casts a cursor's key value back: the column's type (`id` is an int4 id, `dateOrEmpty` text). */
-const castType: Record<KeyType, string> = {
-  id: "int",
-  int: "int",
-  bigint: "bigint",
-  text: "text",
-  date: "date",
-  dateOrEmpty: "text",
-  timestamptz: "timestamptz",
-  xid: "xid8",
-  position: "bigint",
-  micros: "bigint"
-}
+import { type Steering, steeredPlan } from "./SteeredPage.js"
 
 /**
  * One sort of one list, all fixed SQL text (never request text), so statement texts stay a
@@ -73,6 +61,11 @@ export interface KeysetOptions {
    * cost is its matches whatever the page (a name search), counted anyway
    */
   readonly readOnce?: boolean | undefined
+  /**
+   * Steer an offset page by the exact total (src/Domain/SteeredPage.ts): a named source (a
+   * `TableKeysetSort`) and `total` are required; `filters` are then the walk's row-by-row probes.
+   */
+  readonly steer?: Steering | undefined
 }
 
 export interface KeysetResult {
@@ -84,28 +77,15 @@ export interface KeysetResult {
 
 const lit = Statement.unsafeFragment
 
-/** The unique last sort column of a sort: `tie`, else the alias's id. */
-export const tieOf = (sort: KeysetSort) => sort.tie ?? { key: `${sort.alias}.id`, keyType: "id" as const }
-
-/** A sort's ORDER BY text, and the same reversed (the page's last row first). */
-export const orderOf = (sort: KeysetSort) => {
-  const tie = tieOf(sort).key
-  const [direction, reverse] = sort.descending ? ["DESC", "ASC"] : ["ASC", "DESC"]
-  return { order: `${sort.key} ${direction}, ${tie} ${direction}`, lastFirst: `${sort.key} ${reverse}, ${tie} ${reverse}` }
-}
-
-/** The rows after a cursor's key in the sort's order (TRUE without a cursor). */
-export const afterCursor = (sql: SqlClient.SqlClient, sort: KeysetSort, page: PageRequest): Statement.Fragment => {
-  const tie = tieOf(sort)
-  return page.after === undefined
-    ? lit("TRUE")
-    : sql`(${lit(sort.key)}, ${lit(tie.key)}) ${lit(sort.descending ? "<" : ">")} (${lit(sort.negated ? "-" : "")}CAST(${
-      page.after[0]
-    } AS ${lit(castType[sort.keyType])}), CAST(${page.after[1]} AS ${lit(castType[tie.keyType])}))`
+/** How a page statement finds its rows: CTEs before `page` (each ending with a comma), `page`'s query, the total. */
+export interface PagePlan {
+  readonly ctes: Statement.Fragment
+  readonly page: Statement.Fragment
+  readonly total: Statement.Fragment
 }
 
 /** The columns every page statement ends with, read from its CTE `page`: served, items, last key. */
-export const pageColumns = (sort: KeysetSort) => {
+const pageColumns = (sort: KeysetSort) => {
   const { order, lastFirst } = orderOf(sort)
   const a = sort.alias
   return lit(`(SELECT count(*) FROM page)::int AS served,
@@ -114,21 +94,45 @@ export const pageColumns = (sort: KeysetSort) => {
           AS last_key`)
 }
 
-/** The result of a page statement's row (see pageColumns). */
-export const pageResult = (
-  row: { readonly total: number; readonly served: number; readonly json: string; readonly last_key: string | null },
+/**
+ * How a plain page finds its rows: the source's rows after the cursor (or `offset` skipped) in
+ * order; built as parts, each part paged on its own and the parts' rows merged.
+ */
+const plainPlan = (
+  sql: SqlClient.SqlClient,
+  sort: KeysetSort,
+  where: Statement.Fragment,
   page: PageRequest,
-  scope: string,
-  found: boolean
-): KeysetResult => {
-  const lastKey = row.last_key === null ? undefined : (JSON.parse(row.last_key) as SortKey)
-  return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey), found }
+  options: KeysetOptions
+): PagePlan => {
+  const orderBy = lit(orderOf(sort).order)
+  const after = afterCursor(sql, sort, page)
+  const built = typeof sort.source === "string" ? lit(sort.source) : sort.source(page)
+  const a = lit(sort.alias)
+  const skipped = page.after === undefined ? page.offset : 0
+  const parts = Array.isArray(built) ? built : undefined
+  const source = options.readOnce
+    ? sql`listed ${a}`
+    : parts === undefined
+    ? built as Statement.Fragment
+    : sql`(${Statement.join(" UNION ALL ", false)(parts.map((part) => sql`SELECT ${a}.* FROM ${part}`))}) ${a}`
+  const pagedSource = parts === undefined ? source : sql`(${
+    Statement.join(" UNION ALL ", false)(parts.map((part) =>
+      sql`(SELECT ${a}.* FROM ${part} WHERE ${where} AND ${after} ORDER BY ${orderBy} LIMIT ${page.limit + skipped})`
+    ))
+  }) ${a}`
+  return {
+    ctes: options.readOnce ? sql`listed AS MATERIALIZED (SELECT ${a}.* FROM ${built as Statement.Fragment}),` : lit(""),
+    page: sql`SELECT ${a}.* FROM ${pagedSource} WHERE ${where} AND ${after} ORDER BY ${orderBy} LIMIT ${page.limit} OFFSET ${skipped}`,
+    total: options.total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`
+  }
 }
 
 /**
  * One page of a list in one statement: total, the page's items as JSON built by Postgres, and
  * the last row's key for `next_cursor`. With a cursor the page starts after its key (keyset),
- * so a deep page costs what the first costs; without one, `offset` rows are skipped.
+ * so a deep page costs what the first costs; without one, `offset` rows are skipped, or, with
+ * `steer`, found from the nearer end, a kept count's seek, or the filters' own indexes.
  * `filters` are fragments ANDed together (their parameters bound, their text fixed).
  */
 export const keysetPage = (
@@ -141,34 +145,17 @@ export const keysetPage = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const page = yield* resolvePage(params, scope, [sort.keyType, tieOf(sort).keyType])
-    const orderBy = lit(orderOf(sort).order)
     const where = filters.length === 0 ? lit("TRUE") : Statement.and(filters)
-    const after = afterCursor(sql, sort, page)
-    const built = typeof sort.source === "string" ? lit(sort.source) : sort.source(page)
-    const a = lit(sort.alias)
-    const skipped = page.after === undefined ? page.offset : 0
-    const parts = Array.isArray(built) ? built : undefined
-    const source = options.readOnce
-      ? sql`listed ${a}`
-      : parts === undefined
-      ? built as Statement.Fragment
-      : sql`(${Statement.join(" UNION ALL ", false)(parts.map((part) => sql`SELECT ${a}.* FROM ${part}`))}) ${a}`
-    const pagedSource = parts === undefined ? source : sql`(${
-      Statement.join(" UNION ALL ", false)(parts.map((part) =>
-        sql`(SELECT ${a}.* FROM ${part} WHERE ${where} AND ${after} ORDER BY ${orderBy} LIMIT ${page.limit + skipped})`
-      ))
-    }) ${a}`
+    const plan = options.steer === undefined
+      ? plainPlan(sql, sort, where, page, options)
+      : steeredPlan(sql, sort, where, page, options.steer, options.total)
     const rows = yield* sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
-      ${options.readOnce ? sql`WITH listed AS MATERIALIZED (SELECT ${a}.* FROM ${built as Statement.Fragment}), page AS (` : lit("WITH page AS (")}
-        SELECT ${a}.* FROM ${pagedSource}
-        WHERE ${where} AND ${after}
-        ORDER BY ${orderBy}
-        LIMIT ${page.limit} OFFSET ${skipped}
-      )
+      WITH ${plan.ctes} page AS (${plan.page})
       SELECT
         (${options.guard ?? lit("TRUE")}) AS found,
-        (${options.total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`})::int AS total,
+        (${plan.total})::int AS total,
         ${pageColumns(sort)}`.pipe(Effect.orDie)
     const row = rows[0] ?? { found: false, total: 0, served: 0, json: "[]", last_key: null }
-    return pageResult(row, page, scope, row.found)
+    const lastKey = row.last_key === null ? undefined : (JSON.parse(row.last_key) as SortKey)
+    return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey), found: row.found }
   })

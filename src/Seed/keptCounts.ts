@@ -66,7 +66,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "songs_count_delete", "songs_count_insert", "songs_count_update",
     "songs_artist_role_count_truncate", "songs_artist_song_count_truncate", "songs_catalogue_count_truncate",
     "songs_facet_count_truncate", "songs_link_song_count_truncate", "songs_member_count_truncate", "songs_scheduled_count_delete", "songs_scheduled_count_insert", "songs_scheduled_count_update",
-    "songs_search_popularity", "songs_search_delete", "songs_search_insert", "songs_search_update"
+    "songs_search_popularity", "songs_search_delete", "songs_search_insert", "songs_search_update",
+    "songs_sort_bucket_count_truncate"
   ]
 }
 
@@ -100,6 +101,8 @@ export const RECOUNTS = [
   "recount_member_contribution_ranks",
   "recount_scheduled_label_albums",
   "recount_song_facet_counts",
+  // sql/0021: the popular and title buckets of settled songs (read the list of scheduled songs)
+  "recount_song_sort_buckets",
   // the search table (sql/0015) reads the kept counts for its popularity
   "recount_search_entries",
   // last: the feed's first entries read the catalogue as the counts left it

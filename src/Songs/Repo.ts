@@ -4,7 +4,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
-import { steeredKeysetPage } from "../Domain/SteeredPage.js"
+import { keysetPage } from "../Domain/Keyset.js"
 import { Statements } from "../Database.js"
 import { detailReader } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
@@ -12,6 +12,8 @@ import type { PageParamsInput } from "../Domain/Pagination.js"
 import { type Audience, songSource, songSummary } from "../Domain/Song.js"
 import { SIMILAR_ORDER, similarSongs, songDetail, staffSongDetail } from "../Domain/SongDetail.js"
 import { withSpan } from "../Spans.js"
+
+const lit = Statement.unsafeFragment
 
 
 /**
@@ -160,6 +162,24 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       return sql`SELECT songs FROM public_catalogue_counts`
     }
 
+    /**
+     * Where an ascending walk of the public songs (without genre or label) reaches a position, from
+     * kept counts: release order by the per-date counts (sql/0018, within the year if one is given),
+     * popular and title order by their buckets (sql/0021; not with a year).
+     */
+    const songSeek = (sortName: SongSortName, year: number | undefined) => {
+      if (sortName === "released") {
+        return (position: Statement.Fragment) =>
+          sql`SELECT released_at AS key, -2147483648 AS tie, songs_before AS rows_before FROM public_song_release_seek(
+                CAST(${year === undefined ? "0001-01-01" : `${year}-01-01`} AS date),
+                CAST(${year === undefined ? "infinity" : `${year + 1}-01-01`} AS date), false, ${position})`
+      }
+      if (year !== undefined) return undefined
+      const buckets = lit(sortName === "popular" ? "public_song_popular_seek" : "public_song_title_seek")
+      return (position: Statement.Fragment) =>
+        sql`SELECT bound_key AS key, bound_id AS tie, songs_before AS rows_before FROM ${buckets}(${position})`
+    }
+
     /** Browse of public songs. */
     const listSongs = (browse: SongBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
@@ -184,21 +204,13 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         walk.push(year)
       }
       const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
-      // release order without genre and label: deep offsets seek by the kept per-date counts
-      const seek = sortName === "released" && browse.genre === undefined && browse.label === undefined
-        ? (offset: number) =>
-          sql`SELECT released_at AS key, songs_before FROM public_song_release_seek(
-                CAST(${browse.year === undefined ? "0001-01-01" : `${browse.year}-01-01`} AS date),
-                CAST(${browse.year === undefined ? "infinity" : `${browse.year + 1}-01-01`} AS date),
-                ${order === "desc"}, ${offset})`
-        : undefined
+      const seek = browse.genre === undefined && browse.label === undefined ? songSeek(sortName, browse.year) : undefined
       // in release order a year is a range of the index: its walk reads that year's songs at most, never collected
-      const walkOnly = sortName === "released" && (browse.year !== undefined || seek !== undefined)
+      const walkOnly = seek !== undefined || (sortName === "released" && browse.year !== undefined)
       // with a year, its range (~25k songs at 1M) drives the collection: a prepared statement's plan
       // cannot tell a label of 90k songs from one of 500
-      const collected = browse.year !== undefined ? walk : collect
-      const filters = { collect: walkOnly ? [] : collected, walk, scale: sql`SELECT live_songs FROM catalogue_counts` }
-      return steeredKeysetPage(songSort(sortName, order === "desc"), filters, page, scope, keptSongTotal(browse), seek).pipe(
+      const steer = { collect: walkOnly ? [] : browse.year !== undefined ? walk : collect, scale: sql`SELECT live_songs FROM catalogue_counts`, seek }
+      return keysetPage(songSort(sortName, order === "desc"), walk, page, scope, { total: keptSongTotal(browse), steer }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("SongsRepo.listSongs")
       )
