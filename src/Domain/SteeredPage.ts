@@ -87,7 +87,7 @@ export const steeredPlan = (
         ? lit("true")
         : sql`t.n * t.n >= (least(${offset}, greatest(t.n - ${offset}, 0)) + ${limit}) * (${steering.scale ?? lit("0")})`
     } AS walk FROM total t),
-      ${seek === undefined ? lit("") : sql`seek AS MATERIALIZED (${seek(position)}),`}`,
+      ${seek === undefined ? lit("") : sql`seek AS MATERIALIZED (SELECT * FROM (${seek(position)}) seek WHERE ${offset} < ${n}),`}`,
     page: Statement.join(" UNION ALL ", false)([...arms, collected].map((arm) => sql`(${arm})`)),
     total: n
   }

@@ -164,20 +164,17 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
 
     /**
      * Where an ascending walk of the public songs (without genre or label) reaches a position, from
-     * kept counts: release order by the per-date counts (sql/0018, within the year if one is given),
-     * popular and title order by their buckets (sql/0021; not with a year).
+     * kept counts: the sort's buckets (sql/0021), or in release order within a year its per-date
+     * counts (sql/0018). None for popular and title order within a year.
      */
     const songSeek = (sortName: SongSortName, year: number | undefined) => {
-      if (sortName === "released") {
+      if (year === undefined) {
         return (position: Statement.Fragment) =>
-          sql`SELECT released_at AS key, -2147483648 AS tie, songs_before AS rows_before FROM public_song_release_seek(
-                CAST(${year === undefined ? "0001-01-01" : `${year}-01-01`} AS date),
-                CAST(${year === undefined ? "infinity" : `${year + 1}-01-01`} AS date), false, ${position})`
+          sql`SELECT bound_key AS key, bound_id AS tie, songs_before AS rows_before FROM ${lit(`public_song_${sortName}_seek`)}(${position})`
       }
-      if (year !== undefined) return undefined
-      const buckets = lit(sortName === "popular" ? "public_song_popular_seek" : "public_song_title_seek")
-      return (position: Statement.Fragment) =>
-        sql`SELECT bound_key AS key, bound_id AS tie, songs_before AS rows_before FROM ${buckets}(${position})`
+      return sortName !== "released" ? undefined : (position: Statement.Fragment) =>
+        sql`SELECT released_at AS key, -2147483648 AS tie, songs_before AS rows_before FROM public_song_release_seek(
+              CAST(${`${year}-01-01`} AS date), CAST(${`${year + 1}-01-01`} AS date), false, ${position})`
     }
 
     /** Browse of public songs. */
