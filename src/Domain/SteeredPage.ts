@@ -60,7 +60,6 @@ export const steeredPlan = (
   const walked = (where: Statement.Fragment, orderBy: string, count: Statement.Fragment, skip: Statement.Fragment) =>
     sql`SELECT ${a}.* FROM ${lit(sort.source as string)} WHERE ${walkWhere} AND (SELECT walk FROM steer) AND ${where}
         ORDER BY ${lit(orderBy)} LIMIT ${count} OFFSET ${skip}`
-  const none = sql`SELECT ${a}.* FROM ${lit(sort.source)} WHERE FALSE`
   const arms = page.after !== undefined
     ? [walked(afterCursor(sql, sort, page), order, limit, sql`0`)]
     : seek !== undefined
@@ -76,10 +75,11 @@ export const steeredPlan = (
         sql`greatest(${n} - ${offset} - ${limit}, 0)`)
     ]
   // few matches: collected by the filters' own indexes (OFFSET 0: not walked in order), then sorted
-  const collected = collect.length === 0 ? none : sql`SELECT ${a}.* FROM (
+  // (no arm without rows: a `WHERE FALSE` arm over the table was planned as a parallel scan, two workers started for nothing)
+  const collected = collect.length === 0 ? [] : [sql`SELECT ${a}.* FROM (
       SELECT ${a}.* FROM ${lit(sort.source)} WHERE ${Statement.and(collect)} AND ${afterCursor(sql, sort, page)} OFFSET 0) ${a}
     WHERE NOT (SELECT walk FROM steer) AND ${offset} < ${n}
-    ORDER BY ${lit(order)} LIMIT ${limit} OFFSET ${page.after === undefined ? sql`least(${offset}, ${n})` : sql`0`}`
+    ORDER BY ${lit(order)} LIMIT ${limit} OFFSET ${page.after === undefined ? sql`least(${offset}, ${n})` : sql`0`}`]
   return {
     ctes: sql`total AS MATERIALIZED (SELECT (${total})::bigint AS n),
       steer AS MATERIALIZED (SELECT ${
@@ -88,7 +88,7 @@ export const steeredPlan = (
         : sql`t.n * t.n >= (least(${offset}, greatest(t.n - ${offset}, 0)) + ${limit}) * (${steering.scale ?? lit("0")})`
     } AS walk FROM total t),
       ${seek === undefined ? lit("") : sql`seek AS MATERIALIZED (SELECT * FROM (${seek(position)}) seek WHERE ${offset} < ${n}),`}`,
-    page: Statement.join(" UNION ALL ", false)([...arms, collected].map((arm) => sql`(${arm})`)),
+    page: Statement.join(" UNION ALL ", false)([...arms, ...collected].map((arm) => sql`(${arm})`)),
     total: n
   }
 }
