@@ -39,8 +39,9 @@ CREATE TABLE song_title_buckets (
   PRIMARY KEY (sort_key, song_id)
 );
 
--- Moves songs into (+1) or out of (-1) the buckets of every sort; keys as the sorts have them.
-CREATE FUNCTION add_song_sort_bucket_counts(dates date[], views bigint[], titles text[], song_ids integer[], deltas integer[])
+-- Moves settled songs into (+1) or out of (-1) the buckets of every sort, by their keys as the
+-- sorts have them (songs_count_trigger() gives the old and new rows' keys).
+CREATE FUNCTION move_song_buckets(dates date[], views bigint[], titles text[], song_ids integer[], deltas bigint[])
 RETURNS void LANGUAGE sql AS $$
   UPDATE song_released_buckets t SET settled_songs = t.settled_songs + x.delta
   FROM (SELECT b.sort_key, b.song_id, sum(m.delta) AS delta
@@ -68,50 +69,49 @@ RETURNS void LANGUAGE sql AS $$
   WHERE t.sort_key = x.sort_key AND t.song_id = x.song_id;
 $$;
 
--- scheduled_song_links: a live song listed there stops being settled; one removed is settled again.
-CREATE FUNCTION scheduled_song_links_sort_bucket_count_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The songs that became settled (+1) or stopped being (-1) by being unlisted or listed in
+-- scheduled_song_links, at their current keys (the rows' own changes are songs_count_trigger()'s).
+CREATE FUNCTION move_settled_song_buckets(song_ids integer[], deltas bigint[]) RETURNS void LANGUAGE sql AS $$
+  SELECT move_song_buckets(array_agg(s.released_at), array_agg(coalesce(s.vidsvc_views, -1)), array_agg(lower(s.title)),
+                           array_agg(s.id), array_agg(m.delta))
+  FROM unnest(song_ids, deltas) AS m(song_id, delta) JOIN songs s ON s.id = m.song_id
+  HAVING count(*) > 0;
+$$;
+
+-- scheduled_song_links_settled_count_trigger() of sql/0020 with the sort buckets' line. Not in
+-- move_settled_songs(): songs_count_trigger() calls that too, for the settled songs that became
+-- live or stopped, which its own part below has moved by their old and new keys.
+-- A live song listed there stops being settled (-1); one removed (its time has come, or it was
+-- rescheduled, unpublished or deleted) is settled again if it is live (+1).
+CREATE OR REPLACE FUNCTION scheduled_song_links_settled_count_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   song_ids integer[] := '{}';
-  ns integer[] := '{}';
-  moved_dates date[];
-  moved_views bigint[];
-  moved_titles text[];
-  moved_ids integer[];
-  deltas integer[];
+  ns bigint[] := '{}';
+  moved integer[];
+  moved_deltas bigint[];
 BEGIN
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    SELECT song_ids || array_agg(n.song_id), ns || array_agg(-1) INTO song_ids, ns FROM new_rows n;
+    SELECT song_ids || array_agg(n.song_id), ns || array_agg(-1::bigint) INTO song_ids, ns FROM new_rows n;
   END IF;
   IF TG_OP IN ('DELETE', 'UPDATE') THEN
-    SELECT song_ids || array_agg(o.song_id), ns || array_agg(1) INTO song_ids, ns FROM old_rows o;
+    SELECT song_ids || array_agg(o.song_id), ns || array_agg(1::bigint) INTO song_ids, ns FROM old_rows o;
   END IF;
-  SELECT array_agg(s.released_at), array_agg(coalesce(s.vidsvc_views, -1)), array_agg(lower(s.title)), array_agg(s.id), array_agg(x.delta)
-  INTO moved_dates, moved_views, moved_titles, moved_ids, deltas
-  FROM (SELECT u.song_id, sum(u.n)::integer AS delta FROM unnest(song_ids, ns) AS u(song_id, n)
+  SELECT array_agg(x.song_id), array_agg(x.delta) INTO moved, moved_deltas
+  FROM (SELECT u.song_id, sum(u.n)::bigint AS delta FROM unnest(song_ids, ns) AS u(song_id, n)
         GROUP BY u.song_id HAVING sum(u.n) <> 0) x
   JOIN songs s ON s.id = x.song_id AND song_is_live(s.published_at, s.deleted_at);
-  IF moved_ids IS NOT NULL THEN PERFORM add_song_sort_bucket_counts(moved_dates, moved_views, moved_titles, moved_ids, deltas); END IF;
+  IF moved IS NOT NULL THEN
+    PERFORM move_settled_songs(moved, moved_deltas);
+    PERFORM move_settled_song_buckets(moved, moved_deltas);
+  END IF;
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER scheduled_song_links_sort_bucket_count_insert AFTER INSERT ON scheduled_song_links
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION scheduled_song_links_sort_bucket_count_trigger();
-CREATE TRIGGER scheduled_song_links_sort_bucket_count_update AFTER UPDATE ON scheduled_song_links
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION scheduled_song_links_sort_bucket_count_trigger();
-CREATE TRIGGER scheduled_song_links_sort_bucket_count_delete AFTER DELETE ON scheduled_song_links
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION scheduled_song_links_sort_bucket_count_trigger();
-
-
--- songs_count_trigger() of sql/0019 with the sort buckets' part first (the rest returns early when
--- no song changes liveness or date; a views or title change moves only buckets).
--- songs: one trigger function moves every count a song row is in (sql/0003's per member, label
--- and genre, sql/0006's catalogue, per date and per artist credit, sql/0008's settled songs per
--- artist, sql/0009's settled contributions per member), from one pass over the transition tables.
--- It replaces four triggers that each joined old_rows to new_rows again; sql/0003's, an EXISTS
--- over that join planned as a nested loop, took 43 s for a 10k-row UPDATE at 1M songs.
--- Inserted songs have no links yet; deleted songs lost theirs first (foreign keys). Fires before
--- songs_scheduled_count_* (name order), so it sees scheduled_song_links as it was before the
--- statement, as sql/0008 and 0009 need.
+-- songs_count_trigger() of sql/0020 with the sort buckets' part first (the rest returns early
+-- when no song changes liveness or date; a views or title change moves only buckets).
+-- Inserted songs have no links yet; deleted songs lost theirs first (foreign keys): only the
+-- counts of songs and dates move for them. Fires before songs_scheduled_count_* (name order), so
+-- it sees scheduled_song_links as it was before the statement, as the settled counts need.
 CREATE OR REPLACE FUNCTION songs_count_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   song_ids integer[];
@@ -119,25 +119,22 @@ DECLARE
   deltas bigint[];
   changed_ids integer[];
   changed_deltas bigint[];
-  artist_ids integer[];
-  credit_deltas bigint[];
-  member_ids integer[];
-  member_deltas bigint[];
   moved_dates date[];
   moved_views bigint[];
   moved_titles text[];
   moved_ids integer[];
-  moved_deltas integer[];
+  moved_deltas bigint[];
 BEGIN
-  -- settled songs per sort bucket (sql/0021): a live song not listed in scheduled_song_links leaves
-  -- its buckets (-1) or enters new ones (+1); a listed song moves with that table's own trigger
+  -- sql/0021: the sort buckets of settled songs (not listed in scheduled_song_links), by the keys
+  -- of the old rows (-1) and the new ones (+1): a song moves when it becomes live or stops, and
+  -- when its date, views or title change. Listed songs move with scheduled_song_links' trigger.
   IF TG_OP = 'INSERT' THEN
-    SELECT array_agg(n.released_at), array_agg(coalesce(n.vidsvc_views, -1)), array_agg(lower(n.title)), array_agg(n.id), array_agg(1)
+    SELECT array_agg(n.released_at), array_agg(coalesce(n.vidsvc_views, -1)), array_agg(lower(n.title)), array_agg(n.id), array_agg(1::bigint)
     INTO moved_dates, moved_views, moved_titles, moved_ids, moved_deltas
     FROM new_rows n
     WHERE song_is_live(n.published_at, n.deleted_at) AND NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = n.id);
   ELSIF TG_OP = 'DELETE' THEN
-    SELECT array_agg(o.released_at), array_agg(coalesce(o.vidsvc_views, -1)), array_agg(lower(o.title)), array_agg(o.id), array_agg(-1)
+    SELECT array_agg(o.released_at), array_agg(coalesce(o.vidsvc_views, -1)), array_agg(lower(o.title)), array_agg(o.id), array_agg(-1::bigint)
     INTO moved_dates, moved_views, moved_titles, moved_ids, moved_deltas
     FROM old_rows o
     WHERE song_is_live(o.published_at, o.deleted_at) AND NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = o.id);
@@ -145,24 +142,22 @@ BEGIN
     SELECT array_agg(m.released_at), array_agg(m.views), array_agg(m.title), array_agg(m.id), array_agg(m.delta)
     INTO moved_dates, moved_views, moved_titles, moved_ids, moved_deltas
     FROM (
-      SELECT o.released_at, coalesce(o.vidsvc_views, -1) AS views, lower(o.title) AS title, o.id, -1 AS delta
+      SELECT o.released_at, coalesce(o.vidsvc_views, -1) AS views, lower(o.title) AS title, o.id, -1::bigint AS delta
       FROM old_rows o JOIN new_rows n ON n.id = o.id
       WHERE song_is_live(o.published_at, o.deleted_at)
-        AND NOT (song_is_live(n.published_at, n.deleted_at)
-                 AND n.released_at = o.released_at AND coalesce(n.vidsvc_views, -1) = coalesce(o.vidsvc_views, -1)
-                 AND lower(n.title) = lower(o.title))
+        AND NOT (song_is_live(n.published_at, n.deleted_at) AND n.released_at = o.released_at
+                 AND coalesce(n.vidsvc_views, -1) = coalesce(o.vidsvc_views, -1) AND lower(n.title) = lower(o.title))
       UNION ALL
       SELECT n.released_at, coalesce(n.vidsvc_views, -1), lower(n.title), n.id, 1
       FROM new_rows n JOIN old_rows o ON o.id = n.id
       WHERE song_is_live(n.published_at, n.deleted_at)
-        AND NOT (song_is_live(o.published_at, o.deleted_at)
-                 AND o.released_at = n.released_at AND coalesce(o.vidsvc_views, -1) = coalesce(n.vidsvc_views, -1)
-                 AND lower(o.title) = lower(n.title))
+        AND NOT (song_is_live(o.published_at, o.deleted_at) AND o.released_at = n.released_at
+                 AND coalesce(o.vidsvc_views, -1) = coalesce(n.vidsvc_views, -1) AND lower(o.title) = lower(n.title))
     ) m
     WHERE NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = m.id);
   END IF;
   IF moved_ids IS NOT NULL THEN
-    PERFORM add_song_sort_bucket_counts(moved_dates, moved_views, moved_titles, moved_ids, moved_deltas);
+    PERFORM move_song_buckets(moved_dates, moved_views, moved_titles, moved_ids, moved_deltas);
   END IF;
 
   -- (song, release date, +1/-1): a live song entering or leaving a date.
@@ -192,16 +187,11 @@ BEGIN
     RETURN NULL;
   END IF;
 
-  UPDATE catalogue_counts SET live_songs = live_songs + d.total
-  FROM (SELECT sum(x) AS total FROM unnest(deltas) x) d WHERE d.total <> 0;
-  INSERT INTO song_date_counts AS t (released_at, live_songs)
-  SELECT x.released_at, sum(x.delta) FROM unnest(dates, deltas) AS x(released_at, delta)
-  GROUP BY x.released_at HAVING sum(x.delta) <> 0
-  ON CONFLICT (released_at) DO UPDATE SET live_songs = t.live_songs + excluded.live_songs;
-
+  PERFORM move_live_song_dates(dates, deltas);
   IF TG_OP <> 'UPDATE' THEN
     RETURN NULL;
   END IF;
+  PERFORM move_live_song_facets(song_ids, dates, deltas);
 
   -- The songs that became live (+1) or stopped being live (-1); a new date alone sums to 0.
   SELECT array_agg(x.id), array_agg(x.delta) INTO changed_ids, changed_deltas
@@ -210,48 +200,20 @@ BEGIN
   IF changed_ids IS NULL THEN
     RETURN NULL;
   END IF;
+  PERFORM move_live_song_credits(changed_ids, changed_deltas);
+  PERFORM move_live_song_contributions(changed_ids, changed_deltas);
+  PERFORM move_live_song_labels(changed_ids, changed_deltas);
+  PERFORM move_live_song_genres(changed_ids, changed_deltas);
 
-  -- live credits per artist and catalogue-wide (sql/0006)
-  SELECT array_agg(c.artist_id), array_agg(ch.delta) INTO artist_ids, credit_deltas
-  FROM unnest(changed_ids, changed_deltas) AS ch(id, delta) JOIN credits c ON c.song_id = ch.id;
-  IF artist_ids IS NOT NULL THEN PERFORM add_live_credits(artist_ids, credit_deltas); END IF;
-
-  -- live contributions per member, live songs per label and per genre (sql/0003)
-  INSERT INTO member_contribution_counts AS t (member_id, live)
-  SELECT c.member_id, sum(ch.delta) FROM unnest(changed_ids, changed_deltas) AS ch(id, delta)
-  JOIN contributions c ON c.song_id = ch.id GROUP BY c.member_id
-  ON CONFLICT (member_id) DO UPDATE SET live = t.live + excluded.live;
-
-  INSERT INTO label_counts AS t (label_id, live_songs)
-  SELECT x.label_id, sum(ch.delta) FROM unnest(changed_ids, changed_deltas) AS ch(id, delta)
-  JOIN song_labels x ON x.song_id = ch.id GROUP BY x.label_id
-  ON CONFLICT (label_id) DO UPDATE SET live_songs = t.live_songs + excluded.live_songs;
-
-  INSERT INTO genre_counts AS t (genre_id, live_songs)
-  SELECT x.genre_id, sum(ch.delta) FROM unnest(changed_ids, changed_deltas) AS ch(id, delta)
-  JOIN song_genres x ON x.song_id = ch.id GROUP BY x.genre_id
-  ON CONFLICT (genre_id) DO UPDATE SET live_songs = t.live_songs + excluded.live_songs;
-
-  -- settled songs per artist (sql/0008) and settled contributions per member (sql/0009): songs
-  -- listed in scheduled_song_links are moved by that table's own triggers instead.
+  -- The settled ones among them: songs listed in scheduled_song_links are moved by that table's trigger.
   SELECT array_agg(ch.id), array_agg(ch.delta) INTO changed_ids, changed_deltas
   FROM unnest(changed_ids, changed_deltas) AS ch(id, delta)
   WHERE NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = ch.id);
-  IF changed_ids IS NULL THEN
-    RETURN NULL;
+  IF changed_ids IS NOT NULL THEN
+    PERFORM move_settled_songs(changed_ids, changed_deltas);
   END IF;
-
-  SELECT array_agg(c.artist_id), array_agg(ch.delta) INTO artist_ids, credit_deltas
-  FROM unnest(changed_ids, changed_deltas) AS ch(id, delta)
-  CROSS JOIN LATERAL (SELECT DISTINCT c.artist_id FROM credits c WHERE c.song_id = ch.id) c;
-  IF artist_ids IS NOT NULL THEN PERFORM add_settled_songs(artist_ids, credit_deltas); END IF;
-
-  SELECT array_agg(c.member_id), array_agg(ch.delta) INTO member_ids, member_deltas
-  FROM unnest(changed_ids, changed_deltas) AS ch(id, delta) JOIN contributions c ON c.song_id = ch.id;
-  IF member_ids IS NOT NULL THEN PERFORM add_settled_contributions(member_ids, member_deltas); END IF;
   RETURN NULL;
 END $$;
-
 
 -- Recounts from scratch, splitting each sort into buckets of `bucket_songs` settled songs (the
 -- first bound lies below every song): the initial fill, after a bulk load, after a TRUNCATE.
