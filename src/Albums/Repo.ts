@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
 import * as Effect from "effect/Effect"
 import { keysetPage, type TableKeysetSort } from "../Domain/Keyset.js"
+import { steered } from "../Domain/SteeredPage.js"
 import { Statements } from "../Database.js"
 import { albumDetail, albumSource, staffAlbumDetail } from "../Domain/Album.js"
 import { detailReader } from "../Domain/Detail.js"
@@ -66,7 +67,7 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
         : sql`SELECT coalesce((SELECT album_count FROM public_album_type_counts WHERE album_type = ${browse.type}), 0)`
       // the exact kept total steers the walk: none past the end, the second half from the end
       // a type is a third of the albums or more: always walked in order
-      return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, { total, steer: {} }).pipe(
+      return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, { total, steer: steered({}) }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("AlbumsRepo.listAlbums")
       )

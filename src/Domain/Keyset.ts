@@ -5,9 +5,7 @@ import type { ListMeta } from "./Envelope.js"
 import type { KeyType, SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
 import { jsonArraySql } from "./JsonSql.js"
-import { afterCursor, orderOf, tieOf } from "./KeysetOrder.js"
 import { type PageParamsInput, type PageRequest, pageMeta, resolvePage } from "./Pagination.js"
-import { type Steering, steeredPlan } from "./SteeredPage.js"
 
 /**
  * One sort of one list, all fixed SQL text (never request text), so statement texts stay a
@@ -62,10 +60,10 @@ export interface KeysetOptions {
    */
   readonly readOnce?: boolean | undefined
   /**
-   * Steer an offset page by the exact total (src/Domain/SteeredPage.ts): a named source (a
-   * `TableKeysetSort`) and `total` are required; `filters` are then the walk's row-by-row probes.
+   * How the page finds its rows instead of the plain walk: src/Domain/SteeredPage.ts's `steered`
+   * (an offset page steered by the exact `total`, which it requires)
    */
-  readonly steer?: Steering | undefined
+  readonly steer?: PageStrategy | undefined
 }
 
 export interface KeysetResult {
@@ -77,12 +75,60 @@ export interface KeysetResult {
 
 const lit = Statement.unsafeFragment
 
+/** How SQL casts a cursor's key value back: the column's type (`id` is an int4 id, `dateOrEmpty` text). */
+const castType: Record<KeyType, string> = {
+  id: "int",
+  int: "int",
+  bigint: "bigint",
+  text: "text",
+  date: "date",
+  dateOrEmpty: "text",
+  timestamptz: "timestamptz",
+  xid: "xid8",
+  position: "bigint",
+  micros: "bigint"
+}
+
+/** The unique last sort column of a sort: `tie`, else the alias's id. */
+export const tieOf = (sort: KeysetSort) => sort.tie ?? { key: `${sort.alias}.id`, keyType: "id" as const }
+
+/**
+ * A sort's ORDER BY text, the same reversed (the page's last row first), and whichever of the two
+ * is ascending (the order kept counts are summed in).
+ */
+export const orderOf = (sort: KeysetSort) => {
+  const tie = tieOf(sort).key
+  const [direction, reverse] = sort.descending ? ["DESC", "ASC"] : ["ASC", "DESC"]
+  const order = `${sort.key} ${direction}, ${tie} ${direction}`
+  const lastFirst = `${sort.key} ${reverse}, ${tie} ${reverse}`
+  return { order, lastFirst, ascending: sort.descending ? lastFirst : order }
+}
+
+/** The rows after a cursor's key in the sort's order (TRUE without a cursor). */
+export const afterCursor = (sql: SqlClient.SqlClient, sort: KeysetSort, page: PageRequest): Statement.Fragment => {
+  const tie = tieOf(sort)
+  return page.after === undefined
+    ? lit("TRUE")
+    : sql`(${lit(sort.key)}, ${lit(tie.key)}) ${lit(sort.descending ? "<" : ">")} (${lit(sort.negated ? "-" : "")}CAST(${
+      page.after[0]
+    } AS ${lit(castType[sort.keyType])}), CAST(${page.after[1]} AS ${lit(castType[tie.keyType])}))`
+}
+
 /** How a page statement finds its rows: CTEs before `page` (each ending with a comma), `page`'s query, the total. */
 export interface PagePlan {
   readonly ctes: Statement.Fragment
   readonly page: Statement.Fragment
   readonly total: Statement.Fragment
 }
+
+/** A way of finding a page's rows other than the plain walk: the list's filters ANDed, the page asked, the total if given. */
+export type PageStrategy = (
+  sql: SqlClient.SqlClient,
+  sort: KeysetSort,
+  where: Statement.Fragment,
+  page: PageRequest,
+  total: Statement.Fragment | undefined
+) => PagePlan
 
 /** The columns every page statement ends with, read from its CTE `page`: served, items, last key. */
 const pageColumns = (sort: KeysetSort) => {
@@ -148,7 +194,7 @@ export const keysetPage = (
     const where = filters.length === 0 ? lit("TRUE") : Statement.and(filters)
     const plan = options.steer === undefined
       ? plainPlan(sql, sort, where, page, options)
-      : steeredPlan(sql, sort, where, page, options.steer, options.total)
+      : options.steer(sql, sort, where, page, options.total)
     const rows = yield* sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
       WITH ${plan.ctes} page AS (${plan.page})
       SELECT

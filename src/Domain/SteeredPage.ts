@@ -1,8 +1,5 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
-import type { KeysetSort, PagePlan } from "./Keyset.js"
-import { afterCursor, orderOf, tieOf } from "./KeysetOrder.js"
-import type { PageRequest } from "./Pagination.js"
+import { afterCursor, orderOf, type PageStrategy, tieOf } from "./Keyset.js"
 
 const lit = Statement.unsafeFragment
 
@@ -10,8 +7,9 @@ const lit = Statement.unsafeFragment
 const SEEK_FROM_OFFSET = 1000
 
 /**
- * How keysetPage steers an offset page of a list with an exact kept total (/v1/songs, /v1/albums),
- * so that no offset the API takes (up to 2^31-1) walks more than it must. The total is computed
+ * How keysetPage (its `steer` option: `steered(...)`) steers an offset page of a list with an
+ * exact kept total (/v1/songs, /v1/albums), so that no offset the API takes (up to 2^31-1) walks
+ * more than it must. The total is computed
  * first (a materialized CTE) and chooses, at run time, which arm of the one statement runs (the
  * others are gated off by one-time filters and read nothing):
  * - past the end (offset >= total) no index is walked at all;
@@ -39,14 +37,8 @@ export interface Steering {
   readonly seek?: ((position: Statement.Fragment) => Statement.Fragment) | undefined
 }
 
-export const steeredPlan = (
-  sql: SqlClient.SqlClient,
-  sort: KeysetSort,
-  walkWhere: Statement.Fragment,
-  page: PageRequest,
-  steering: Steering,
-  total: Statement.Fragment | undefined
-): PagePlan => {
+/** keysetPage's `steer` option: this steering of its offset pages. */
+export const steered = (steering: Steering): PageStrategy => (sql, sort, walkWhere, page, total) => {
   if (typeof sort.source !== "string" || total === undefined) throw new Error("a steered page needs a named source and a total")
   const { order, lastFirst, ascending } = orderOf(sort)
   const collect = steering.collect ?? []

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { keysetPage } from "../Domain/Keyset.js"
+import { steered } from "../Domain/SteeredPage.js"
 import { Statements } from "../Database.js"
 import { detailReader } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
@@ -207,7 +208,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       // with a year, its range (~25k songs at 1M) drives the collection: a prepared statement's plan
       // cannot tell a label of 90k songs from one of 500
       const steer = { collect: walkOnly ? [] : browse.year !== undefined ? walk : collect, scale: sql`SELECT live_songs FROM catalogue_counts`, seek }
-      return keysetPage(songSort(sortName, order === "desc"), walk, page, scope, { total: keptSongTotal(browse), steer }).pipe(
+      return keysetPage(songSort(sortName, order === "desc"), walk, page, scope, { total: keptSongTotal(browse), steer: steered(steer) }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("SongsRepo.listSongs")
       )
