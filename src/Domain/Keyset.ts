@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
+import { runStatement } from "../Database.js"
 import type { ListMeta } from "./Envelope.js"
 import type { KeyType, SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
@@ -158,7 +159,7 @@ export const keysetPage = (
         sql`(SELECT ${a}.* FROM ${part} WHERE ${where} AND ${after} ORDER BY ${orderBy} LIMIT ${page.limit + skipped})`
       ))
     }) ${a}`
-    const rows = yield* sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
+    const rows = yield* runStatement(sql, sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
       ${options.readOnce ? sql`WITH listed AS MATERIALIZED (SELECT ${a}.* FROM ${built as Statement.Fragment}), page AS (` : lit("WITH page AS (")}
         SELECT ${a}.* FROM ${pagedSource}
         WHERE ${where} AND ${after}
@@ -168,7 +169,7 @@ export const keysetPage = (
       SELECT
         (${options.guard ?? lit("TRUE")}) AS found,
         (${options.total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`})::int AS total,
-        ${pageColumns(sort)}`.pipe(Effect.orDie)
+        ${pageColumns(sort)}`).pipe(Effect.orDie)
     const row = rows[0] ?? { found: false, total: 0, served: 0, json: "[]", last_key: null }
     return pageResult(row, page, scope, row.found)
   })

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
+import { runStatement } from "../Database.js"
 import type { BadRequest } from "./Errors.js"
 import { afterCursor, type KeysetResult, orderOf, pageColumns, pageResult, type TableKeysetSort } from "./Keyset.js"
 import { type PageParamsInput, resolvePage } from "./Pagination.js"
@@ -85,7 +86,7 @@ export const steeredKeysetPage = (
       : sql`SELECT ${a}.* FROM (SELECT ${a}.* FROM ${source} WHERE ${and(filters.collect)} AND ${after} OFFSET 0) ${a}
             WHERE NOT ${walking} AND ${offset} < (SELECT n FROM total)
             ORDER BY ${lit(order)} LIMIT ${limit} OFFSET ${page.after === undefined ? sql`least(${offset}, (SELECT n FROM total))` : sql`0`}`
-    const rows = yield* sql<{ total: number; served: number; json: string; last_key: string | null }>`
+    const rows = yield* runStatement(sql, sql<{ total: number; served: number; json: string; last_key: string | null }>`
       WITH total AS MATERIALIZED (SELECT (${total})::bigint AS n),
       steer AS MATERIALIZED (
         SELECT ${filters.collect.length === 0 ? lit("true") : sql`t.n * t.n >= (least(${offset}, greatest(t.n - ${offset}, 0)) + ${limit}) * (${filters.scale})`} AS walk
@@ -94,6 +95,6 @@ export const steeredKeysetPage = (
       page AS ((${forward}) UNION ALL (${backward}) UNION ALL (${collected}))
       SELECT
         (SELECT n FROM total)::int AS total,
-        ${pageColumns(sort)}`.pipe(Effect.orDie)
+        ${pageColumns(sort)}`).pipe(Effect.orDie)
     return pageResult(rows[0] ?? { total: 0, served: 0, json: "[]", last_key: null }, page, scope, true)
   })
