@@ -16,6 +16,7 @@ import { makeSqlClient } from "./Database/SqlClient.js"
 import { makeStatements, Statements } from "./Database/Statements.js"
 
 export { DatabaseFault, isDatabaseUnavailable } from "./Database/Faults.js"
+export { runStatement } from "./Database/SqlClient.js"
 export { type Prepared, Statements } from "./Database/Statements.js"
 
 export const SQL_DIR = resolve(import.meta.dir, "../sql")

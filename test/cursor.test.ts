@@ -61,4 +61,23 @@ describe("the cursor codec (property-based)", () => {
     expect(checked).toBeGreaterThan(1000)
     console.log(`cursor codec: 2000 round trips, ${checked} forged keys refused`)
   })
+
+  test("a payload that is not {s: text, o: number, k: array} does not decode; other members are ignored", () => {
+    const raw = (text: string) => Buffer.from(text).toString("base64url")
+    const types = ["id", "id"] as const
+    for (
+      const text of [
+        "not json", "", "null", "[]", "\"s\"", "1", "{}",
+        `{"o":0,"k":[1,2]}`, `{"s":"x","k":[1,2]}`, `{"s":"x","o":0}`,
+        `{"s":1,"o":0,"k":[1,2]}`, `{"s":"x","o":"0","k":[1,2]}`, `{"s":"x","o":0,"k":{"0":1,"1":2}}`,
+        `{"s":"x","o":-1,"k":[1,2]}`, `{"s":"x","o":0.5,"k":[1,2]}`, `{"s":"x","o":1e999,"k":[1,2]}`,
+        `{"s":"x","o":0,"k":[1]}`, `{"s":"x","o":0,"k":[1,2,3]}`, `[{"s":"x","o":0,"k":[1,2]}]`
+      ]
+    ) {
+      expect(decodeCursor(raw(text), "x", types)).toEqual(Option.none())
+    }
+    expect(decodeCursor(raw(`{"k":[1,2],"extra":true,"o":7,"s":"x"}`), "x", types)).toEqual(
+      Option.some({ offset: 7, key: [1, 2] })
+    )
+  })
 })

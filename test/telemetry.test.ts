@@ -110,7 +110,8 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(collector.serviceNames).toContain("catalogue-under-test")
   })
 
-  // a browse list is an @effect/sql statement, a song detail a prepared one (src/Database/Statements.ts): both are traced alike
+  // a browse list is composed per request (runStatement, src/Database/SqlClient.ts), a song detail prepared once
+  // (src/Database/Statements.ts): both are traced alike
   for (const [path, route, secret] of [
     ["/v1/songs?genre=rock-kapak", "/v1/songs", "rock-kapak"],
     ["/v1/songs/987654", "/v1/songs/:songId", "987654"]

@@ -35,7 +35,20 @@ export class Statements extends Context.Tag("catalogue/Statements")<Statements, 
 /** What compose receives while compiling: found again in the compiled values by identity. */
 const KEY = Symbol("key")
 
+/**
+ * A compiled statement sent through the runner under the client span @effect/sql opens for it:
+ * `sql.execute` with the same attributes (the text, never the values); its rows, or a SqlError.
+ */
+export const makeTracedSend = (runner: Runner, spanAttributes: ReadonlyArray<readonly [string, unknown]>) => {
+  const described = { ...Object.fromEntries(spanAttributes), "db.operation.name": "execute" }
+  return <A>(sendable: Sendable): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> =>
+    Effect.map(runner.send(sendable), (result) => result.rows as ReadonlyArray<A>).pipe(
+      withSpan("sql.execute", () => ({ kind: "client", attributes: { ...described, "db.query.text": sendable.text } }))
+    )
+}
+
 export const makeStatements = (runner: Runner, spanAttributes: ReadonlyArray<readonly [string, unknown]>): StatementsShape => {
+  const send = makeTracedSend(runner, spanAttributes)
   const prepare = <K, A extends object>(compose: (key: K) => Statement.Statement<A>): Prepared<K, A> => {
     const [text, compiled] = compose(KEY as K).compile()
     const at = compiled.indexOf(KEY)
@@ -48,13 +61,7 @@ export const makeStatements = (runner: Runner, spanAttributes: ReadonlyArray<rea
       filled[at] = key
       return filled
     }
-    const sendable = (key: K): Sendable => ({ name, text, values: values(key) })
-    const traced = withSpan("sql.execute", {
-      kind: "client",
-      attributes: { ...Object.fromEntries(spanAttributes), "db.operation.name": "execute", "db.query.text": text }
-    })
-    const run = (key: K) =>
-      traced(Effect.map(runner.send(sendable(key)), (result) => result.rows as ReadonlyArray<A>))
+    const run = (key: K) => send<A>({ name, text, values: values(key) })
     return { text, values, run }
   }
   return { prepare, run: (prepared, key) => prepared.run(key) }

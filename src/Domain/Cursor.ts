@@ -4,7 +4,6 @@
  * is a bad_request with one message, never a failing statement.
  */
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { BadRequest } from "./Errors.js"
 import { hasLoneSurrogate, MAX_INT4 } from "./Params.js"
 
@@ -75,12 +74,24 @@ export const badCursor = new BadRequest({
   message: "cursor is not valid for this list; use the meta.next_cursor of the same endpoint, sort and filters."
 })
 
-const Payload = Schema.parseJson(Schema.Struct({
-  s: Schema.String,
-  o: Schema.Number,
-  k: Schema.Array(Schema.Unknown)
-}))
-const decodePayload = Schema.decodeUnknownOption(Payload)
+interface Payload {
+  readonly s: string
+  readonly o: number
+  readonly k: ReadonlyArray<unknown>
+}
+
+/** `{"s": scope, "o": offset, "k": [key...]}` (other members ignored); checked by hand, as it is on every cursor page. */
+const parsePayload = (text: string): Payload | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (typeof value !== "object" || value === null) return undefined
+  const { s, o, k } = value as Record<string, unknown>
+  return typeof s === "string" && typeof o === "number" && Array.isArray(k) ? { s, o, k } : undefined
+}
 
 export const encodeCursor = (scope: string, offset: number, key: CursorKey): string =>
   Buffer.from(JSON.stringify({ s: scope, o: offset, k: key })).toString("base64url")
@@ -95,11 +106,12 @@ export const decodeCursor = <const Types extends ReadonlyArray<KeyType>>(
   keyTypes: Types
 ): Option.Option<Cursor<{ readonly [I in keyof Types]: string | number }>> => {
   if (cursor.length > MAX_CURSOR || !/^[A-Za-z0-9_-]+$/.test(cursor)) return Option.none()
-  return decodePayload(Buffer.from(cursor, "base64url").toString("utf8")).pipe(
-    Option.filter(({ s, o, k }) =>
-      s === scope && isWholeIn(0, MAX_INT4)(o) && k.length === keyTypes.length &&
-      keyTypes.every((type, i) => acceptsKey[type](k[i]))
-    ),
-    Option.map(({ o, k }) => ({ offset: o, key: k as unknown as { readonly [I in keyof Types]: string | number } }))
-  )
+  const payload = parsePayload(Buffer.from(cursor, "base64url").toString("utf8"))
+  if (
+    payload === undefined || payload.s !== scope || !isWholeIn(0, MAX_INT4)(payload.o) ||
+    payload.k.length !== keyTypes.length || !keyTypes.every((type, i) => acceptsKey[type](payload.k[i]))
+  ) {
+    return Option.none()
+  }
+  return Option.some({ offset: payload.o, key: payload.k as unknown as { readonly [I in keyof Types]: string | number } })
 }

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
+import { runStatement } from "../Database.js"
 import type { ListMeta } from "./Envelope.js"
 import type { KeyType, SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
@@ -195,12 +196,12 @@ export const keysetPage = (
     const plan = options.steer === undefined
       ? plainPlan(sql, sort, where, page, options)
       : options.steer(sql, sort, where, page, options.total)
-    const rows = yield* sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
+    const rows = yield* runStatement(sql, sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
       WITH ${plan.ctes} page AS (${plan.page})
       SELECT
         (${options.guard ?? lit("TRUE")}) AS found,
         (${plan.total})::int AS total,
-        ${pageColumns(sort)}`.pipe(Effect.orDie)
+        ${pageColumns(sort)}`).pipe(Effect.orDie)
     const row = rows[0] ?? { found: false, total: 0, served: 0, json: "[]", last_key: null }
     const lastKey = row.last_key === null ? undefined : (JSON.parse(row.last_key) as SortKey)
     return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey), found: row.found }
