@@ -37,10 +37,6 @@ interface SearchSource {
   readonly table: string
   /** the hit's JSON; `x` is the row, `t.score` its score */
   readonly hit: string
-  /** two names per row (artists, labels, users): a row may match through both */
-  readonly twoNames?: boolean
-  /** artists: entries without `public_from` are decided by the kept counts at read time */
-  readonly visibleWithoutDate?: (e: string) => string
 }
 
 /** A hit: the type's fields, then its `score`. */
@@ -50,17 +46,13 @@ const sources: Record<SearchType, SearchSource> = {
   songs: { table: "songs", hit: withScore(songSummary.fields("x")) },
   artists: {
     table: "artists",
-    hit: withScore(artistSummary.fields("x", artistSongCountSql("x"))),
-    twoNames: true,
-    // public_artists' rule from sql/0008's kept counts, for the few artists without a settled song
-    visibleWithoutDate: artistVisibleSql
+    hit: withScore(artistSummary.fields("x", artistSongCountSql("x")))
   },
   albums: { table: "albums", hit: withScore(listAlbumEntry.fields("x", "public")) },
   curated_lists: { table: "curated_lists", hit: withScore(curatedListSummary.fields("x")) },
   labels: {
     table: "labels",
-    hit: withScore(label.fields("x", labelCountsSql("x"))),
-    twoNames: true
+    hit: withScore(label.fields("x", labelCountsSql("x")))
   },
   genres: {
     table: "genres",
@@ -68,8 +60,7 @@ const sources: Record<SearchType, SearchSource> = {
   },
   users: {
     table: "members",
-    hit: withScore(contributorProfile.fields("x", memberContributionCountSql("x"))),
-    twoNames: true
+    hit: withScore(contributorProfile.fields("x", memberContributionCountSql("x")))
   }
 }
 
@@ -82,21 +73,23 @@ const kindOf = (type: SearchType) => SEARCH_TYPES.indexOf(type) + 1
  */
 const K = "s.kind"
 
-/** Entry `e` is public now (sql/0015: `public_from`; artists without one by the kept counts). */
-const visible = `(search_entry_is_public(e.public_from) OR (e.public_from IS NULL AND e.kind = ${kindOf("artists")} AND ${
-  sources.artists.visibleWithoutDate!("e")
-}))`
+/**
+ * Entry `e` is public now (sql/0015: `public_from`). Only artists have entries without one (no
+ * settled song): for those few, public_artists' rule from sql/0008's kept counts decides.
+ */
+const visible = `(search_entry_is_public(e.public_from)
+    OR (e.public_from IS NULL AND e.kind = ${kindOf("artists")} AND ${artistVisibleSql("e")}))`
 
 /**
  * Scans of a per-kind trigram index (sql/0015: `search_entries_<type>_trgm`, partial on the kind):
  * one arm per kind, each behind a one-time filter on the kind being ranked, so only its own runs.
- * `where(k)` is the arm's condition; the arms give `e.id, e.tail, e.popularity, e.handle, e.public_from, e.kind`.
+ * `where` is the arms' condition; the arms give `e.id, e.tail, e.popularity, e.handle, e.public_from, e.kind`.
  */
-const trigramArms = (where: (k: number) => string) =>
+const trigramArms = (where: string) =>
   SEARCH_TYPES.map((type) => {
     const k = kindOf(type)
     return `SELECT e.id, e.tail, e.popularity, e.handle, e.public_from, e.kind FROM search_entries e
-        WHERE ${K} = ${k} AND e.kind = ${k} AND e.whole AND ${where(k)}`
+        WHERE ${K} = ${k} AND e.kind = ${k} AND e.whole AND ${where}`
   }).join("\n      UNION ALL ")
 
 /**
@@ -190,7 +183,7 @@ const longCtes = () => {
     ) c GROUP BY c.id)`,
     `inside AS MATERIALIZED (
     ${oneRow} FROM (
-      ${trigramArms(() => `${insideGate} AND e.tail LIKE '%' || ${QI} || '%'`)}
+      ${trigramArms(`${insideGate} AND e.tail LIKE '%' || ${QI} || '%'`)}
     ) e
     WHERE NOT (e.tail LIKE ${Q} || '%' OR e.tail LIKE '% ' || ${Q} || '%') AND ${visible}
       AND NOT EXISTS (SELECT 1 FROM starts s WHERE s.id = e.id)
@@ -198,7 +191,7 @@ const longCtes = () => {
     LIMIT (SELECT CASE WHEN c >= ${N} THEN greatest(${SEARCH_TOTAL_BOUND} - c, 0) END FROM (SELECT ${startCount} AS c) x))`,
     `fuzzy AS MATERIALIZED (
     ${oneRow} FROM (
-      ${trigramArms(() => `${fuzzyGate} AND ${FQ} <% e.tail`)}
+      ${trigramArms(`${fuzzyGate} AND ${FQ} <% e.tail`)}
     ) e
     WHERE ${visible} GROUP BY e.id)`,
     `matched AS (SELECT * FROM starts UNION ALL SELECT * FROM inside UNION ALL SELECT * FROM fuzzy)`,
