@@ -52,6 +52,20 @@ describe("search across categories", () => {
     expect(all.results.songs!.items.length).toBe(20)
   })
 
+  test("each type's section is the same asked alone or with the others (one ranking body for every kind)", async () => {
+    const types = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
+    // one letter, two, word starts, inside a word, a typo (fuzzy), honorifics, and no match at all
+    for (const text of ["s", "ku", "lagu", "cinta", "aliza", "nurhalisa", "dato sri", "zzqx"]) {
+      const together = (await search(q(text, "&limit=3"))).reply.body.data
+      const reversed = (await search(q(text, `&limit=3&types=${[...types].reverse().join(",")}`))).reply.body.data
+      for (const type of types) {
+        const alone = (await search(q(text, `&limit=3&types=${type}`))).reply.body.data
+        expect({ text, type, section: together[type] }).toEqual({ text, type, section: alone[type] })
+        expect({ text, type, section: reversed[type] }).toEqual({ text, type, section: alone[type] })
+      }
+    }
+  })
+
   test("ranks exact > prefix > word > inside a word", async () => {
     // Cindai (exact), Cindai (Live) (prefix)
     expect(await songIds("Cindai")).toEqual([1, 9])

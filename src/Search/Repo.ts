@@ -6,6 +6,7 @@ import { curatedListSummary } from "../Domain/CuratedList.js"
 import { type JsonFields, jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
 import { listAlbumEntry, songSummary } from "../Domain/Song.js"
 import { SEARCH_TOTAL_BOUND, SEARCH_TYPES, type SearchType } from "./Api.js"
+import { type Prepared, Statements } from "../Database.js"
 import { withSpan } from "../Spans.js"
 import { genreEntry, genreSongCountSql } from "../Domain/Genre.js"
 import { label, labelCountsSql } from "../Domain/Label.js"
@@ -36,10 +37,6 @@ interface SearchSource {
   readonly table: string
   /** the hit's JSON; `x` is the row, `t.score` its score */
   readonly hit: string
-  /** two names per row (artists, labels, users): a row may match through both */
-  readonly twoNames?: boolean
-  /** artists: entries without `public_from` are decided by the kept counts at read time */
-  readonly visibleWithoutDate?: (e: string) => string
 }
 
 /** A hit: the type's fields, then its `score`. */
@@ -49,17 +46,13 @@ const sources: Record<SearchType, SearchSource> = {
   songs: { table: "songs", hit: withScore(songSummary.fields("x")) },
   artists: {
     table: "artists",
-    hit: withScore(artistSummary.fields("x", artistSongCountSql("x"))),
-    twoNames: true,
-    // public_artists' rule from sql/0008's kept counts, for the few artists without a settled song
-    visibleWithoutDate: artistVisibleSql
+    hit: withScore(artistSummary.fields("x", artistSongCountSql("x")))
   },
   albums: { table: "albums", hit: withScore(listAlbumEntry.fields("x", "public")) },
   curated_lists: { table: "curated_lists", hit: withScore(curatedListSummary.fields("x")) },
   labels: {
     table: "labels",
-    hit: withScore(label.fields("x", labelCountsSql("x"))),
-    twoNames: true
+    hit: withScore(label.fields("x", labelCountsSql("x")))
   },
   genres: {
     table: "genres",
@@ -67,19 +60,37 @@ const sources: Record<SearchType, SearchSource> = {
   },
   users: {
     table: "members",
-    hit: withScore(contributorProfile.fields("x", memberContributionCountSql("x"))),
-    twoNames: true
+    hit: withScore(contributorProfile.fields("x", memberContributionCountSql("x")))
   }
 }
 
 /** The type's number in search_entries.kind: its place in SEARCH_TYPES, from 1. */
 const kindOf = (type: SearchType) => SEARCH_TYPES.indexOf(type) + 1
 
-/** Entry `e` is public now (sql/0015: `public_from`; artists without one by the kept counts). */
-const visible = (source: SearchSource) =>
-  source.visibleWithoutDate === undefined
-    ? "search_entry_is_public(e.public_from)"
-    : `(search_entry_is_public(e.public_from) OR (e.public_from IS NULL AND ${source.visibleWithoutDate("e")}))`
+/**
+ * The kind being ranked: the ranking is written once for every kind, a LATERAL body run once per
+ * asked kind (the plan is one type's size: planning and starting it cost a seventh of seven copies).
+ */
+const K = "s.kind"
+
+/**
+ * Entry `e` is public now (sql/0015: `public_from`). Only artists have entries without one (no
+ * settled song): for those few, public_artists' rule from sql/0008's kept counts decides.
+ */
+const visible = `(search_entry_is_public(e.public_from)
+    OR (e.public_from IS NULL AND e.kind = ${kindOf("artists")} AND ${artistVisibleSql("e")}))`
+
+/**
+ * Scans of a per-kind trigram index (sql/0015: `search_entries_<type>_trgm`, partial on the kind):
+ * one arm per kind, each behind a one-time filter on the kind being ranked, so only its own runs.
+ * `where` is the arms' condition; the arms give `e.id, e.tail, e.popularity, e.handle, e.public_from, e.kind`.
+ */
+const trigramArms = (where: string) =>
+  SEARCH_TYPES.map((type) => {
+    const k = kindOf(type)
+    return `SELECT e.id, e.tail, e.popularity, e.handle, e.public_from, e.kind FROM search_entries e
+        WHERE ${K} = ${k} AND e.kind = ${k} AND e.whole AND ${where}`
+  }).join("\n      UNION ALL ")
 
 /**
  * `e.tail = q` as a btree range: written as `=`, the generic plan read it from the type's
@@ -92,128 +103,125 @@ const equalsQuery = `e.tail >= ${Q} AND e.tail <= ${Q}`
  * 0.75): every equal name, and the most popular 2 x limit names starting with it, read in
  * popularity order from sql/0015's head indexes and stopped there (a row has at most two whole
  * names, so 2 x limit rows hold `limit` rows). Folding may turn one or two characters into more
- * (a ligature): then every name with that start.
+ * (a ligature): then every name with that start. The total counts distinct rows in the first
+ * 2 x bound whole names starting with the query.
  */
-const shortStartsCte = (k: number, source: SearchSource) => {
+const shortCtes = () => {
   const head = (length: number) => `(SELECT e.id, 0.75 AS score, e.popularity, e.handle FROM search_entries e
-        WHERE char_length(${Q}) = ${length} AND e.kind = ${k} AND e.whole AND left(e.tail, ${length}) = ${Q} AND ${visible(source)}
+        WHERE char_length(${Q}) = ${length} AND e.kind = ${K} AND e.whole AND left(e.tail, ${length}) = ${Q} AND ${visible}
         ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * ${N})`
-  return `starts_${k} AS MATERIALIZED (
+  return [
+    `matched AS MATERIALIZED (
     SELECT c.id, max(c.score) AS score, max(c.popularity) AS popularity, max(c.handle) AS handle FROM (
       SELECT e.id, 1 AS score, e.popularity, e.handle FROM search_entries e
-        WHERE e.kind = ${k} AND e.whole AND ${equalsQuery} AND ${visible(source)}
+        WHERE e.kind = ${K} AND e.whole AND ${equalsQuery} AND ${visible}
       UNION ALL ${head(1)}
       UNION ALL ${head(2)}
       UNION ALL SELECT e.id, 0.75, e.popularity, e.handle FROM search_entries e
-        WHERE char_length(${Q}) > 2 AND e.kind = ${k} AND e.whole AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${visible(source)}
-    ) c GROUP BY c.id)`
+        WHERE char_length(${Q}) > 2 AND e.kind = ${K} AND e.whole AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${visible}
+    ) c GROUP BY c.id)`,
+    `total AS MATERIALIZED (
+    SELECT count(DISTINCT c.id) AS n FROM (
+      SELECT e.id FROM search_entries e
+      WHERE e.kind = ${K} AND e.whole AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> '' AND ${visible}
+      LIMIT ${2 * SEARCH_TOTAL_BOUND}) c)`
+  ]
 }
 
 /** Entries read from a long query's range before deciding it is common. */
 const RANGE_READ = 3 * SEARCH_TOTAL_BOUND
 
-/** A long query is common for type `k`: its first RANGE_READ tails hold the bound's worth of rows. */
-const large = (k: number) => `(SELECT b.large FROM big_${k} b)`
+/** A long query is common for the kind: its first RANGE_READ tails hold the bound's worth of rows. */
+const LARGE = "(SELECT b.large FROM big b)"
 
 /**
- * A long query's word-start matches (scores 1, 0.75, 0.5), one row per id with its best score.
- * `range`: the first RANGE_READ tails starting with the query (index-only). When they hold fewer
- * rows than the bound, they are all the matches (or, past RANGE_READ tails, the whole range is
- * read: only names repeating a word that often), and all are ranked. When they hold more, the
- * query is common ("cinta", "untuk"): the total is the bound, and the page comes from the most
- * popular matches of each score, read from search_entries_head2_idx in popularity order within
- * the query's first two characters and stopped at 2 x limit rows: every equal name (1), the
- * whole names starting with the query (0.75: a row has at most two), the rows with a later word
- * starting with it (0.5, one per row; fewer than `limit` rows can score more when this tier
- * reaches the page, so 2 x limit leaves `limit`).
+ * A long query's matches. `starts`: its word-start matches (scores 1, 0.75, 0.5), one row per
+ * id with its best score. `range`: the first RANGE_READ tails starting with the query
+ * (index-only). When they hold fewer rows than the bound, they are all the matches (or, past
+ * RANGE_READ tails, the whole range is read: only names repeating a word that often), and all are
+ * ranked. When they hold more, the query is common ("cinta", "untuk"): the total is the bound,
+ * and the page comes from the most popular matches of each score, read from
+ * search_entries_head2_idx in popularity order within the query's first two characters and
+ * stopped at 2 x limit rows: every equal name (1), the whole names starting with the query
+ * (0.75: a row has at most two), the rows with a later word starting with it (0.5, one per row;
+ * fewer than `limit` rows can score more when this tier reaches the page, so 2 x limit leaves
+ * `limit`).
+ *
+ * `inside`: the query inside a word (0.25), only when the word starts found fewer than the bound
+ * (past it the total is "bound or more" and no inside match can reach the page); when they found
+ * at least `limit`, inside matches only count towards the bound, so the scan stops there.
+ * `fuzzy`: a typo (0.25), only when nothing else matched. A row with two names (artists, labels,
+ * users) may match through both, and may have matched in `starts`: one row per id.
  */
-const longStartsCtes = (k: number, source: SearchSource) => {
+const longCtes = () => {
   const score = `CASE WHEN e.whole AND e.tail = ${Q} THEN 1 WHEN e.whole THEN 0.75 ELSE 0.5 END`
-  const inRange = `e.kind = ${k} AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> '' AND ${visible(source)}`
-  const rangeCount = `(SELECT b.tails FROM big_${k} b)`
+  const inRange = `e.kind = ${K} AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> '' AND ${visible}`
+  const rangeCount = "(SELECT b.tails FROM big b)"
+  const startCount = "(SELECT count(*) FROM starts)"
   const popular = (whole: boolean, tierScore: string) =>
     `(SELECT e.id, ${tierScore} AS score, e.popularity, e.handle FROM search_entries e
-        WHERE ${large(k)} AND e.kind = ${k} AND ${whole ? "" : "NOT "}e.whole AND left(e.tail, 2) = left(${Q}, 2)
-          AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${visible(source)}
+        WHERE ${LARGE} AND e.kind = ${K} AND ${whole ? "" : "NOT "}e.whole AND left(e.tail, 2) = left(${Q}, 2)
+          AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${visible}
         GROUP BY e.popularity, e.handle, e.id ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * ${N})`
+  const oneRow = "SELECT e.id, 0.25 AS score, max(e.popularity) AS popularity, max(e.handle) AS handle"
+  const insideGate = `NOT ${LARGE} AND ${startCount} < ${SEARCH_TOTAL_BOUND} AND ${QI} IS NOT NULL`
+  const fuzzyGate = `NOT EXISTS (SELECT 1 FROM starts) AND NOT EXISTS (SELECT 1 FROM inside) AND ${FQ} IS NOT NULL`
   return [
-    `range_${k} AS MATERIALIZED (
+    `range AS MATERIALIZED (
     SELECT e.id, ${score} AS score, e.popularity, e.handle FROM search_entries e WHERE ${inRange} LIMIT ${RANGE_READ})`,
-    `big_${k} AS MATERIALIZED (
-    SELECT count(DISTINCT r.id) >= ${SEARCH_TOTAL_BOUND} AS large, count(*) AS tails FROM range_${k} r)`,
-    `starts_${k} AS MATERIALIZED (
+    `big AS MATERIALIZED (
+    SELECT count(DISTINCT r.id) >= ${SEARCH_TOTAL_BOUND} AS large, count(*) AS tails FROM range r)`,
+    `starts AS MATERIALIZED (
     SELECT c.id, max(c.score) AS score, max(c.popularity) AS popularity, max(c.handle) AS handle FROM (
-      SELECT * FROM range_${k} WHERE NOT ${large(k)} AND ${rangeCount} < ${RANGE_READ}
+      SELECT * FROM range WHERE NOT ${LARGE} AND ${rangeCount} < ${RANGE_READ}
       UNION ALL SELECT e.id, ${score}, e.popularity, e.handle FROM search_entries e
-        WHERE NOT ${large(k)} AND ${rangeCount} >= ${RANGE_READ} AND ${inRange}
+        WHERE NOT ${LARGE} AND ${rangeCount} >= ${RANGE_READ} AND ${inRange}
       UNION ALL SELECT e.id, 1, e.popularity, e.handle FROM search_entries e
-        WHERE ${large(k)} AND e.kind = ${k} AND e.whole AND ${equalsQuery} AND ${visible(source)}
+        WHERE ${LARGE} AND e.kind = ${K} AND e.whole AND ${equalsQuery} AND ${visible}
       UNION ALL ${popular(true, "0.75")}
       UNION ALL ${popular(false, "0.5")}
-    ) c GROUP BY c.id)`
+    ) c GROUP BY c.id)`,
+    `inside AS MATERIALIZED (
+    ${oneRow} FROM (
+      ${trigramArms(`${insideGate} AND e.tail LIKE '%' || ${QI} || '%'`)}
+    ) e
+    WHERE NOT (e.tail LIKE ${Q} || '%' OR e.tail LIKE '% ' || ${Q} || '%') AND ${visible}
+      AND NOT EXISTS (SELECT 1 FROM starts s WHERE s.id = e.id)
+    GROUP BY e.id
+    LIMIT (SELECT CASE WHEN c >= ${N} THEN greatest(${SEARCH_TOTAL_BOUND} - c, 0) END FROM (SELECT ${startCount} AS c) x))`,
+    `fuzzy AS MATERIALIZED (
+    ${oneRow} FROM (
+      ${trigramArms(`${fuzzyGate} AND ${FQ} <% e.tail`)}
+    ) e
+    WHERE ${visible} GROUP BY e.id)`,
+    `matched AS (SELECT * FROM starts UNION ALL SELECT * FROM inside UNION ALL SELECT * FROM fuzzy)`,
+    `total AS MATERIALIZED (
+    SELECT CASE WHEN ${LARGE} THEN ${SEARCH_TOTAL_BOUND} ELSE (SELECT count(*) FROM matched) END AS n)`
   ]
 }
 
 /**
- * One type's CTEs and its section, all fixed SQL text. `starts`: names with a word starting with
- * the query (scores 1, 0.75, 0.5: one index-only range of tails). `inside`: the query inside a
- * word (0.25), only when the word starts found fewer than the bound (past it the total is
- * "bound or more" and no inside match can reach the page); when they found at least `limit`,
- * inside matches only count towards the bound, so the scan stops there. `fuzzy`: a typo (0.25),
- * only when nothing else matched. Then the best `limit` and the bounded total.
+ * Every asked kind ranked by the one LATERAL body: its best `limit` rows, each with the kind's
+ * total; a kind without matches has no row (its total is 0).
  */
-const typeSql = (type: SearchType, short: boolean) => {
+const rankedCte = (kinds: ReadonlyArray<number>, short: boolean) => `ranked AS MATERIALIZED (
+  SELECT s.kind, r.id, r.score, r.popularity, r.handle, r.total
+  FROM (VALUES ${kinds.map((k) => `(${k})`).join(", ")}) s(kind) CROSS JOIN LATERAL (
+    WITH ${(short ? shortCtes() : longCtes()).join(",\n  ")}
+    SELECT m.id, m.score, m.popularity, m.handle, (SELECT t.n FROM total t) AS total
+    FROM matched m ORDER BY m.score DESC, m.popularity DESC, m.handle, m.id LIMIT ${N}) r)`
+
+/** One type's section: its hits' JSON, built by Postgres from the type's table, and its bounded total. */
+const sectionSql = (type: SearchType) => {
   const source = sources[type]
   const k = kindOf(type)
-  const starts = `starts_${k}`
-  const inside = `inside_${k}`
-  const fuzzy = `fuzzy_${k}`
-  const matched = `matched_${k}`
-  const ranked = `ranked_${k}`
-  const startCount = `(SELECT count(*) FROM ${starts})`
-  // one row per id: two-name rows may match through both names, and may have matched in `starts`
-  const oneRow = source.twoNames === true
-    ? {
-      select: "e.id, 0.25 AS score, max(e.popularity) AS popularity, max(e.handle) AS handle",
-      notFound: ` AND NOT EXISTS (SELECT 1 FROM ${starts} s WHERE s.id = e.id)`,
-      group: " GROUP BY e.id"
-    }
-    : { select: "e.id, 0.25 AS score, e.popularity, e.handle", notFound: "", group: "" }
-  const ctes = short
-    ? [shortStartsCte(k, source), `${matched} AS (SELECT * FROM ${starts})`]
-    : [
-      ...longStartsCtes(k, source),
-      `${inside} AS MATERIALIZED (
-    SELECT ${oneRow.select}
-    FROM search_entries e
-    WHERE NOT ${large(k)} AND ${startCount} < ${SEARCH_TOTAL_BOUND} AND ${QI} IS NOT NULL
-      AND e.kind = ${k} AND e.whole AND e.tail LIKE '%' || ${QI} || '%'
-      AND NOT (e.tail LIKE ${Q} || '%' OR e.tail LIKE '% ' || ${Q} || '%') AND ${visible(source)}${oneRow.notFound}${oneRow.group}
-    LIMIT (SELECT CASE WHEN c >= ${N} THEN greatest(${SEARCH_TOTAL_BOUND} - c, 0) END FROM (SELECT ${startCount} AS c) x))`,
-      `${fuzzy} AS MATERIALIZED (
-    SELECT ${oneRow.select}
-    FROM search_entries e
-    WHERE NOT EXISTS (SELECT 1 FROM ${starts}) AND NOT EXISTS (SELECT 1 FROM ${inside}) AND ${FQ} IS NOT NULL
-      AND e.kind = ${k} AND e.whole AND ${FQ} <% e.tail AND ${visible(source)}${oneRow.group})`,
-      `${matched} AS (SELECT * FROM ${starts} UNION ALL SELECT * FROM ${inside} UNION ALL SELECT * FROM ${fuzzy})`
-    ]
-  // short queries: `matched` holds the page's candidates only; the total counts names by their start
-  const total = short
-    ? `(SELECT count(DISTINCT c.id) FROM (
-        SELECT e.id FROM search_entries e
-        WHERE e.kind = ${k} AND e.whole AND e.tail >= ${Q} AND e.tail < ${Q_END} AND ${Q} <> '' AND ${visible(source)}
-        LIMIT ${2 * SEARCH_TOTAL_BOUND}) c)`
-    : `CASE WHEN ${large(k)} THEN ${SEARCH_TOTAL_BOUND} ELSE (SELECT count(*) FROM ${matched}) END`
-  ctes.push(`${ranked} AS (
-    SELECT * FROM ${matched} ORDER BY score DESC, popularity DESC, handle, id LIMIT ${N})`)
-  const section = `SELECT ${k} AS kind, ${
+  return `SELECT ${k} AS kind, ${
     jsonObjectSql({
       items: `(SELECT ${jsonArraySql(source.hit, "t.score DESC, t.popularity DESC, t.handle, t.id")}
-              FROM ${ranked} t JOIN ${source.table} x ON x.id = t.id)`,
-      total: `least(${total}, ${SEARCH_TOTAL_BOUND})`
+              FROM ranked t JOIN ${source.table} x ON x.id = t.id WHERE t.kind = ${k})`,
+      total: `least(coalesce((SELECT max(t.total) FROM ranked t WHERE t.kind = ${k}), 0), ${SEARCH_TOTAL_BOUND})`
     })
   }::text AS section`
-  return { ctes, section }
 }
 
 export interface SearchParams {
@@ -223,45 +231,54 @@ export interface SearchParams {
   readonly types: ReadonlyArray<SearchType>
 }
 
-/** The statement's text after `term`, one per set of types and query length (cached: fixed text). */
-const textCache = new Map<string, string>()
-const statementText = (types: ReadonlyArray<SearchType>, short: boolean) => {
-  const ordered = SEARCH_TYPES.filter((type) => types.includes(type))
-  const key = `${short}:${ordered.join(",")}`
-  let text = textCache.get(key)
-  if (text === undefined) {
-    const parts = ordered.map((type) => typeSql(type, short))
-    text = `${parts.flatMap((part) => part.ctes).join(",\n  ")}
-  ${parts.map((part) => part.section).join("\n  UNION ALL ")}`
-    textCache.set(key, text)
-  }
-  return text
-}
+/**
+ * The statement's one parameter: the query as typed, the same when it may be matched with a typo
+ * (else null), and the limit, as a text array (src/Database/Statements.ts prepares one key).
+ */
+type SearchKey = readonly [q: string, fuzzy: string | null, limit: string]
 
 /**
  * Every asked type's section in one statement of fixed text (one text per set of types and
  * short or not), ranked from search_entries (sql/0015) and built by Postgres as JSON text.
+ * `term` folds the query once.
  */
-export const searchStatement = (sql: SqlClient.SqlClient, params: SearchParams) => {
-  const short = [...params.q].length <= SHORT_QUERY_MAX_LENGTH
-  return sql<{ kind: number; section: string }>`
+export const searchSql = (sql: SqlClient.SqlClient, types: ReadonlyArray<SearchType>, short: boolean) => {
+  const ordered = SEARCH_TYPES.filter((type) => types.includes(type))
+  return (key: SearchKey) =>
+    sql<{ kind: number; section: string }>`
     WITH term AS MATERIALIZED (
-      SELECT f.q, CASE WHEN char_length(f.q) >= 3 THEN f.q END AS qi, fold_name(${params.fuzzy ? params.q : null}::text) AS fq,
-             f.q || chr(1114111) AS q_end, ${params.limit}::int AS n
-      FROM (SELECT fold_name(${params.q}::text) AS q) f),
-    ${lit(statementText(params.types, short))}`
+      SELECT f.q, CASE WHEN char_length(f.q) >= 3 THEN f.q END AS qi, fold_name(f.p[2]) AS fq,
+             f.q || chr(1114111) AS q_end, f.p[3]::int AS n
+      FROM (SELECT fold_name(p[1]) AS q, p FROM (SELECT ${key}::text[] AS p) k) f),
+    ${lit(rankedCte(ordered.map(kindOf), short))}
+    ${lit(ordered.map(sectionSql).join("\n    UNION ALL "))}`
 }
 
 export class SearchRepo extends Effect.Service<SearchRepo>()("catalogue/SearchRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const statements = yield* Statements
+    /** Prepared on first use: one per set of types and short or not (at most 254). */
+    const prepared = new Map<string, Prepared<SearchKey, { kind: number; section: string }>>()
+    const statementOf = (types: ReadonlyArray<SearchType>, short: boolean) => {
+      const name = `${short}:${SEARCH_TYPES.filter((type) => types.includes(type)).join(",")}`
+      let statement = prepared.get(name)
+      if (statement === undefined) {
+        statement = statements.prepare(searchSql(sql, types, short))
+        prepared.set(name, statement)
+      }
+      return statement
+    }
     /** The asked types' sections as JSON text, by type. */
-    const search = (params: SearchParams) =>
-      searchStatement(sql, params).pipe(
+    const search = (params: SearchParams) => {
+      const short = [...params.q].length <= SHORT_QUERY_MAX_LENGTH
+      const key: SearchKey = [params.q, params.fuzzy ? params.q : null, String(params.limit)]
+      return statements.run(statementOf(params.types, short), key).pipe(
         Effect.map((rows) => new Map(rows.map((row) => [SEARCH_TYPES[row.kind - 1]!, row.section] as const))),
         Effect.orDie,
         withSpan("SearchRepo.search")
       )
+    }
     return { search } as const
   })
 }) {}
