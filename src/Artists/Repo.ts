@@ -56,15 +56,20 @@ const songsSort = (source: KeysetSort["source"]): KeysetSort => ({
   descending: true
 })
 
-/** Public albums rows `al`, newest first, albums without a date last. */
+/**
+ * The artist's public albums rows `al` (albums columns plus the kept `album_id` and
+ * `released_key` of sql/0022), newest first, albums without a date last: the kept pairs are one
+ * range of artist_album_links_order_idx, cursor included.
+ */
 const albumsSort = (source: KeysetSort["source"]): KeysetSort => ({
   source,
   alias: "al",
-  key: "coalesce(iso_date(al.released_at), '')",
-  keyJson: "coalesce(iso_date(al.released_at), '')",
+  key: "al.released_key",
+  keyJson: "al.released_key",
   keyType: "dateOrEmpty",
   item: listAlbumEntry.json("al", "public"),
-  descending: true
+  descending: true,
+  tie: { key: "al.album_id", keyType: "id" }
 })
 
 const namesakeHintJsonSql = jsonArraySql(namesakeHint.json("h"), "h.ord")
@@ -75,25 +80,6 @@ const DENSE_ARTIST_SONGS = 3000
 export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-
-    /**
-     * The albums listed under an artist: albums naming the artist, and albums without named
-     * artists on which the artist performs a public song (whose artists are resolved from those
-     * songs, as in every list album entry).
-     */
-    const albumsOf = (artistId: number) => sql`
-      SELECT al.* FROM public_albums al
-      WHERE al.id IN (
-          SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id = ${artistId}
-          UNION
-          SELECT t.album_id
-          FROM credits c
-          JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-          JOIN public_songs s ON s.id = c.song_id
-          JOIN album_tracks t ON t.song_id = c.song_id
-          WHERE c.artist_id = ${artistId})
-        AND (EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id AND aa.artist_id = ${artistId})
-             OR NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id))`
 
     /**
      * Visible artists whose name matches q (trigram indexes of sql/0004), visible by the kept
@@ -140,10 +126,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     /** The visible artist's detail as JSON text; None when the artist is not visible. */
     const findArtist = (artistId: number) =>
       sql<{ json: string }>`
-        WITH albums_of_artist AS (${albumsOf(artistId)})
-        SELECT ${
-        lit(artistDetail.json("a", "(SELECT count(*) FROM albums_of_artist x)"))
-      }::text AS json
+        SELECT ${lit(artistDetail.json("a", "public_artist_album_count(a.id)"))}::text AS json
         FROM public_artists a WHERE a.id = ${artistId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
         Effect.orDie,
@@ -188,12 +171,27 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistSongs"))
     }
 
-    /** The artist's public albums, newest first; found=false when the artist is not visible. */
+    /**
+     * The artist's public albums, newest first; found=false when the artist is not visible. Two
+     * parts: the kept pairs of public albums (sql/0022), and the albums the artist performs on
+     * through a due song (usually none). Total kept.
+     */
     const listArtistAlbums = (artistId: number, page: PageParamsInput) =>
-      keysetPage(albumsSort(() => sql`(${albumsOf(artistId)}) al`), [], page, albumsScope(artistId), {
-        readOnce: true,
-        guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`
-      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistAlbums"))
+      keysetPage(
+        albumsSort(() => [
+          sql`(SELECT al.*, k.album_id, k.released_key FROM artist_album_links k JOIN albums al ON al.id = k.album_id
+               WHERE k.artist_id = ${artistId} AND album_is_public(k.published_at)) al`,
+          sql`(SELECT al.*, al.id AS album_id, coalesce(iso_date(al.released_at), '') AS released_key FROM albums al
+               WHERE al.id IN (SELECT d.album_id FROM due_artist_albums(${artistId}) d)) al`
+        ]),
+        [],
+        page,
+        albumsScope(artistId),
+        {
+          guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`,
+          total: sql`SELECT public_artist_album_count(${artistId})`
+        }
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistAlbums"))
 
     /**
      * The namesake hints as a JSON array, in the order asked: a row for each asked id whose
