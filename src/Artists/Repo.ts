@@ -84,8 +84,12 @@ const namesakeHintJsonSql = jsonArraySql(namesakeHint.json("h"), "h.ord")
  */
 const WALKED_ENTRIES_PER_ARTIST_SONG = 16
 
-/** A walk probes the credits per entry while it reads at most one entry per this many songs of the artist's; past that, hashing the artist's credits once costs less. */
-const PROBED_ENTRIES_PER_ARTIST_SONG = 4
+/**
+ * A walk probes the credits per entry while it reads at most one entry per this many songs of
+ * the artist's; past that, hashing the artist's credits once costs less. Any role: a probe is
+ * index-only (credits_artist_idx); a role: it reads the song's credits rows.
+ */
+const PROBED_ENTRIES_PER_ARTIST_SONG = { any: 4, role: 32 } as const
 
 export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
   effect: Effect.gen(function*() {
@@ -179,7 +183,8 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           ? sql`EXISTS (SELECT 1 FROM credits c WHERE c.artist_id = ${artistId} AND c.song_id = s.id OFFSET 0)`
           : sql`EXISTS (SELECT 1 FROM (SELECT c.artist_id, c.role_id FROM credits c WHERE c.song_id = s.id OFFSET 0) c
                         JOIN roles r ON r.id = c.role_id AND r.tag = ${role}::text WHERE c.artist_id = ${artistId})`
-        const credited = sql`CASE WHEN ${chosen(`${PROBED_ENTRIES_PER_ARTIST_SONG}::bigint * k.w <= k.n * k.n`)}
+        const probed = PROBED_ENTRIES_PER_ARTIST_SONG[role === "any" ? "any" : "role"]
+        const credited = sql`CASE WHEN ${chosen(`${probed}::bigint * k.w <= k.n * k.n`)}
           THEN ${probe} ELSE (s.id IN (${artistSongIds})) IS TRUE END`
         return [
           sql`(SELECT s.id, s.released_at FROM songs s
