@@ -105,33 +105,23 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- album_artists, album_tracks: the albums of the rows written.
-CREATE FUNCTION album_rows_artist_album_count_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
+-- album_artists, album_tracks (argument album_id): the albums of the rows written; credits and
+-- scheduled_song_links (argument song_id): the albums of their songs.
+CREATE FUNCTION rows_artist_album_count_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  album_ids integer[] := '{}';
+  ids integer[] := '{}';
 BEGIN
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    album_ids := album_ids || ARRAY(SELECT DISTINCT n.album_id FROM new_rows n);
+    ids := ids || ARRAY(SELECT DISTINCT (to_jsonb(n) ->> TG_ARGV[0])::int FROM new_rows n);
   END IF;
   IF TG_OP IN ('DELETE', 'UPDATE') THEN
-    album_ids := album_ids || ARRAY(SELECT DISTINCT o.album_id FROM old_rows o);
+    ids := ids || ARRAY(SELECT DISTINCT (to_jsonb(o) ->> TG_ARGV[0])::int FROM old_rows o);
   END IF;
-  PERFORM refresh_artist_album_links(album_ids);
-  RETURN NULL;
-END $$;
-
--- credits and scheduled_song_links: the albums of the songs written.
-CREATE FUNCTION song_rows_artist_album_count_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  song_ids integer[] := '{}';
-BEGIN
-  IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    song_ids := song_ids || ARRAY(SELECT DISTINCT n.song_id FROM new_rows n);
+  IF TG_ARGV[0] = 'album_id' THEN
+    PERFORM refresh_artist_album_links(ids);
+  ELSE
+    PERFORM refresh_artist_album_links_of_songs(ids);
   END IF;
-  IF TG_OP IN ('DELETE', 'UPDATE') THEN
-    song_ids := song_ids || ARRAY(SELECT DISTINCT o.song_id FROM old_rows o);
-  END IF;
-  PERFORM refresh_artist_album_links_of_songs(song_ids);
   RETURN NULL;
 END $$;
 
@@ -146,29 +136,29 @@ BEGIN
 END $$;
 
 CREATE TRIGGER album_artists_artist_album_count_insert AFTER INSERT ON album_artists
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION album_rows_artist_album_count_trigger();
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('album_id');
 CREATE TRIGGER album_artists_artist_album_count_update AFTER UPDATE ON album_artists
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION album_rows_artist_album_count_trigger();
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('album_id');
 CREATE TRIGGER album_artists_artist_album_count_delete AFTER DELETE ON album_artists
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION album_rows_artist_album_count_trigger();
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('album_id');
 CREATE TRIGGER album_tracks_artist_album_count_insert AFTER INSERT ON album_tracks
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION album_rows_artist_album_count_trigger();
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('album_id');
 CREATE TRIGGER album_tracks_artist_album_count_update AFTER UPDATE ON album_tracks
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION album_rows_artist_album_count_trigger();
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('album_id');
 CREATE TRIGGER album_tracks_artist_album_count_delete AFTER DELETE ON album_tracks
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION album_rows_artist_album_count_trigger();
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('album_id');
 CREATE TRIGGER credits_artist_album_count_insert AFTER INSERT ON credits
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION song_rows_artist_album_count_trigger();
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('song_id');
 CREATE TRIGGER credits_artist_album_count_update AFTER UPDATE ON credits
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION song_rows_artist_album_count_trigger();
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('song_id');
 CREATE TRIGGER credits_artist_album_count_delete AFTER DELETE ON credits
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION song_rows_artist_album_count_trigger();
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('song_id');
 CREATE TRIGGER scheduled_song_links_artist_album_count_insert AFTER INSERT ON scheduled_song_links
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION song_rows_artist_album_count_trigger();
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('song_id');
 CREATE TRIGGER scheduled_song_links_artist_album_count_update AFTER UPDATE ON scheduled_song_links
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION song_rows_artist_album_count_trigger();
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('song_id');
 CREATE TRIGGER scheduled_song_links_artist_album_count_delete AFTER DELETE ON scheduled_song_links
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION song_rows_artist_album_count_trigger();
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION rows_artist_album_count_trigger('song_id');
 CREATE TRIGGER albums_artist_album_count_update AFTER UPDATE ON albums
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION albums_artist_album_count_trigger();
 -- a role changing tag moves every credit of it (rare: recount)
