@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
-import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
+import { clockPassesScheduledAlbum, clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
 let server: TestServer
@@ -19,8 +19,17 @@ interface Listed {
   readonly byName: ReadonlyArray<[number, number]>
   readonly users: ReadonlyArray<[string, number]>
   readonly userTotal: number
-  /** per visible artist (sql/0016): the detail's roles as [slug, count], and the totals of songs?role=performer / writer */
-  readonly roles: Record<number, { roles: ReadonlyArray<[string, number]>; performer: number; writer: number }>
+  /**
+   * per visible artist: the detail's roles as [slug, count], and the totals of songs?role=performer / writer
+   * (sql/0016); the detail's album_count, the albums list's total and its album ids in order (sql/0022)
+   */
+  readonly perArtist: Record<number, {
+    roles: ReadonlyArray<[string, number]>
+    performer: number
+    writer: number
+    albumCount: number
+    albums: { total: number; ids: ReadonlyArray<number> }
+  }>
 }
 
 /** /v1/artists by songs and by name, as [id, song_count] (sql/0008); /v1/users as [username, contribution_count] (sql/0009). */
@@ -38,7 +47,7 @@ const served = async (): Promise<Listed> => {
   expect(users.status).toBe(200)
   const usersBody = users.body as { meta: { total: number }; data: Array<{ username: string; contribution_count: number }> }
   const members = usersBody.data
-  const roles: Listed["roles"] = {}
+  const perArtist: Listed["perArtist"] = {}
   for (const [id] of byName.items) {
     const detail = await request(server.baseUrl, `/v1/artists/${id}`)
     expect(detail.status).toBe(200)
@@ -47,11 +56,16 @@ const served = async (): Promise<Listed> => {
       expect(reply.status).toBe(200)
       return (reply.body as { meta: { total: number } }).meta.total
     }
-    const shown = (detail.body as { data: { roles: Array<{ slug: string; count: number }> } }).data.roles
-    roles[id] = {
-      roles: shown.map((r): [string, number] => [r.slug, r.count]),
+    const shown = (detail.body as { data: { roles: Array<{ slug: string; count: number }>; album_count: number } }).data
+    const albums = await request(server.baseUrl, `/v1/artists/${id}/albums?limit=50`)
+    expect(albums.status).toBe(200)
+    const albumsBody = albums.body as { meta: { total: number }; data: Array<{ id: number }> }
+    perArtist[id] = {
+      roles: shown.roles.map((r): [string, number] => [r.slug, r.count]),
       performer: await total("performer"),
-      writer: await total("writer")
+      writer: await total("writer"),
+      albumCount: shown.album_count,
+      albums: { total: albumsBody.meta.total, ids: albumsBody.data.map((al) => al.id) }
     }
   }
   return {
@@ -60,7 +74,7 @@ const served = async (): Promise<Listed> => {
     byName: byName.items,
     users: members.map((m): [string, number] => [m.username, m.contribution_count]),
     userTotal: usersBody.meta.total,
-    roles
+    perArtist
   }
 }
 
@@ -81,13 +95,25 @@ const counted = async (): Promise<Listed> => {
     SELECT a.id, r.tag, count(DISTINCT c.song_id)::int AS n
     FROM public_artists a JOIN credits c ON c.artist_id = a.id JOIN public_songs s ON s.id = c.song_id JOIN roles r ON r.id = c.role_id
     GROUP BY a.id, r.tag`)
-  const roles: Listed["roles"] = {}
+  // an artist's albums (docs/api.md): public albums naming the artist, and public albums naming
+  // nobody on which the artist performs a public song; newest first, undated last
+  const albumRows = await server.sql<{ artist_id: number; id: number }>(`
+    SELECT a.id AS artist_id, al.id FROM public_artists a JOIN public_albums al
+      ON EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id AND aa.artist_id = a.id)
+      OR (NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id)
+          AND EXISTS (SELECT 1 FROM album_tracks t JOIN public_songs s ON s.id = t.song_id JOIN credits c ON c.song_id = s.id
+                      JOIN roles r ON r.id = c.role_id WHERE t.album_id = al.id AND c.artist_id = a.id AND r.tag = 'performer'))
+    ORDER BY a.id, coalesce(iso_date(al.released_at), '') DESC, al.id DESC`)
+  const perArtist: Listed["perArtist"] = {}
   for (const a of rows) {
     const tag = (t: string) => tagRows.find((x) => x.id === a.id && x.tag === t)?.n ?? 0
-    roles[a.id] = {
+    const albums = albumRows.filter((x) => x.artist_id === a.id).map((x) => x.id)
+    perArtist[a.id] = {
       roles: roleRows.filter((x) => x.id === a.id).map((x): [string, number] => [x.slug, x.n]),
       performer: tag("performer"),
-      writer: tag("writer")
+      writer: tag("writer"),
+      albumCount: albums.length,
+      albums: { total: albums.length, ids: albums }
     }
   }
   const bySongs = [...rows].sort((x, y) => y.songs - x.songs || x.id - y.id)
@@ -98,21 +124,24 @@ const counted = async (): Promise<Listed> => {
     byName: byName.map((a): [number, number] => [a.id, a.songs]),
     users: members.map((m): [string, number] => [m.username, m.n]),
     userTotal: (await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM public_members"))[0]!.n,
-    roles
+    perArtist
   }
 }
 
-describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contributions, sql/0016 artists' roles)", () => {
+describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contributions, sql/0016 artists' roles, sql/0022 artists' albums)", () => {
   test("the artists and users lists equal counting the public rows, after every kind of change", async () => {
     const before = await served()
     expect(before).toEqual(await counted())
     // the fixture's numbers: a test that could not fail would pass on an empty list
     expect(before.total).toBe(10)
     expect(before.bySongs[0]![1]).toBeGreaterThan(1)
-    expect(Object.values(before.roles).filter((a) => a.roles.length > 1 && a.writer > 0 && a.performer > 0).length).toBeGreaterThan(0)
+    expect(Object.values(before.perArtist).filter((a) => a.roles.length > 1 && a.writer > 0 && a.performer > 0).length).toBeGreaterThan(0)
+    expect(Object.values(before.perArtist).filter((a) => a.albumCount > 0).length).toBeGreaterThan(2)
 
     const [future] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 12")
     const [member] = await server.sql<{ username: string }>("SELECT username FROM members WHERE id = 2")
+    const scheduledAlbum = clockPassesScheduledAlbum(4, new Date(Date.now() + 3 * 86_400_000).toISOString())
+    const dueSong = clockPassesScheduledSong(12, future!.published_at)
     const steps: Array<[string, string]> = [
       ["UPDATE songs SET deleted_at = now() WHERE id = 4", "UPDATE songs SET deleted_at = NULL WHERE id = 4"],
       ["UPDATE songs SET published_at = NULL WHERE id IN (1, 2)",
@@ -144,6 +173,29 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
       ["UPDATE members SET is_banned = true WHERE id = 1", "UPDATE members SET is_banned = false WHERE id = 1"],
       ["UPDATE members SET username = NULL WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
       ["INSERT INTO members (id, username, name) VALUES (900, 'baru', 'Baru')", "DELETE FROM members WHERE id = 900"],
+      // albums (sql/0022): tracks, named artists, publication, release dates
+      ["INSERT INTO album_tracks (album_id, position, song_id) VALUES (2, 2, 6), (4, 2, 7)",
+        "DELETE FROM album_tracks WHERE (album_id, position) IN ((2, 2), (4, 2))"],
+      ["UPDATE album_tracks SET song_id = 6 WHERE album_id = 2 AND position = 1", "UPDATE album_tracks SET song_id = 2 WHERE album_id = 2 AND position = 1"],
+      ["DELETE FROM album_artists WHERE album_id = 1", "INSERT INTO album_artists (album_id, position, artist_id) VALUES (1, 1, 1)"],
+      ["INSERT INTO album_artists (album_id, position, artist_id) VALUES (2, 1, 5), (4, 1, 4), (4, 2, 4)",
+        "DELETE FROM album_artists WHERE album_id IN (2, 4)"],
+      ["UPDATE album_artists SET artist_id = 6 WHERE album_id = 1", "UPDATE album_artists SET artist_id = 1 WHERE album_id = 1"],
+      ["UPDATE albums SET published_at = NULL WHERE id IN (1, 2)",
+        "UPDATE albums SET published_at = '2020-01-01T00:00:00Z' WHERE id IN (1, 2)"],
+      ["UPDATE albums SET published_at = now() + interval '3 days' WHERE id = 4",
+        "UPDATE albums SET published_at = '2020-01-05T00:00:00Z' WHERE id = 4"],
+      ["UPDATE albums SET released_at = NULL WHERE id = 1; UPDATE albums SET released_at = '1999-09-09' WHERE id = 2",
+        "UPDATE albums SET released_at = CASE id WHEN 1 THEN date '1997-05-01' ELSE date '1989-02-01' END WHERE id IN (1, 2)"],
+      // the clock passes a scheduled album, and a scheduled song on an album naming nobody
+      [`UPDATE albums SET published_at = now() + interval '3 days' WHERE id = 4; ${scheduledAlbum[0]}`,
+        `${scheduledAlbum[1]}; UPDATE albums SET published_at = '2020-01-05T00:00:00Z' WHERE id = 4`],
+      [`INSERT INTO album_tracks (album_id, position, song_id) VALUES (2, 2, 12); ${dueSong[0]}`,
+        `${dueSong[1]}; DELETE FROM album_tracks WHERE album_id = 2 AND position = 2`],
+      ["INSERT INTO album_tracks (album_id, position, song_id) VALUES (2, 2, 12); UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12",
+        `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12; DELETE FROM album_tracks WHERE album_id = 2 AND position = 2`],
+      ["UPDATE songs SET published_at = now() + interval '3 days' WHERE id = 5", "UPDATE songs SET published_at = '2020-01-05T00:00:00Z' WHERE id = 5"],
+      ["UPDATE roles SET tag = 'other' WHERE id = 1", "UPDATE roles SET tag = 'performer' WHERE id = 1"],
       // contributions: onto the scheduled song, a new one, one deleted
       ["UPDATE contributions SET song_id = 12 WHERE id IN (6, 300)",
         "UPDATE contributions SET song_id = CASE id WHEN 6 THEN 2 ELSE 3 END WHERE id IN (6, 300)"],
@@ -154,7 +206,7 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
         "DELETE FROM credits WHERE song_id = 900; DELETE FROM songs WHERE id = 900"]
     ]
     await expectEveryStepCounted((s) => server.sql(s), steps, async () => ({ served: await served(), counted: await counted() }), before)
-  }, 120_000)
+  }, 600_000)
 
   test("a recount from scratch gives the counts the triggers kept", async () => {
     const kept = await server.sql("SELECT * FROM artist_song_counts ORDER BY artist_id")
@@ -162,14 +214,23 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
     await server.sql("SELECT recount_artist_song_counts()")
     expect(await server.sql("SELECT * FROM artist_song_counts ORDER BY artist_id")).toEqual(kept)
     expect((await server.sql("SELECT * FROM artist_song_totals"))[0]).toEqual(totals!)
-    const roles = await server.sql("SELECT * FROM artist_role_song_counts WHERE settled_songs <> 0 ORDER BY artist_id, role_id")
-    const tags = await server.sql("SELECT * FROM artist_tag_song_counts WHERE settled_songs <> 0 ORDER BY artist_id, tag")
-    expect(roles.length).toBeGreaterThan(0)
-    await server.sql("SELECT recount_artist_role_counts()")
-    expect(await server.sql("SELECT * FROM artist_role_song_counts ORDER BY artist_id, role_id")).toEqual(roles)
-    expect(await server.sql("SELECT * FROM artist_tag_song_counts ORDER BY artist_id, tag")).toEqual(tags)
-    const members = await server.sql("SELECT * FROM member_settled_contributions WHERE settled <> 0 ORDER BY member_id")
-    await server.sql("SELECT recount_member_settled_contributions()")
-    expect(await server.sql("SELECT * FROM member_settled_contributions ORDER BY member_id")).toEqual(members)
+    // each table's rows but those at zero, then all of them after the recount
+    const recounted = async (recount: string, tables: ReadonlyArray<readonly [table: string, kept: string, order: string]>) => {
+      const before = await Promise.all(tables.map(([table, kept, order]) => server.sql(`SELECT * FROM ${table} WHERE ${kept} ORDER BY ${order}`)))
+      expect(before.every((rows) => rows.length > 0)).toBe(true)
+      await server.sql(`SELECT ${recount}()`)
+      for (const [i, [table, , order]] of tables.entries()) {
+        expect(await server.sql(`SELECT * FROM ${table} ORDER BY ${order}`)).toEqual(before[i]!)
+      }
+    }
+    await recounted("recount_artist_role_counts", [
+      ["artist_role_song_counts", "settled_songs <> 0", "artist_id, role_id"],
+      ["artist_tag_song_counts", "settled_songs <> 0", "artist_id, tag"]
+    ])
+    await recounted("recount_artist_album_links", [
+      ["artist_album_links", "true", "artist_id, album_id"],
+      ["artist_album_counts", "live_albums <> 0", "artist_id"]
+    ])
+    await recounted("recount_member_settled_contributions", [["member_settled_contributions", "settled <> 0", "member_id"]])
   })
 })

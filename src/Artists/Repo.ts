@@ -4,7 +4,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { artistDetail, artistSummary, artistVisibleSql, namesakeHint } from "../Domain/Artist.js"
-import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import { afterCursor, keysetPage, type KeysetSort, orderOf } from "../Domain/Keyset.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import type { PageParamsInput, PageRequest } from "../Domain/Pagination.js"
 import { listAlbumEntry, songSummary } from "../Domain/Song.js"
@@ -45,55 +45,55 @@ const bySongsSort = (source: KeysetSort["source"]): KeysetSort => ({
   descending: false
 })
 
-/** Public songs rows `s`, newest first. */
-const songsSort = (source: KeysetSort["source"]): KeysetSort => ({
+/**
+ * An artist's public songs as rows `s` of (id, released_at), newest first; the summary is built
+ * for the page's rows only (one primary-key probe each), never for the rows an offset skips.
+ */
+const artistSongsSort = (source: KeysetSort["source"]): KeysetSort => ({
   source,
   alias: "s",
   key: "s.released_at",
   keyJson: "iso_date(s.released_at)",
   keyType: "date",
-  item: songSummary.json("s"),
+  item: `(SELECT ${songSummary.json("x")} FROM songs x WHERE x.id = s.id)`,
   descending: true
 })
 
-/** Public albums rows `al`, newest first, albums without a date last. */
+/**
+ * The artist's public albums rows `al` (albums columns plus the kept `album_id` and
+ * `released_key` of sql/0022), newest first, albums without a date last: the kept pairs are one
+ * range of artist_album_links_order_idx, cursor included.
+ */
 const albumsSort = (source: KeysetSort["source"]): KeysetSort => ({
   source,
   alias: "al",
-  key: "coalesce(iso_date(al.released_at), '')",
-  keyJson: "coalesce(iso_date(al.released_at), '')",
+  key: "al.released_key",
+  keyJson: "al.released_key",
   keyType: "dateOrEmpty",
   item: listAlbumEntry.json("al", "public"),
-  descending: true
+  descending: true,
+  tie: { key: "al.album_id", keyType: "id" }
 })
 
 const namesakeHintJsonSql = jsonArraySql(namesakeHint.json("h"), "h.ord")
 
-/** An artist with this many public songs (any role) has its songs listed by walking the catalogue's index. */
-const DENSE_ARTIST_SONGS = 3000
+/**
+ * An artist's songs are listed by walking the catalogue's release index while the walk reads at
+ * most this many index entries per song of the artist's (a walked entry, index-only, costs a
+ * small fraction of the random row read a collected song costs).
+ */
+const WALKED_ENTRIES_PER_ARTIST_SONG = 16
+
+/**
+ * A walk probes the credits per entry while it reads at most one entry per this many songs of
+ * the artist's; past that, hashing the artist's credits once costs less. Any role: a probe is
+ * index-only (credits_artist_idx); a role: it reads the song's credits rows.
+ */
+const PROBED_ENTRIES_PER_ARTIST_SONG = { any: 4, role: 32 } as const
 
 export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-
-    /**
-     * The albums listed under an artist: albums naming the artist, and albums without named
-     * artists on which the artist performs a public song (whose artists are resolved from those
-     * songs, as in every list album entry).
-     */
-    const albumsOf = (artistId: number) => sql`
-      SELECT al.* FROM public_albums al
-      WHERE al.id IN (
-          SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id = ${artistId}
-          UNION
-          SELECT t.album_id
-          FROM credits c
-          JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-          JOIN public_songs s ON s.id = c.song_id
-          JOIN album_tracks t ON t.song_id = c.song_id
-          WHERE c.artist_id = ${artistId})
-        AND (EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id AND aa.artist_id = ${artistId})
-             OR NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = al.id))`
 
     /**
      * Visible artists whose name matches q (trigram indexes of sql/0004), visible by the kept
@@ -140,10 +140,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     /** The visible artist's detail as JSON text; None when the artist is not visible. */
     const findArtist = (artistId: number) =>
       sql<{ json: string }>`
-        WITH albums_of_artist AS (${albumsOf(artistId)})
-        SELECT ${
-        lit(artistDetail.json("a", "(SELECT count(*) FROM albums_of_artist x)"))
-      }::text AS json
+        SELECT ${lit(artistDetail.json("a", "public_artist_album_count(a.id)"))}::text AS json
         FROM public_artists a WHERE a.id = ${artistId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
         Effect.orDie,
@@ -152,35 +149,57 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
 
     /**
      * The artist's public songs in `role`, newest first; found=false when the artist is not
-     * visible. An artist's songs in the role that are dense among all songs (kept counts,
-     * sql/0008 for any role, sql/0016 per tag) are found by walking songs_public_released_idx
-     * with a credit probe per song (OFFSET 0: a probe, not a join), while the rows the walk
-     * expects to read (offset + limit over the artist's share of songs) stay under half the
-     * artist's songs; otherwise the role's credits are collected and sorted. One of the two arms
-     * runs (the other's one-time filter is false). Totals are kept.
+     * visible. A page expects to walk w / n entries of songs_public_released_idx, where
+     * w = (offset + limit) x live songs and n = the artist's songs in the role (kept: sql/0008 any
+     * role, sql/0016 per tag); chosen once per statement (one-time filters):
+     * - walk that index, index-only, in order from the cursor, when it reads at most
+     *   WALKED_ENTRIES_PER_ARTIST_SONG entries per song of the artist's: public is the index's
+     *   live songs not scheduled now (sql/0008: settled or due). Whether the artist has a credit
+     *   in the role on each walked song: a probe of the credits per entry while the walk is
+     *   short (at most n / PROBED_ENTRIES_PER_ARTIST_SONG entries), else the artist's song ids in
+     *   the role hashed once (one range of credits_artist_idx or credits_artist_role_idx; `IS
+     *   TRUE` keeps the IN a hashed subplan, built only when used: a join would lose the index
+     *   order). No row is read but the page's.
+     * - otherwise collect the artist's songs in the role by key and sort them (OFFSET 0: never a
+     *   walk in disguise).
+     * Totals are kept.
      */
     const listArtistSongs = (artistId: number, role: ArtistSongRole, page: PageParamsInput) => {
       const inRole = role === "any" ? lit("") : sql`JOIN roles r ON r.id = c.role_id AND r.tag = ${role}::text`
       const kept = role === "any"
         ? sql`(SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${artistId})`
         : sql`(SELECT k.settled_songs FROM artist_tag_song_counts k WHERE k.artist_id = ${artistId} AND k.tag = ${role}::text)`
-      const source = (p: PageRequest) => {
+      const artistSongIds = sql`SELECT c.song_id FROM credits c ${inRole} WHERE c.artist_id = ${artistId}`
+      const sort: KeysetSort = artistSongsSort((p: PageRequest) => {
         const wanted = (p.after === undefined ? p.offset : 0) + p.limit
-        const walk = sql`(SELECT k.n >= ${DENSE_ARTIST_SONGS}::int
-          AND ${wanted}::bigint * (SELECT cc.live_songs FROM catalogue_counts cc) <= k.n * k.n / 2
-          FROM (SELECT coalesce(${kept}, 0)::bigint AS n) k)`
+        const chosen = (condition: string) =>
+          sql`(SELECT ${lit(condition)} FROM (
+                 SELECT coalesce(${kept}, 0)::bigint AS n, ${wanted}::bigint * (SELECT cc.live_songs FROM catalogue_counts cc) AS w) k)`
+        const walk = chosen(`k.w <= ${WALKED_ENTRIES_PER_ARTIST_SONG}::bigint * k.n * k.n`)
+        // a role's probe reads the song's few credits (credits_pkey; the OFFSET 0 keeps the artist
+        // out of that scan): given the artist, a prepared statement's generic plan read the
+        // artist's every credit per probe (credits_artist_role_idx without the role)
+        const probe = role === "any"
+          ? sql`EXISTS (SELECT 1 FROM credits c WHERE c.artist_id = ${artistId} AND c.song_id = s.id OFFSET 0)`
+          : sql`EXISTS (SELECT 1 FROM (SELECT c.artist_id, c.role_id FROM credits c WHERE c.song_id = s.id OFFSET 0) c
+                        JOIN roles r ON r.id = c.role_id AND r.tag = ${role}::text WHERE c.artist_id = ${artistId})`
+        const probed = PROBED_ENTRIES_PER_ARTIST_SONG[role === "any" ? "any" : "role"]
+        const credited = sql`CASE WHEN ${chosen(`${probed}::bigint * k.w <= k.n * k.n`)}
+          THEN ${probe} ELSE (s.id IN (${artistSongIds})) IS TRUE END`
         return [
-          sql`(SELECT s.* FROM public_songs s
-               WHERE ${walk} AND EXISTS (SELECT 1 FROM credits c ${inRole} WHERE c.song_id = s.id AND c.artist_id = ${artistId} OFFSET 0)) s`,
-          // OFFSET 0: collected whole, then sorted (never a walk of the songs index probing the
-          // credits); the arm's filter above it, so that a skipped arm starts no parallel workers
+          sql`(SELECT s.id, s.released_at FROM songs s
+               WHERE ${walk} AND song_is_live(s.published_at, s.deleted_at)
+                 AND NOT EXISTS (SELECT 1 FROM scheduled_song_links_now l WHERE l.song_id = s.id)
+                 AND ${credited}
+                 AND ${afterCursor(sql, sort, p)}
+               ORDER BY ${lit(orderOf(sort).order)} LIMIT ${wanted}) s`,
+          // the arm's filter above the collection, so that a skipped arm starts no parallel workers
           sql`(SELECT s.* FROM (
-                 SELECT s.* FROM public_songs s
-                 WHERE s.id IN (SELECT c.song_id FROM credits c ${inRole} WHERE c.artist_id = ${artistId}) OFFSET 0) s
+                 SELECT s.id, s.released_at FROM public_songs s WHERE s.id IN (${artistSongIds}) OFFSET 0) s
                WHERE NOT ${walk}) s`
         ]
-      }
-      return keysetPage(songsSort(source), [], page, songsScope(artistId, role), {
+      })
+      return keysetPage(sort, [], page, songsScope(artistId, role), {
         guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`,
         total: role === "any"
           ? sql`SELECT public_artist_song_count(${artistId})`
@@ -188,12 +207,27 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistSongs"))
     }
 
-    /** The artist's public albums, newest first; found=false when the artist is not visible. */
+    /**
+     * The artist's public albums, newest first; found=false when the artist is not visible. Two
+     * parts: the kept pairs of public albums (sql/0022), and the albums the artist performs on
+     * through a due song (usually none). Total kept.
+     */
     const listArtistAlbums = (artistId: number, page: PageParamsInput) =>
-      keysetPage(albumsSort(() => sql`(${albumsOf(artistId)}) al`), [], page, albumsScope(artistId), {
-        readOnce: true,
-        guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`
-      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistAlbums"))
+      keysetPage(
+        albumsSort(() => [
+          sql`(SELECT al.*, k.album_id, k.released_key FROM artist_album_links k JOIN albums al ON al.id = k.album_id
+               WHERE k.artist_id = ${artistId} AND album_is_public(k.published_at)) al`,
+          sql`(SELECT al.*, al.id AS album_id, coalesce(iso_date(al.released_at), '') AS released_key FROM albums al
+               WHERE al.id IN (SELECT d.album_id FROM due_artist_albums(${artistId}) d)) al`
+        ]),
+        [],
+        page,
+        albumsScope(artistId),
+        {
+          guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`,
+          total: sql`SELECT public_artist_album_count(${artistId})`
+        }
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistAlbums"))
 
     /**
      * The namesake hints as a JSON array, in the order asked: a row for each asked id whose

@@ -11,10 +11,17 @@
 import type { SeedTable } from "./tables.js"
 
 export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string>>> = {
-  album_tracks: ["album_tracks_search_popularity"],
-  album_artists: ["album_artists_count_delete", "album_artists_count_insert", "album_artists_count_truncate", "album_artists_count_update"],
+  album_tracks: [
+    "album_tracks_artist_album_count_delete", "album_tracks_artist_album_count_insert", "album_tracks_artist_album_count_truncate",
+    "album_tracks_artist_album_count_update", "album_tracks_search_popularity"
+  ],
+  album_artists: [
+    "album_artists_artist_album_count_delete", "album_artists_artist_album_count_insert", "album_artists_artist_album_count_truncate",
+    "album_artists_artist_album_count_update", "album_artists_count_delete", "album_artists_count_insert", "album_artists_count_truncate",
+    "album_artists_count_update"
+  ],
   albums: [
-    "albums_catalogue_count_delete", "albums_catalogue_count_insert", "albums_catalogue_count_truncate",
+    "albums_artist_album_count_update", "albums_catalogue_count_delete", "albums_catalogue_count_insert", "albums_catalogue_count_truncate",
     "albums_catalogue_count_update", "albums_count_delete", "albums_count_insert", "albums_count_truncate", "albums_count_update",
     "albums_scheduled_label_count_delete", "albums_scheduled_label_count_insert", "albums_scheduled_label_count_truncate", "albums_scheduled_label_count_update",
     "albums_search_popularity", "albums_search_delete", "albums_search_insert", "albums_search_update"
@@ -27,7 +34,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "contributions_scheduled_count_delete", "contributions_scheduled_count_insert", "contributions_scheduled_count_update"
   ],
   credits: [
-    "credits_artist_role_count_delete", "credits_artist_role_count_insert", "credits_artist_role_count_truncate",
+    "credits_artist_album_count_delete", "credits_artist_album_count_insert", "credits_artist_album_count_truncate",
+    "credits_artist_album_count_update", "credits_artist_role_count_delete", "credits_artist_role_count_insert", "credits_artist_role_count_truncate",
     "credits_artist_role_count_update", "credits_artist_song_count_delete", "credits_artist_song_count_insert", "credits_artist_song_count_truncate",
     "credits_artist_song_count_update", "credits_count_delete", "credits_count_insert", "credits_count_truncate",
     "credits_count_update", "credits_scheduled_count_delete", "credits_scheduled_count_insert", "credits_scheduled_count_update"
@@ -45,8 +53,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "members_visible_update",
     "members_search_delete", "members_search_insert", "members_search_update"
   ],
-  // a role changing tag recounts sql/0016's per-tag counts
-  roles: ["roles_artist_role_count_update"],
+  // a role changing tag recounts sql/0016's per-tag counts and sql/0022's artists' albums
+  roles: ["roles_artist_album_count_update", "roles_artist_role_count_update"],
   song_genres: [
     "song_genres_catalogue_count_truncate", "song_genres_count_delete", "song_genres_count_insert", "song_genres_count_truncate",
     "song_genres_count_update", "song_genres_facet_count_delete", "song_genres_facet_count_insert", "song_genres_facet_count_truncate",
@@ -95,6 +103,8 @@ export const RECOUNTS = [
   "recount_catalogue_counts",
   "recount_artist_song_counts",
   "recount_artist_role_counts",
+  // sql/0022: the artists' albums (reads the list of scheduled songs)
+  "recount_artist_album_links",
   "recount_member_settled_contributions",
   // sql/0017: the settled songs of labels and genres, and the members' ranks (read the two above)
   "recount_link_song_counts",

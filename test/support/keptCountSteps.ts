@@ -35,6 +35,20 @@ export const songsMovedEveryWay: [string, string] = [
 ]
 
 /**
+ * The same for scheduled album `albumId`: the clock passes its published_at with no write since.
+ * The kept rows that copy an album's published_at (sql/0017 scheduled_label_albums, sql/0022
+ * artist_album_links) follow it, as they would be equal when the time comes.
+ */
+export const clockPassesScheduledAlbum = (albumId: number, scheduledAt: string): [string, string] => {
+  const setTo = (at: string) => `SET session_replication_role = replica;
+   UPDATE albums SET published_at = ${at} WHERE id = ${albumId};
+   UPDATE scheduled_label_albums SET published_at = ${at} WHERE album_id = ${albumId};
+   UPDATE artist_album_links SET published_at = ${at} WHERE album_id = ${albumId};
+   SET session_replication_role = DEFAULT`
+  return [setTo("now() - interval '1 second'"), setTo(`'${scheduledAt}'`)]
+}
+
+/**
  * Each step, then its undo: after the change, what the service serves must equal counting the
  * public rows (`observe` gives both); after the undo, it must be what it was `before`.
  */
