@@ -1,15 +1,21 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { artistSongCountSql, artistSummary, artistVisibleSql } from "../Domain/Artist.js"
-import { curatedListSummary } from "../Domain/CuratedList.js"
-import { type JsonFields, jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
-import { listAlbumEntry, songSummary } from "../Domain/Song.js"
-import { SEARCH_TOTAL_BOUND, SEARCH_TYPES, type SearchType } from "./Api.js"
+import { artistVisibleSql } from "../Domain/Artist.js"
+import { jsonArraySql } from "../Domain/JsonSql.js"
+import {
+  albumSearch,
+  artistSearch,
+  curatedListSearch,
+  genreSearch,
+  labelSearch,
+  SEARCH_TOTAL_BOUND,
+  type SearchTypeShapes,
+  songSearch,
+  userSearch
+} from "../Domain/SearchHit.js"
+import { SEARCH_TYPES, type SearchType } from "./Api.js"
 import { withSpan } from "../Spans.js"
-import { genreEntry, genreSongCountSql } from "../Domain/Genre.js"
-import { label, labelCountsSql } from "../Domain/Label.js"
-import { contributorProfile, memberContributionCountSql } from "../Domain/Member.js"
 
 const lit = Statement.unsafeFragment
 
@@ -29,47 +35,32 @@ const N = "(SELECT n FROM term)"
 export const SHORT_QUERY_MAX_LENGTH = 2
 
 /**
- * One type of search result: its number in search_entries (sql/0015), the table its hits are
- * read from (alias `x`), and the JSON of one hit (`t.score` is its score).
+ * One type of search result: the table its hits are read from (alias `x`), and its hit and
+ * section shapes (src/Domain/SearchHit.ts).
  */
 interface SearchSource {
   readonly table: string
-  /** the hit's JSON; `x` is the row, `t.score` its score */
-  readonly hit: string
+  readonly shapes: SearchTypeShapes
   /** two names per row (artists, labels, users): a row may match through both */
   readonly twoNames?: boolean
   /** artists: entries without `public_from` are decided by the kept counts at read time */
   readonly visibleWithoutDate?: (e: string) => string
 }
 
-/** A hit: the type's fields, then its `score`. */
-const withScore = (fields: JsonFields) => jsonObjectSql({ ...fields, score: "t.score" })
-
 const sources: Record<SearchType, SearchSource> = {
-  songs: { table: "songs", hit: withScore(songSummary.fields("x")) },
+  songs: { table: "songs", shapes: songSearch },
   artists: {
     table: "artists",
-    hit: withScore(artistSummary.fields("x", artistSongCountSql("x"))),
+    shapes: artistSearch,
     twoNames: true,
     // public_artists' rule from sql/0008's kept counts, for the few artists without a settled song
     visibleWithoutDate: artistVisibleSql
   },
-  albums: { table: "albums", hit: withScore(listAlbumEntry.fields("x", "public")) },
-  curated_lists: { table: "curated_lists", hit: withScore(curatedListSummary.fields("x")) },
-  labels: {
-    table: "labels",
-    hit: withScore(label.fields("x", labelCountsSql("x"))),
-    twoNames: true
-  },
-  genres: {
-    table: "genres",
-    hit: withScore(genreEntry.fields("x", genreSongCountSql("x")))
-  },
-  users: {
-    table: "members",
-    hit: withScore(contributorProfile.fields("x", memberContributionCountSql("x"))),
-    twoNames: true
-  }
+  albums: { table: "albums", shapes: albumSearch },
+  curated_lists: { table: "curated_lists", shapes: curatedListSearch },
+  labels: { table: "labels", shapes: labelSearch, twoNames: true },
+  genres: { table: "genres", shapes: genreSearch },
+  users: { table: "members", shapes: userSearch, twoNames: true }
 }
 
 /** The type's number in search_entries.kind: its place in SEARCH_TYPES, from 1. */
@@ -206,13 +197,12 @@ const typeSql = (type: SearchType, short: boolean) => {
     : `CASE WHEN ${large(k)} THEN ${SEARCH_TOTAL_BOUND} ELSE (SELECT count(*) FROM ${matched}) END`
   ctes.push(`${ranked} AS (
     SELECT * FROM ${matched} ORDER BY score DESC, popularity DESC, handle, id LIMIT ${N})`)
-  const section = `SELECT ${k} AS kind, ${
-    jsonObjectSql({
-      items: `(SELECT ${jsonArraySql(source.hit, "t.score DESC, t.popularity DESC, t.handle, t.id")}
+  const sectionJson = source.shapes.section.json(
+    `(SELECT ${jsonArraySql(source.shapes.hit.json("x", "t.score"), "t.score DESC, t.popularity DESC, t.handle, t.id")}
               FROM ${ranked} t JOIN ${source.table} x ON x.id = t.id)`,
-      total: `least(${total}, ${SEARCH_TOTAL_BOUND})`
-    })
-  }::text AS section`
+    `least(${total}, ${SEARCH_TOTAL_BOUND})`
+  )
+  const section = `SELECT ${k} AS kind, ${sectionJson}::text AS section`
   return { ctes, section }
 }
 
