@@ -25,12 +25,6 @@ const Score = Schema.Number.annotations({
 
 const bound = SEARCH_TOTAL_BOUND.toLocaleString("en-US")
 
-/** What the search statement builds of each type: a hit of row `x` with its score, a section. */
-export interface SearchTypeShapes {
-  readonly hit: { readonly json: (x: string, score: string) => string }
-  readonly section: { readonly json: (items: string, total: string) => string }
-}
-
 /**
  * One type's hit and section shapes, from the type's own fields (Schema and SQL for row `x`).
  * `hit.json(x, score)`; `section.json(items, total)`. `publicRows` holds fixture rows for the
@@ -57,17 +51,20 @@ const searchShapes = <Fields extends Schema.Struct.Fields>(
   return { hit, section }
 }
 
-export const songSearch = searchShapes(SongSummary.fields, (x) => songSummary.fields(x),
-  { hit: "SongSearchHit", section: "SongSearchSection" }, "public_songs")
-export const artistSearch = searchShapes(artistSummaryFields, (x) => artistSummary.fields(x),
-  { hit: "ArtistSearchHit", section: "ArtistSearchSection" }, "public_artists")
-export const albumSearch = searchShapes(ListAlbumEntry.fields, (x) => listAlbumEntry.fields(x, "public"),
-  { hit: "AlbumSearchHit", section: "AlbumSearchSection" }, "public_albums")
-export const curatedListSearch = searchShapes(CuratedListSummary.fields, (x) => curatedListSummary.fields(x),
-  { hit: "CuratedListSearchHit", section: "CuratedListSearchSection" }, "public_curated_lists")
-export const labelSearch = searchShapes(Label.fields, (x) => label.fields(x, labelCountsSql(x)),
-  { hit: "LabelSearchHit", section: "LabelSearchSection" }, "labels")
-export const genreSearch = searchShapes(GenreEntry.fields, (x) => genreEntry.fields(x, genreSongCountSql(x)),
-  { hit: "GenreSearchHit", section: "GenreSearchSection" }, "genres")
-export const userSearch = searchShapes(ContributorProfile.fields, (x) => contributorProfile.fields(x, memberContributionCountSql(x)),
-  { hit: "UserSearchHit", section: "UserSearchSection" }, "public_members")
+/** Each type's shapes, by the name /v1/search gives the type. */
+export const searchTypeShapes = {
+  songs: searchShapes(SongSummary.fields, (x) => songSummary.fields(x),
+    { hit: "SongSearchHit", section: "SongSearchSection" }, "public_songs"),
+  artists: searchShapes(artistSummaryFields, (x) => artistSummary.fields(x),
+    { hit: "ArtistSearchHit", section: "ArtistSearchSection" }, "public_artists"),
+  albums: searchShapes(ListAlbumEntry.fields, (x) => listAlbumEntry.fields(x, "public"),
+    { hit: "AlbumSearchHit", section: "AlbumSearchSection" }, "public_albums"),
+  curated_lists: searchShapes(CuratedListSummary.fields, (x) => curatedListSummary.fields(x),
+    { hit: "CuratedListSearchHit", section: "CuratedListSearchSection" }, "public_curated_lists"),
+  labels: searchShapes(Label.fields, (x) => label.fields(x, labelCountsSql(x)),
+    { hit: "LabelSearchHit", section: "LabelSearchSection" }, "labels"),
+  genres: searchShapes(GenreEntry.fields, (x) => genreEntry.fields(x, genreSongCountSql(x)),
+    { hit: "GenreSearchHit", section: "GenreSearchSection" }, "genres"),
+  users: searchShapes(ContributorProfile.fields, (x) => contributorProfile.fields(x, memberContributionCountSql(x)),
+    { hit: "UserSearchHit", section: "UserSearchSection" }, "public_members")
+}

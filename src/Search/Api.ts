@@ -3,16 +3,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { DetailEnvelope } from "../Domain/Envelope.js"
-import {
-  albumSearch,
-  artistSearch,
-  curatedListSearch,
-  genreSearch,
-  labelSearch,
-  SEARCH_TOTAL_BOUND,
-  songSearch,
-  userSearch
-} from "../Domain/SearchHit.js"
+import { SEARCH_TOTAL_BOUND, searchTypeShapes as shapes } from "../Domain/SearchHit.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 
 export const SEARCH_TYPES = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
@@ -22,13 +13,13 @@ export const MAX_SEARCH_LIMIT = 20
 
 /** One section per type asked, in this order. */
 export const SearchResults = Schema.Struct({
-  songs: Schema.optional(songSearch.section.schema),
-  artists: Schema.optional(artistSearch.section.schema),
-  albums: Schema.optional(albumSearch.section.schema),
-  curated_lists: Schema.optional(curatedListSearch.section.schema),
-  labels: Schema.optional(labelSearch.section.schema),
-  genres: Schema.optional(genreSearch.section.schema),
-  users: Schema.optional(userSearch.section.schema)
+  songs: Schema.optional(shapes.songs.section.schema),
+  artists: Schema.optional(shapes.artists.section.schema),
+  albums: Schema.optional(shapes.albums.section.schema),
+  curated_lists: Schema.optional(shapes.curated_lists.section.schema),
+  labels: Schema.optional(shapes.labels.section.schema),
+  genres: Schema.optional(shapes.genres.section.schema),
+  users: Schema.optional(shapes.users.section.schema)
 }).annotations({ identifier: "SearchResults" })
 export type SearchResults = typeof SearchResults.Type
 

@@ -3,17 +3,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { artistVisibleSql } from "../Domain/Artist.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
-import {
-  albumSearch,
-  artistSearch,
-  curatedListSearch,
-  genreSearch,
-  labelSearch,
-  SEARCH_TOTAL_BOUND,
-  type SearchTypeShapes,
-  songSearch,
-  userSearch
-} from "../Domain/SearchHit.js"
+import { SEARCH_TOTAL_BOUND, searchTypeShapes } from "../Domain/SearchHit.js"
 import { SEARCH_TYPES, type SearchType } from "./Api.js"
 import { withSpan } from "../Spans.js"
 
@@ -35,12 +25,11 @@ const N = "(SELECT n FROM term)"
 export const SHORT_QUERY_MAX_LENGTH = 2
 
 /**
- * One type of search result: the table its hits are read from (alias `x`), and its hit and
- * section shapes (src/Domain/SearchHit.ts).
+ * One type of search result: the table its hits are read from (alias `x`); its hit and section
+ * shapes are src/Domain/SearchHit.ts's.
  */
 interface SearchSource {
   readonly table: string
-  readonly shapes: SearchTypeShapes
   /** two names per row (artists, labels, users): a row may match through both */
   readonly twoNames?: boolean
   /** artists: entries without `public_from` are decided by the kept counts at read time */
@@ -48,19 +37,18 @@ interface SearchSource {
 }
 
 const sources: Record<SearchType, SearchSource> = {
-  songs: { table: "songs", shapes: songSearch },
+  songs: { table: "songs" },
   artists: {
     table: "artists",
-    shapes: artistSearch,
     twoNames: true,
     // public_artists' rule from sql/0008's kept counts, for the few artists without a settled song
     visibleWithoutDate: artistVisibleSql
   },
-  albums: { table: "albums", shapes: albumSearch },
-  curated_lists: { table: "curated_lists", shapes: curatedListSearch },
-  labels: { table: "labels", shapes: labelSearch, twoNames: true },
-  genres: { table: "genres", shapes: genreSearch },
-  users: { table: "members", shapes: userSearch, twoNames: true }
+  albums: { table: "albums" },
+  curated_lists: { table: "curated_lists" },
+  labels: { table: "labels", twoNames: true },
+  genres: { table: "genres" },
+  users: { table: "members", twoNames: true }
 }
 
 /** The type's number in search_entries.kind: its place in SEARCH_TYPES, from 1. */
@@ -197,8 +185,9 @@ const typeSql = (type: SearchType, short: boolean) => {
     : `CASE WHEN ${large(k)} THEN ${SEARCH_TOTAL_BOUND} ELSE (SELECT count(*) FROM ${matched}) END`
   ctes.push(`${ranked} AS (
     SELECT * FROM ${matched} ORDER BY score DESC, popularity DESC, handle, id LIMIT ${N})`)
-  const sectionJson = source.shapes.section.json(
-    `(SELECT ${jsonArraySql(source.shapes.hit.json("x", "t.score"), "t.score DESC, t.popularity DESC, t.handle, t.id")}
+  const shapes = searchTypeShapes[type]
+  const sectionJson = shapes.section.json(
+    `(SELECT ${jsonArraySql(shapes.hit.json("x", "t.score"), "t.score DESC, t.popularity DESC, t.handle, t.id")}
               FROM ${ranked} t JOIN ${source.table} x ON x.id = t.id)`,
     `least(${total}, ${SEARCH_TOTAL_BOUND})`
   )
