@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
-import { SEARCH_TOTAL_BOUND, SearchResults } from "../src/Search/Api.js"
+import { SEARCH_TOTAL_BOUND } from "../src/Domain/SearchHit.js"
+import { SearchResults } from "../src/Search/Api.js"
 import { decodeWith, request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
 

@@ -1,18 +1,14 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { ArtistDetail, ArtistSummary, NamesakeHint } from "../Domain/Artist.js"
-import { DetailEnvelope, ListEnvelope } from "../Domain/Envelope.js"
-import { NotFoundError } from "../Domain/Errors.js"
+import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
 import { ChoiceParam, IdParam, MAX_INT4, PageParams, IdListParam } from "../Domain/Params.js"
 import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { ListAlbumEntry, SongSummary } from "../Domain/Song.js"
 
 export const MAX_HINT_IDS = 100
-
-
 
 const idsMessage = () =>
   `ids must be 1 to ${MAX_HINT_IDS} comma-separated artist ids, each a whole number from 1 to ${MAX_INT4}.`
@@ -50,27 +46,27 @@ const artistPath = Schema.Struct({ artistId: IdParam("artistId") })
 
 export class ArtistsApi extends HttpApiGroup.make("Artists")
   .add(
-    HttpApiEndpoint.get("list", "/artists")
-      .setUrlParams(Schema.Struct({
+    listEndpoint(
+      "list",
+      "/artists",
+      Schema.Struct({
         q: Schema.optional(SearchTextParam),
         sort: Schema.optional(ArtistSort),
         ids: Schema.optional(IdListParam(MAX_BATCH_IDS)),
         ...PageParams
-      }))
-      .addSuccess(ListEnvelope(ArtistSummary, "ArtistList"))
-      .annotate(OpenApi.Summary, "Visible artists, A-Z (sort=name, default) or most public songs first (sort=songs)")
-      .annotate(
-        OpenApi.Description,
-        "`q` keeps artists whose name, with or without its honorific, contains the text (case, " +
-          "diacritics, apostrophes and hyphens do not matter)."
-      )
+      }),
+      ArtistSummary,
+      "ArtistList",
+      "Visible artists, A-Z (sort=name, default) or most public songs first (sort=songs)"
+    ).annotate(
+      OpenApi.Description,
+      "`q` keeps artists whose name, with or without its honorific, contains the text (case, " +
+        "diacritics, apostrophes and hyphens do not matter)."
+    )
   )
   // Declared before /artists/{artistId} so that the static path wins.
   .add(
-    HttpApiEndpoint.get("namesakeHints", "/artists/namesake-hints")
-      .setUrlParams(Schema.Struct({ ids: ArtistIdsParam }))
-      .addSuccess(ListEnvelope(NamesakeHint, "NamesakeHintList"))
-      .annotate(OpenApi.Summary, "Hints that tell apart artists whose names collide")
+    listEndpoint("namesakeHints", "/artists/namesake-hints", Schema.Struct({ ids: ArtistIdsParam }), NamesakeHint, "NamesakeHintList", "Hints that tell apart artists whose names collide")
       .annotate(
         OpenApi.Description,
         "A row for each asked id whose name equals another visible artist's name after folding case, " +
@@ -78,27 +74,13 @@ export class ArtistsApi extends HttpApiGroup.make("Artists")
       )
   )
   .add(
-    HttpApiEndpoint.get("detail", "/artists/:artistId")
-      .setPath(artistPath)
-      .addSuccess(DetailEnvelope(ArtistDetail, "ArtistDetailResponse"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "One visible artist with roles, group members and memberships")
+    detailEndpoint("detail", "/artists/:artistId", artistPath, ArtistDetail, "ArtistDetailResponse", "One visible artist with roles, group members and memberships")
   )
   .add(
-    HttpApiEndpoint.get("songs", "/artists/:artistId/songs")
-      .setPath(artistPath)
-      .setUrlParams(Schema.Struct({ role: Schema.optional(ArtistSongRole), ...PageParams }))
-      .addSuccess(ListEnvelope(SongSummary, "ArtistSongList"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "An artist's public songs, newest first; role=performer|writer|any (default any)")
+    ownedListEndpoint("songs", "/artists/:artistId/songs", { path: artistPath, query: Schema.Struct({ role: Schema.optional(ArtistSongRole), ...PageParams }) }, SongSummary, "ArtistSongList", "An artist's public songs, newest first; role=performer|writer|any (default any)")
   )
   .add(
-    HttpApiEndpoint.get("albums", "/artists/:artistId/albums")
-      .setPath(artistPath)
-      .setUrlParams(Schema.Struct(PageParams))
-      .addSuccess(ListEnvelope(ListAlbumEntry, "ArtistAlbumList"))
-      .addError(NotFoundError)
-      .annotate(OpenApi.Summary, "An artist's public albums, newest first")
+    ownedListEndpoint("albums", "/artists/:artistId/albums", { path: artistPath, query: Schema.Struct(PageParams) }, ListAlbumEntry, "ArtistAlbumList", "An artist's public albums, newest first")
       .annotate(
         OpenApi.Description,
         "Albums naming the artist, and albums without named artists on which the artist performs a public song."

@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { idsAlone } from "../Domain/Batch.js"
+import { browseOrIds } from "../Domain/Batch.js"
 import { listJson } from "../Domain/Json.js"
 import { detailOrNotFound, listOrNotFound } from "../Domain/NotFound.js"
 import { ArtistsRepo } from "./Repo.js"
@@ -11,17 +11,8 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* ArtistsRepo
     return handlers
-      .handle("list", ({ urlParams: { ids, ...urlParams } }) =>
-        Effect.gen(function*() {
-          if (ids !== undefined) {
-            yield* idsAlone(urlParams)
-            const found = yield* repo.listArtistsByIds(ids)
-            return listJson(found.itemsJson, found.meta)
-          }
-          const { q, sort = "name", ...page } = urlParams
-          const listed = yield* repo.listArtists({ q, sort, page })
-          return listJson(listed.itemsJson, listed.meta)
-        }))
+      .handle("list", ({ urlParams }) =>
+        browseOrIds(urlParams, ({ q, sort = "name", ...page }) => repo.listArtists({ q, sort, page }), repo.listArtistsByIds))
       .handle("namesakeHints", ({ urlParams }) =>
         Effect.map(repo.hintNamesakes(urlParams.ids), ({ count, json }) =>
           listJson(json, { total: count, limit: urlParams.ids.length, offset: 0, next_cursor: "" })))

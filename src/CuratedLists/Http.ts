@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { listJson } from "../Domain/Json.js"
+import { pageJson } from "../Domain/Json.js"
 import { detailOrNotFound } from "../Domain/NotFound.js"
 import { CuratedListsRepo } from "./Repo.js"
 
@@ -11,7 +11,7 @@ export const CuratedListsLive = HttpApiBuilder.group(Api, "CuratedLists", (handl
     const repo = yield* CuratedListsRepo
     return handlers
       .handle("list", ({ urlParams }) =>
-        Effect.map(repo.listCuratedLists(urlParams), (page) => listJson(page.itemsJson, page.meta)))
+        Effect.map(repo.listCuratedLists(urlParams), pageJson))
       .handle("detail", ({ path }) =>
         repo.findCuratedList(path.listId, "public").pipe(detailOrNotFound(`Curated list ${path.listId}`)))
   })

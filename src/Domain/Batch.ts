@@ -3,9 +3,16 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import type { ListMeta } from "./Envelope.js"
 import { BadRequest } from "./Errors.js"
+import { pageJson } from "./Json.js"
 import { jsonArraySql } from "./JsonSql.js"
 
 export const MAX_BATCH_IDS = 50
+
+/** A page of a list: its items as JSON that Postgres built, and its meta. */
+interface ListPage {
+  readonly itemsJson: string
+  readonly meta: ListMeta
+}
 
 /**
  * `ids=` lookups of /v1/songs, /v1/albums and /v1/artists: the list items of the asked public
@@ -33,4 +40,25 @@ export const idsAlone = (others: Record<string, unknown>) => {
   return given.length === 0
     ? Effect.void
     : Effect.fail(new BadRequest({ message: `ids cannot be combined with ${given.join(", ")}: it returns the asked rows only.` }))
+}
+
+/**
+ * A browse list that also answers `ids=` (/v1/songs, /v1/albums, /v1/artists): the asked rows when
+ * `ids` is given, alone (idsAlone), else the browse of the other parameters.
+ */
+export const browseOrIds = <
+  P extends { readonly ids?: ReadonlyArray<number> | undefined },
+  E1,
+  R1,
+  E2,
+  R2
+>(
+  urlParams: P,
+  browse: (others: Omit<P, "ids">) => Effect.Effect<ListPage, E1, R1>,
+  byIds: (ids: ReadonlyArray<number>) => Effect.Effect<ListPage, E2, R2>
+) => {
+  const { ids, ...others } = urlParams
+  const page: Effect.Effect<ListPage, E1 | E2 | BadRequest, R1 | R2> =
+    ids === undefined ? browse(others) : Effect.zipRight(idsAlone(others), byIds(ids))
+  return Effect.map(page, pageJson)
 }

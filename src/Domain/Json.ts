@@ -13,3 +13,6 @@ export const detailJson = (dataJson: string) =>
 /** A list envelope around a JSON array that Postgres built. */
 export const listJson = (itemsJson: string, meta: unknown) =>
   HttpServerResponse.text(`{"data":${itemsJson},"meta":${JSON.stringify(meta)}}`, { contentType: JSON_CONTENT_TYPE })
+
+/** A list envelope around a page: the items Postgres built and the page's meta. */
+export const pageJson = (page: { readonly itemsJson: string; readonly meta: unknown }) => listJson(page.itemsJson, page.meta)

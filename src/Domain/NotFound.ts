@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import { notFound } from "./Errors.js"
-import { listJson } from "./Json.js"
+import { pageJson } from "./Json.js"
 import type { KeysetResult } from "./Keyset.js"
 
 export { detailOrNotFound } from "./Detail.js"
@@ -13,4 +13,4 @@ export { detailOrNotFound } from "./Detail.js"
 /** A list page whose statement checked its owner (KeysetOptions.guard): the list, or not_found. */
 export const listOrNotFound = (what: string) => <E, R>(page: Effect.Effect<KeysetResult, E, R>) =>
   Effect.flatMap(page, (result) =>
-    result.found ? Effect.succeed(listJson(result.itemsJson, result.meta)) : Effect.fail(notFound(what)))
+    result.found ? Effect.succeed(pageJson(result)) : Effect.fail(notFound(what)))

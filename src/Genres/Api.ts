@@ -1,13 +1,11 @@
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { ListEnvelope } from "../Domain/Envelope.js"
 import { Genre, GenreEntry } from "../Domain/Genre.js"
 import { TextParam } from "../Domain/Params.js"
 import { SongSummary } from "../Domain/Song.js"
 import { SongListParams } from "../Labels/Api.js"
-import { detailEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
+import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
 
 const bySlug = Schema.Struct({ slug: TextParam("slug").annotations({
   jsonSchema: { type: "string", minLength: 1, description: "The genre's slug, e.g. rock-kapak." }
@@ -15,9 +13,7 @@ const bySlug = Schema.Struct({ slug: TextParam("slug").annotations({
 
 export class GenresApi extends HttpApiGroup.make("Genres")
   .add(
-    HttpApiEndpoint.get("list", "/genres")
-      .addSuccess(ListEnvelope(GenreEntry, "GenreList"))
-      .annotate(OpenApi.Summary, "Every genre, by title (returned whole, not paginated)")
+    listEndpoint("list", "/genres", Schema.Struct({}), GenreEntry, "GenreList", "Every genre, by title (returned whole, not paginated)")
   )
   .add(
     detailEndpoint("detail", "/genres/:slug", bySlug, Genre, "GenreResponse", "One genre")

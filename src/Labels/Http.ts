@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { listJson } from "../Domain/Json.js"
+import { pageJson } from "../Domain/Json.js"
 import { detailOrNotFound, listOrNotFound } from "../Domain/NotFound.js"
 import { LabelsRepo } from "./Repo.js"
 
@@ -11,7 +11,7 @@ export const LabelsLive = HttpApiBuilder.group(Api, "Labels", (handlers) =>
     const repo = yield* LabelsRepo
     return handlers
       .handle("list", ({ urlParams: { cursor, limit, offset, ...query } }) =>
-        Effect.map(repo.listLabels(query, { cursor, limit, offset }), (page) => listJson(page.itemsJson, page.meta)))
+        Effect.map(repo.listLabels(query, { cursor, limit, offset }), pageJson))
       .handle("detail", ({ path: { labelId } }) =>
         repo.findLabel(labelId).pipe(detailOrNotFound(`Label ${labelId}`)))
       .handle("songs", ({ path: { labelId }, urlParams: { sort, ...page } }) =>

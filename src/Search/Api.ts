@@ -2,59 +2,24 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { artistSummaryFields } from "../Domain/Artist.js"
 import { DetailEnvelope } from "../Domain/Envelope.js"
+import { SEARCH_TOTAL_BOUND, searchTypeShapes as shapes } from "../Domain/SearchHit.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
-import { CuratedListSummary } from "../Domain/CuratedList.js"
-import { GenreEntry } from "../Domain/Genre.js"
-import { Label } from "../Domain/Label.js"
-import { ContributorProfile } from "../Domain/Member.js"
-import { ListAlbumEntry, SongSummary } from "../Domain/Song.js"
 
 export const SEARCH_TYPES = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
 export type SearchType = (typeof SEARCH_TYPES)[number]
 export const DEFAULT_SEARCH_LIMIT = 5
 export const MAX_SEARCH_LIMIT = 20
-/**
- * `total` counts matches exactly up to this many; a section with this many or more says this
- * number ("1,000 or more"). Counting every match of a common word cost ~1 s at 1M songs.
- */
-export const SEARCH_TOTAL_BOUND = 1000
-
-const Score = Schema.Number.annotations({
-  description: "How the name matched: 1 exact, 0.75 prefix, 0.5 a later word starts with the text, " +
-    "0.25 inside a word or within one typo."
-})
-
-const scored = <Fields extends Schema.Struct.Fields>(fields: Fields, identifier: string) =>
-  Schema.Struct({ ...fields, score: Score }).annotations({ identifier })
-
-const section = <A, I>(item: Schema.Schema<A, I>, identifier: string) =>
-  Schema.Struct({
-    items: Schema.Array(item).annotations({ description: "Best first: score, then popularity, then id." }),
-    total: Schema.Int.annotations({
-      description: `Matches of this type, exact below ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")}; ` +
-        `${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} means ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} or more.`
-    })
-  }).annotations({ identifier })
-
-export const SongHit = scored(SongSummary.fields, "SongSearchHit")
-export const ArtistHit = scored(artistSummaryFields, "ArtistSearchHit")
-export const AlbumHit = scored(ListAlbumEntry.fields, "AlbumSearchHit")
-export const CuratedListHit = scored(CuratedListSummary.fields, "CuratedListSearchHit")
-export const LabelHit = scored(Label.fields, "LabelSearchHit")
-export const GenreHit = scored(GenreEntry.fields, "GenreSearchHit")
-export const UserHit = scored(ContributorProfile.fields, "UserSearchHit")
 
 /** One section per type asked, in this order. */
 export const SearchResults = Schema.Struct({
-  songs: Schema.optional(section(SongHit, "SongSearchSection")),
-  artists: Schema.optional(section(ArtistHit, "ArtistSearchSection")),
-  albums: Schema.optional(section(AlbumHit, "AlbumSearchSection")),
-  curated_lists: Schema.optional(section(CuratedListHit, "CuratedListSearchSection")),
-  labels: Schema.optional(section(LabelHit, "LabelSearchSection")),
-  genres: Schema.optional(section(GenreHit, "GenreSearchSection")),
-  users: Schema.optional(section(UserHit, "UserSearchSection"))
+  songs: Schema.optional(shapes.songs.section.schema),
+  artists: Schema.optional(shapes.artists.section.schema),
+  albums: Schema.optional(shapes.albums.section.schema),
+  curated_lists: Schema.optional(shapes.curated_lists.section.schema),
+  labels: Schema.optional(shapes.labels.section.schema),
+  genres: Schema.optional(shapes.genres.section.schema),
+  users: Schema.optional(shapes.users.section.schema)
 }).annotations({ identifier: "SearchResults" })
 export type SearchResults = typeof SearchResults.Type
 

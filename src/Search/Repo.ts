@@ -1,16 +1,12 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { artistSongCountSql, artistSummary, artistVisibleSql } from "../Domain/Artist.js"
-import { curatedListSummary } from "../Domain/CuratedList.js"
-import { type JsonFields, jsonArraySql, jsonObjectSql } from "../Domain/JsonSql.js"
-import { listAlbumEntry, songSummary } from "../Domain/Song.js"
-import { SEARCH_TOTAL_BOUND, SEARCH_TYPES, type SearchType } from "./Api.js"
+import { artistVisibleSql } from "../Domain/Artist.js"
+import { jsonArraySql } from "../Domain/JsonSql.js"
+import { SEARCH_TOTAL_BOUND, searchTypeShapes } from "../Domain/SearchHit.js"
+import { SEARCH_TYPES, type SearchType } from "./Api.js"
 import { type Prepared, Statements } from "../Database.js"
 import { withSpan } from "../Spans.js"
-import { genreEntry, genreSongCountSql } from "../Domain/Genre.js"
-import { label, labelCountsSql } from "../Domain/Label.js"
-import { contributorProfile, memberContributionCountSql } from "../Domain/Member.js"
 
 const lit = Statement.unsafeFragment
 
@@ -29,39 +25,19 @@ const N = "(SELECT n FROM term)"
 /** Queries of this many characters or fewer match names that start with them. */
 export const SHORT_QUERY_MAX_LENGTH = 2
 
-/**
- * One type of search result: its number in search_entries (sql/0015), the table its hits are
- * read from (alias `x`), and the JSON of one hit (`t.score` is its score).
- */
+/** One type of search result: the table its hits are read from (alias `x`); its hit and section shapes are in src/Domain/SearchHit.ts. */
 interface SearchSource {
   readonly table: string
-  /** the hit's JSON; `x` is the row, `t.score` its score */
-  readonly hit: string
 }
 
-/** A hit: the type's fields, then its `score`. */
-const withScore = (fields: JsonFields) => jsonObjectSql({ ...fields, score: "t.score" })
-
 const sources: Record<SearchType, SearchSource> = {
-  songs: { table: "songs", hit: withScore(songSummary.fields("x")) },
-  artists: {
-    table: "artists",
-    hit: withScore(artistSummary.fields("x", artistSongCountSql("x")))
-  },
-  albums: { table: "albums", hit: withScore(listAlbumEntry.fields("x", "public")) },
-  curated_lists: { table: "curated_lists", hit: withScore(curatedListSummary.fields("x")) },
-  labels: {
-    table: "labels",
-    hit: withScore(label.fields("x", labelCountsSql("x")))
-  },
-  genres: {
-    table: "genres",
-    hit: withScore(genreEntry.fields("x", genreSongCountSql("x")))
-  },
-  users: {
-    table: "members",
-    hit: withScore(contributorProfile.fields("x", memberContributionCountSql("x")))
-  }
+  songs: { table: "songs" },
+  artists: { table: "artists" },
+  albums: { table: "albums" },
+  curated_lists: { table: "curated_lists" },
+  labels: { table: "labels" },
+  genres: { table: "genres" },
+  users: { table: "members" }
 }
 
 /** The type's number in search_entries.kind: its place in SEARCH_TYPES, from 1. */
@@ -215,13 +191,13 @@ const rankedCte = (kinds: ReadonlyArray<number>, short: boolean) => `ranked AS M
 const sectionSql = (type: SearchType) => {
   const source = sources[type]
   const k = kindOf(type)
-  return `SELECT ${k} AS kind, ${
-    jsonObjectSql({
-      items: `(SELECT ${jsonArraySql(source.hit, "t.score DESC, t.popularity DESC, t.handle, t.id")}
+  const shapes = searchTypeShapes[type]
+  const section = shapes.section.json(
+    `(SELECT ${jsonArraySql(shapes.hit.json("x", "t.score"), "t.score DESC, t.popularity DESC, t.handle, t.id")}
               FROM ranked t JOIN ${source.table} x ON x.id = t.id WHERE t.kind = ${k})`,
-      total: `least(coalesce((SELECT max(t.total) FROM ranked t WHERE t.kind = ${k}), 0), ${SEARCH_TOTAL_BOUND})`
-    })
-  }::text AS section`
+    `least(coalesce((SELECT max(t.total) FROM ranked t WHERE t.kind = ${k}), 0), ${SEARCH_TOTAL_BOUND})`
+  )
+  return `SELECT ${k} AS kind, ${section}::text AS section`
 }
 
 export interface SearchParams {

@@ -6,7 +6,7 @@ import { Api } from "../Api.js"
 import { StaffAuthLive } from "../Auth/StaffAuth.js"
 import { TokenVerifier } from "../Auth/TokenVerifier.js"
 import { CuratedListsRepo } from "../CuratedLists/Repo.js"
-import { detailJson, listJson } from "../Domain/Json.js"
+import { detailJson, pageJson } from "../Domain/Json.js"
 import { detailOrNotFound } from "../Domain/NotFound.js"
 import { SongsRepo } from "../Songs/Repo.js"
 import { StaffRepo } from "./Repo.js"
@@ -20,10 +20,7 @@ export const StaffLive = HttpApiBuilder.group(Api, "Staff", (handlers) =>
     const lists = yield* CuratedListsRepo
     return handlers
       .handle("songs", ({ urlParams }) =>
-        Effect.map(
-          staff.listStaffSongs(urlParams.status ?? "all", urlParams.q, urlParams),
-          (page) => listJson(page.itemsJson, page.meta)
-        ))
+        Effect.map(staff.listStaffSongs(urlParams.status ?? "all", urlParams.q, urlParams), pageJson))
       .handle("song", ({ path }) => songs.findSong(path.songId, "staff").pipe(detailOrNotFound("The song")))
       .handle("album", ({ path }) => albums.findAlbum(path.albumId, "staff").pipe(detailOrNotFound("The album")))
       .handle("curatedList", ({ path }) =>

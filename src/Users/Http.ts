@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
 import { echo } from "../Domain/Errors.js"
-import { listJson } from "../Domain/Json.js"
+import { pageJson } from "../Domain/Json.js"
 import { listOrNotFound } from "../Domain/NotFound.js"
 import { UsersRepo } from "./Repo.js"
 
@@ -15,7 +15,7 @@ export const UsersLive = HttpApiBuilder.group(Api, "Users", (handlers) =>
     const repo = yield* UsersRepo
     return handlers
       .handle("list", ({ urlParams: { cursor, limit, offset, ...query } }) =>
-        Effect.map(repo.listUsers(query, { cursor, limit, offset }), (page) => listJson(page.itemsJson, page.meta)))
+        Effect.map(repo.listUsers(query, { cursor, limit, offset }), pageJson))
       .handle("contributions", ({ path: { username }, urlParams }) =>
         repo.listUserContributions(username, urlParams).pipe(memberList(username)))
       .handle("loves", ({ path: { username }, urlParams }) =>
