@@ -85,7 +85,7 @@ describe("live and public rules (sql/0014, sql/0019)", () => {
     expect(await partialIndexOf("SELECT id FROM public_songs ORDER BY released_at DESC, id DESC LIMIT 20"))
       .toEqual({ index: "songs_public_released_idx", partial: true })
     expect((await partialIndexOf("SELECT id FROM scheduled_songs")).partial).toBe(true)
-    expect(await partialIndexOf("SELECT id FROM public_members ORDER BY joined_at DESC, lower(username) DESC LIMIT 20"))
+    expect(await partialIndexOf("SELECT id FROM public_members ORDER BY joined_at, lower(username) LIMIT 20"))
       .toEqual({ index: "members_public_joined_handle_idx", partial: true })
   })
 })
