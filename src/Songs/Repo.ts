@@ -2,16 +2,16 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { keysetPage } from "../Domain/Keyset.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { Statements } from "../Database.js"
-import { detailReader } from "../Domain/Detail.js"
+import { detailReader, jsonById } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { type Audience, songSource, songSummary } from "../Domain/Song.js"
-import { SIMILAR_ORDER, similarSongs, songDetail, staffSongDetail } from "../Domain/SongDetail.js"
+import { songDetail, staffSongDetail } from "../Domain/SongDetail.js"
+import { similarSql } from "./Similar.js"
 import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
@@ -25,82 +25,6 @@ export const songDetailSql = (audience: Audience) => `
   SELECT ${audience === "public" ? songDetail.json("s", "public") : staffSongDetail.json("s")}::text AS json
   FROM ${songSource(audience)} s
   WHERE s.id = `
-
-/**
- * Similar songs: each candidate song belongs to the first group it matches (a shared
- * performer, else a shared writer, else a shared genre); each array is its group's 10 most
- * watched-per-day public songs. Zero rows when the song is not public.
- */
-/** A group whose artists have this many public songs (kept, any role) is walked in trending order. */
-const SIMILAR_DENSE_SONGS = 3000
-
-/** Does public song `s` have a credit of `tag` by an artist of `artists`? A probe per row (OFFSET 0: not a join). */
-const creditedSql = (tag: string, artists: string) =>
-  `EXISTS (SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
-           WHERE c.song_id = s.id AND c.artist_id IN (SELECT artist_id FROM ${artists}) OFFSET 0)`
-
-const trending = SIMILAR_ORDER
-
-/**
- * Are the group's artists' songs dense in trending order: SIMILAR_DENSE_SONGS public songs of any
- * role (kept), and as many credits of the group's own role (counted, stopping there)? A prolific
- * writer who rarely performs is not dense as a performer: walking for their few performances
- * passed the statement timeout at 1M songs.
- */
-const denseSql = (tag: string, artists: string) => `CASE
-  WHEN coalesce((SELECT sum(ac.settled_songs) FROM artist_song_counts ac
-                 WHERE ac.artist_id IN (SELECT artist_id FROM ${artists})), 0) >= ${SIMILAR_DENSE_SONGS}
-  THEN (SELECT count(*) FROM (
-          SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
-          WHERE c.artist_id IN (SELECT artist_id FROM ${artists}) LIMIT ${SIMILAR_DENSE_SONGS}) tagged) >= ${SIMILAR_DENSE_SONGS}
-  ELSE false END`
-
-/**
- * A group's 10 most watched-per-day public songs other than $1, credited as `tag` to `artists`
- * and passing `also`: walked in `songs_public_trending_idx` order with a credit probe per song
- * when the artists are prolific (`dense`; the walk stops after 10 hits), else collected from
- * their credits and sorted. One of the two arms runs (a one-time filter on `dense`).
- */
-const groupSql = (tag: string, artists: string, dense: string, also: string) => `
-  SELECT * FROM (
-    (SELECT s.* FROM public_songs s
-     WHERE (SELECT ${dense} FROM dense) AND s.id <> $1 AND ${creditedSql(tag, artists)} AND ${also}
-     ORDER BY ${trending} LIMIT 10)
-    UNION ALL
-    (SELECT s.* FROM public_songs s
-     WHERE NOT (SELECT ${dense} FROM dense) AND s.id <> $1 AND ${also}
-       AND s.id IN (SELECT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
-                    WHERE c.artist_id IN (SELECT artist_id FROM ${artists}))
-     ORDER BY ${trending} LIMIT 10)) s
-  ORDER BY ${trending} LIMIT 10`
-
-/**
- * Similar songs, public rows only: each candidate song belongs to the first group it matches (a shared
- * performer, else a shared writer, else a shared genre); each array is its group's 10 most
- * watched-per-day public songs. Zero rows when the song is not public. Exclusions from earlier
- * groups are probes of the candidate's own credits, so a prolific performer's songs (47k at 1M)
- * are never collected to be excluded.
- */
-const similarSql = `
-  WITH me AS (SELECT id FROM public_songs WHERE id = $1),
-  my_performers AS MATERIALIZED (
-    SELECT DISTINCT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer' WHERE c.song_id = $1),
-  my_writers AS MATERIALIZED (
-    SELECT DISTINCT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'writer' WHERE c.song_id = $1),
-  dense AS MATERIALIZED (
-    SELECT ${denseSql("performer", "my_performers")} AS performers, ${denseSql("writer", "my_writers")} AS writers),
-  artist_songs AS (${groupSql("performer", "my_performers", "performers", "true")}),
-  writer_songs AS (${groupSql("writer", "my_writers", "writers", `NOT ${creditedSql("performer", "my_performers")}`)}),
-  genre_songs AS (
-    SELECT s.* FROM public_songs s
-    WHERE s.id <> $1
-      AND EXISTS (SELECT 1 FROM song_genres g
-                  WHERE g.song_id = s.id AND g.genre_id IN (SELECT genre_id FROM song_genres WHERE song_id = $1))
-      AND NOT ${creditedSql("performer", "my_performers")}
-      AND NOT ${creditedSql("writer", "my_writers")}
-    ORDER BY ${trending} LIMIT 10)
-  SELECT ${similarSongs.json("artist_songs", "writer_songs", "genre_songs")}::text AS json
-  FROM me`
 
 /** Song contributors (src/Domain/Member.ts). Zero rows when the audience may not see the song. */
 const contributorsSql = (audience: Audience) => `
@@ -116,7 +40,6 @@ export interface SongBrowse {
   readonly order?: "asc" | "desc" | undefined
 }
 
-const firstJson = (rows: ReadonlyArray<{ json: string }>) => Option.fromNullable(rows[0]?.json)
 
 export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo", {
   effect: Effect.gen(function*() {
@@ -127,12 +50,9 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     const findSong = detailReader(sql, statements, songDetailSql, "SongsRepo.findSong")
 
     /** Similar songs as JSON text; None when the song is not public. */
+    const similarById = jsonById(statements, similarSql(sql))
     const findSimilarSongs = (songId: number) =>
-      sql.unsafe<{ json: string }>(similarSql, [songId]).pipe(
-        Effect.map(firstJson),
-        Effect.orDie,
-        withSpan("SongsRepo.findSimilarSongs")
-      )
+      similarById(songId).pipe(Effect.orDie, withSpan("SongsRepo.findSimilarSongs"))
 
     /** Song contributors as JSON text; None when the audience may not see the song. */
     const findSongContributors = detailReader(sql, statements, contributorsSql, "SongsRepo.findSongContributors")

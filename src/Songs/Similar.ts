@@ -1,0 +1,135 @@
+/**
+ * The statement of /v1/songs/{id}/similar: three groups of public songs (a shared performer, else
+ * a shared writer, else a shared genre), each its 10 most watched-per-day songs. How each group
+ * is read, and why: docs/query-plans.md ("Similar songs").
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { SIMILAR_ORDER, similarSongs } from "../Domain/SongDetail.js"
+
+/**
+ * How a group's songs are read, chosen by their kept count `size` against `catalogue` (live songs):
+ * - `collect`: the members from their link rows, each song read, then sorted (`size` songs);
+ * - `hash`: walk `songs_public_trending_idx` index-only, each entry looked up in the members
+ *   hashed once (`size` link entries, then ~10 x catalogue / size index entries);
+ * - `probe`: the same walk with a probe of the entry's link rows (~10 x catalogue / size probes).
+ * Measured at 1M songs: collecting a song costs about 100 walked entries, a probe about 25 hashed
+ * members; so collect below ~300 songs at 1M, probe above ~15,000.
+ */
+export const SIMILAR_WAYS = { collectWhile: "10 * size * size < catalogue", hashWhile: "size * size <= 250 * catalogue" }
+
+const waySql = (size: string, catalogue: string) => {
+  const fill = (rule: string) => rule.replaceAll("size", size).replaceAll("catalogue", catalogue)
+  return `CASE WHEN ${fill(SIMILAR_WAYS.collectWhile)} THEN 'collect' WHEN ${fill(SIMILAR_WAYS.hashWhile)} THEN 'hash' ELSE 'probe' END`
+}
+
+interface Group {
+  /** its column of the `ways` CTE */
+  readonly way: string
+  /** the song ids of its link rows (any state, maybe repeated) */
+  readonly members: string
+  /** is walked song `s` a member: a probe of its own link rows */
+  readonly member: string
+  /** what else walked or collected song `s` must pass: not in an earlier group */
+  readonly also: string
+}
+
+/**
+ * Does song `s` have a credit of `tag` by an artist of `artists` (an array)? A probe of the song's
+ * own few credits (OFFSET 0: not a join); `IN (SELECT ...)` would start from the artist's credits.
+ */
+const creditedSql = (tag: string, artists: string) =>
+  `EXISTS (SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
+           WHERE c.song_id = s.id AND c.artist_id = ANY (${artists}) OFFSET 0)`
+
+/** The songs credited as `tag` to `artists` (an array). */
+const creditedSongsSql = (tag: string, artists: string) =>
+  `SELECT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}'
+   WHERE c.artist_id = ANY (${artists})`
+
+/**
+ * A group's 10 most watched-per-day public songs other than the song itself, collected or walked;
+ * one arm runs (one-time filters on the way). The walk reads the trending index's live songs
+ * index-only: a member test per entry, then `also` and a public probe for members only. The
+ * members are an array unnested, which the planner counts as a few rows whatever their number:
+ * so a collection starts from them, and the walk's test is a hashed subplan (a big estimate
+ * would make it a scan of the members per entry).
+ */
+const groupSql = ({ also, member, members, way }: Group) => {
+  const memberIds = `SELECT unnest(ARRAY(${members}))`
+  return `
+  SELECT s.* FROM public_songs s WHERE s.id IN (
+    (SELECT s.id FROM public_songs s
+     WHERE (SELECT ${way} FROM ways) = 'collect' AND s.id <> (SELECT id FROM me) AND s.id IN (${memberIds}) AND ${also}
+     ORDER BY ${SIMILAR_ORDER} LIMIT 10)
+    UNION ALL
+    (SELECT s.id FROM songs s
+     WHERE (SELECT ${way} FROM ways) <> 'collect' AND song_is_live(s.published_at, s.deleted_at)
+       AND s.id <> (SELECT id FROM me)
+       AND CASE WHEN CASE WHEN (SELECT ${way} FROM ways) = 'hash' THEN s.id IN (${memberIds}) ELSE ${member} END
+                THEN ${also} AND EXISTS (SELECT 1 FROM public_songs p WHERE p.id = s.id OFFSET 0)
+                ELSE false END
+     ORDER BY ${SIMILAR_ORDER} LIMIT 10))`
+}
+
+/** The song's own performers, writers and genres, as arrays of ids (a column of `mine` each). */
+const performers = "(SELECT performers FROM mine)::int[]"
+const writers = "(SELECT writers FROM mine)::int[]"
+const genres = "(SELECT genres FROM mine)::int[]"
+const myCreditsSql = (tag: string) =>
+  `ARRAY(SELECT DISTINCT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}' WHERE c.song_id = me.id)`
+
+/** The kept public songs of `artists` in `tag` (sql/0016). */
+const artistsSizeSql = (tag: string, artists: string) =>
+  `(SELECT sum(k.settled_songs) FROM artist_tag_song_counts k WHERE k.tag = '${tag}' AND k.artist_id = ANY (${artists}))`
+
+const notPerformed = `NOT ${creditedSql("performer", performers)}`
+const notWritten = `NOT ${creditedSql("writer", writers)}`
+
+/**
+ * Similar songs, public rows only: each candidate song belongs to the first group it matches (a
+ * shared performer, else a shared writer, else a shared genre); each array is its group's 10 most
+ * watched-per-day public songs. Zero rows when the song is not public. Exclusions from earlier
+ * groups are probes of the candidate's own credits, so a prolific performer's songs (47k at 1M)
+ * are never collected to be excluded.
+ */
+const beforeId = `
+  WITH me AS (SELECT id FROM public_songs WHERE id = `
+
+const afterId = `),
+  mine AS MATERIALIZED (
+    SELECT ${myCreditsSql("performer")} AS performers, ${myCreditsSql("writer")} AS writers,
+           ARRAY(SELECT genre_id FROM song_genres g WHERE g.song_id = me.id) AS genres
+    FROM me),
+  sizes AS MATERIALIZED (
+    SELECT coalesce(${artistsSizeSql("performer", performers)}, 0) AS performers,
+           coalesce(${artistsSizeSql("writer", writers)}, 0) AS writers,
+           coalesce((SELECT sum(k.settled_songs) FROM genre_song_counts k WHERE k.genre_id = ANY (${genres})), 0) AS genres,
+           (SELECT live_songs FROM catalogue_counts) AS catalogue),
+  ways AS MATERIALIZED (
+    SELECT ${waySql("performers", "catalogue")} AS performers, ${waySql("writers", "catalogue")} AS writers,
+           ${waySql("genres", "catalogue")} AS genres
+    FROM sizes),
+  artist_songs AS (${groupSql({
+  way: "performers",
+  members: creditedSongsSql("performer", performers),
+  member: creditedSql("performer", performers),
+  also: "true"
+})}),
+  writer_songs AS (${groupSql({
+  way: "writers",
+  members: creditedSongsSql("writer", writers),
+  member: creditedSql("writer", writers),
+  also: notPerformed
+})}),
+  genre_songs AS (${groupSql({
+  way: "genres",
+  members: `SELECT g.song_id FROM song_genres g WHERE g.genre_id = ANY (${genres})`,
+  member: `EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = ANY (${genres}) OFFSET 0)`,
+  also: `${notPerformed} AND ${notWritten}`
+})})
+  SELECT ${similarSongs.json("artist_songs", "writer_songs", "genre_songs")}::text AS json
+  FROM me`
+
+/** The statement with the song's id in its one place (a prepared statement: src/Database/Statements.ts). */
+export const similarSql = (sql: SqlClient.SqlClient) => (id: number) =>
+  sql<{ readonly json: string }>`${sql.literal(beforeId)}${id}${sql.literal(afterId)}`
