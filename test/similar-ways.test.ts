@@ -1,0 +1,129 @@
+import { afterAll, describe, expect, test } from "bun:test"
+import { SIMILAR_WAYS } from "../src/Songs/Similar.js"
+import { resolveTestDatabase } from "./support/database.js"
+import { request } from "./support/http.js"
+import { startServer, type TestServer } from "./support/server.js"
+
+/**
+ * /v1/songs/{id}/similar reads each group one of three ways (collect, hash, probe: src/Songs/Similar.ts),
+ * chosen by kept counts. A catalogue of 12,000 more songs gives groups of every size (20, 400 and
+ * 3,000+ songs of a performer, a writer and a genre; a singer-songwriter whose written songs are
+ * nearly all excluded as performed; hidden songs of every kind among them), and each answer must be
+ * the definition's (docs/api.md) computed plainly.
+ */
+const FIRST = 200_000
+const SONGS = 12_000
+
+/** `n` is the song's number from 0; one row per song, credits and genres by ranges of it (statements split at `;`). */
+const catalogue = `
+  INSERT INTO artists (id, name, slug)
+  SELECT a, 'Ways Artist ' || a, 'ways-artist-' || a FROM generate_series(5001, 5200) AS a;
+  INSERT INTO genres (id, slug, title) VALUES (501, 'ways-small', 'Small'), (502, 'ways-mid', 'Mid'),
+    (503, 'ways-big', 'Big'), (504, 'ways-filler', 'Filler');
+  INSERT INTO songs (id, title, slug, released_at, date_type, published_at, deleted_at, vidsvc_views_per_day)
+  SELECT ${FIRST} + n, 'Ways ' || n, 'ways-' || n, date '2001-01-01' + n % 300, 'FULL',
+         CASE WHEN n % 83 = 0 THEN NULL WHEN n % 89 = 0 THEN now() + interval '3 days' ELSE now() - interval '1 day' END,
+         CASE WHEN n % 97 = 0 THEN now() - interval '1 hour' END,
+         CASE WHEN n % 11 = 0 THEN NULL ELSE (n * 7919) % 500 END
+  FROM generate_series(0, ${SONGS - 1}) AS n;
+  -- performers: 5001 on 20 songs, 5002 on 400, 5003 on 3,000, and 100 others on ~86 each
+  INSERT INTO credits (song_id, position, artist_id, role_id)
+  SELECT ${FIRST} + n, 1, CASE WHEN n < 20 THEN 5001 WHEN n < 420 THEN 5002 WHEN n < 3420 THEN 5003 ELSE 5100 + n % 100 END, 1
+  FROM generate_series(0, ${SONGS - 1}) AS n;
+  -- a second performer (featured) on some songs of the big one
+  INSERT INTO credits (song_id, position, artist_id, role_id)
+  SELECT ${FIRST} + n, 2, 5002, 2 FROM generate_series(3000, 3100) AS n;
+  -- writers: 5011 writes 20 songs, 5012 400 (composer and lyricist both), 5013 the big performer's
+  -- 3,000 and 400 more (a singer-songwriter: from his own songs, nearly all are performed by him)
+  INSERT INTO credits (song_id, position, artist_id, role_id)
+  SELECT ${FIRST} + n, 3, 5011, 3 FROM generate_series(5000, 5019) AS n
+  UNION ALL SELECT ${FIRST} + n, 4, 5012, 3 FROM generate_series(0, ${SONGS - 1}) AS n WHERE n % 30 = 0
+  UNION ALL SELECT ${FIRST} + n, 5, 5012, 4 FROM generate_series(0, ${SONGS - 1}) AS n WHERE n % 30 = 0
+  UNION ALL SELECT ${FIRST} + n, 6, 5013, 3 FROM generate_series(420, 3419) AS n
+  UNION ALL SELECT ${FIRST} + n, 6, 5013, 3 FROM generate_series(6000, 6399) AS n;
+  -- genres: 20 songs of their own genre only, 400, 4,000, and the rest a filler genre
+  INSERT INTO song_genres (song_id, genre_id)
+  SELECT ${FIRST} + n, 501 FROM generate_series(7000, 7019) AS n
+  UNION ALL SELECT ${FIRST} + n, 502 FROM generate_series(0, ${SONGS - 1}) AS n WHERE n % 30 = 1
+  UNION ALL SELECT ${FIRST} + n, 503 FROM generate_series(0, ${SONGS - 1}) AS n WHERE n % 3 = 0 AND n NOT BETWEEN 7000 AND 7019
+  UNION ALL SELECT ${FIRST} + n, 504 FROM generate_series(0, ${SONGS - 1}) AS n WHERE n % 3 = 2 AND n NOT BETWEEN 7000 AND 7019;
+  ANALYZE songs, credits, song_genres`
+
+/** The definition, written plainly: each group's 10 most watched per day, each song in the first group it matches. */
+const definition = `
+  WITH tagged AS (
+    SELECT s.id, s.vidsvc_views_per_day AS per_day,
+      EXISTS (SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id JOIN credits m ON m.artist_id = c.artist_id
+              JOIN roles mr ON mr.id = m.role_id
+              WHERE c.song_id = s.id AND r.tag = 'performer' AND m.song_id = $1 AND mr.tag = 'performer') AS performer,
+      EXISTS (SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id JOIN credits m ON m.artist_id = c.artist_id
+              JOIN roles mr ON mr.id = m.role_id
+              WHERE c.song_id = s.id AND r.tag = 'writer' AND m.song_id = $1 AND mr.tag = 'writer') AS writer,
+      EXISTS (SELECT 1 FROM song_genres g JOIN song_genres m ON m.genre_id = g.genre_id
+              WHERE g.song_id = s.id AND m.song_id = $1) AS genre
+    FROM public_songs s WHERE s.id <> $1)
+  SELECT
+    ARRAY(SELECT id FROM tagged WHERE performer ORDER BY per_day DESC NULLS LAST, id DESC LIMIT 10) AS by_artist,
+    ARRAY(SELECT id FROM tagged WHERE writer AND NOT performer ORDER BY per_day DESC NULLS LAST, id DESC LIMIT 10) AS by_writers,
+    ARRAY(SELECT id FROM tagged WHERE genre AND NOT performer AND NOT writer ORDER BY per_day DESC NULLS LAST, id DESC LIMIT 10) AS by_others`
+
+/** Each group's way for a song, from the same kept counts and rules as the statement. */
+const waysOf = (server: TestServer, id: number) => {
+  const rule = (text: string, size: string) => text.replaceAll("size", size).replaceAll("catalogue", "k.live_songs")
+  const way = (size: string) =>
+    `CASE WHEN ${rule(SIMILAR_WAYS.collectWhile, size)} THEN 'collect' WHEN ${rule(SIMILAR_WAYS.hashWhile, size)} THEN 'hash' ELSE 'probe' END`
+  const artists = (tag: string) =>
+    `coalesce((SELECT sum(t.settled_songs) FROM artist_tag_song_counts t WHERE t.tag = '${tag}' AND t.artist_id IN (
+       SELECT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}' WHERE c.song_id = $1)), 0)`
+  return server.sql<{ performers: string; writers: string; genres: string }>(
+    `SELECT ${way(artists("performer"))} AS performers, ${way(artists("writer"))} AS writers,
+            ${way(`coalesce((SELECT sum(g.settled_songs) FROM genre_song_counts g
+                             WHERE g.genre_id IN (SELECT genre_id FROM song_genres WHERE song_id = $1)), 0)`)} AS genres
+     FROM catalogue_counts k`,
+    [id]
+  ).then((rows) => rows[0]!)
+}
+
+describe("similar songs: every way of reading a group gives the definition's answer", () => {
+  const database = resolveTestDatabase()
+  let server: TestServer | undefined
+  afterAll(async () => {
+    await server?.stop()
+    await (await database).drop()
+  }, 60_000)
+
+  test("groups of 20, 400 and 3,000+ songs, with exclusions and hidden songs, answer as defined", async () => {
+    // loading 12,000 songs with their credits fires every kept-count and feed trigger: no 5 s bound
+    server = await startServer({ database: await database, env: { DATABASE_STATEMENT_TIMEOUT_MS: "300000" } })
+    for (const statement of catalogue.split(";")) await server.sql(statement)
+    const ids = [
+      ...[0, 5, 19, 25, 300, 419, 420, 3000, 3050, 3419, 5000, 5010, 6000, 6100, 7000, 7005, 7019, 30, 60, 31, 61].map((n) => FIRST + n),
+      ...Array.from({ length: 60 }, (_, i) => FIRST + i * 197 + 2),
+      1, 2, 3, 5, 100, 13
+    ]
+    const seen = { collect: 0, hash: 0, probe: 0 }
+    for (const id of ids) {
+      const [expected] = await server.sql<{ by_artist: Array<number>; by_writers: Array<number>; by_others: Array<number> }>(
+        `SELECT * FROM (${definition}) d WHERE EXISTS (SELECT 1 FROM public_songs WHERE id = $1)`,
+        [id]
+      )
+      const reply = await request(server.baseUrl, `/v1/songs/${id}/similar`)
+      if (expected === undefined) {
+        expect({ id, status: reply.status }).toEqual({ id, status: 404 })
+        continue
+      }
+      const data = reply.body.data as Record<string, Array<{ id: number }>>
+      const answer = {
+        by_artist: data.by_artist!.map((s) => s.id),
+        by_writers: data.by_writers!.map((s) => s.id),
+        by_others: data.by_others!.map((s) => s.id)
+      }
+      expect({ id, ...answer }).toEqual({ id, ...expected })
+      for (const way of Object.values(await waysOf(server, id))) seen[way as keyof typeof seen]++
+    }
+    // the catalogue took every way, and some answers were hidden songs' 404s
+    expect(seen.collect).toBeGreaterThan(10)
+    expect(seen.hash).toBeGreaterThan(10)
+    expect(seen.probe).toBeGreaterThan(10)
+  }, 600_000)
+})
