@@ -7,7 +7,7 @@ import { startServer, type TestServer } from "./support/server.js"
 /**
  * /v1/songs/{id}/similar reads each group one of three ways (collect, hash, probe: src/Songs/Similar.ts),
  * chosen by kept counts. A catalogue of 12,000 more songs gives groups of every size (20, 400 and
- * 3,000+ songs of a performer, a writer and a genre; a singer-songwriter whose written songs are
+ * 3,000+ songs of a performer, a writer and a genre; singer-songwriters whose written songs are
  * nearly all excluded as performed; hidden songs of every kind among them), and each answer must be
  * the definition's (docs/api.md) computed plainly.
  */
@@ -34,13 +34,17 @@ const catalogue = `
   INSERT INTO credits (song_id, position, artist_id, role_id)
   SELECT ${FIRST} + n, 2, 5002, 2 FROM generate_series(3000, 3100) AS n;
   -- writers: 5011 writes 20 songs, 5012 400 (composer and lyricist both), 5013 the big performer's
-  -- 3,000 and 400 more (a singer-songwriter: from his own songs, nearly all are performed by him)
+  -- 3,000 and 400 more (a singer-songwriter: of his written songs, nearly all are performed by him)
   INSERT INTO credits (song_id, position, artist_id, role_id)
   SELECT ${FIRST} + n, 3, 5011, 3 FROM generate_series(5000, 5019) AS n
   UNION ALL SELECT ${FIRST} + n, 4, 5012, 3 FROM generate_series(0, ${SONGS - 1}) AS n WHERE n % 30 = 0
   UNION ALL SELECT ${FIRST} + n, 5, 5012, 4 FROM generate_series(0, ${SONGS - 1}) AS n WHERE n % 30 = 0
   UNION ALL SELECT ${FIRST} + n, 6, 5013, 3 FROM generate_series(420, 3419) AS n
-  UNION ALL SELECT ${FIRST} + n, 6, 5013, 3 FROM generate_series(6000, 6399) AS n;
+  UNION ALL SELECT ${FIRST} + n, 6, 5013, 3 FROM generate_series(6000, 6399) AS n
+  -- 5014 performs 400 songs and writes them and 8 more: a group of 400 (hashed) with 8 left
+  UNION ALL SELECT ${FIRST} + n, 7, 5014, 2 FROM generate_series(8000, 8399) AS n
+  UNION ALL SELECT ${FIRST} + n, 8, 5014, 3 FROM generate_series(8000, 8404) AS n
+  UNION ALL SELECT ${FIRST} + n, 8, 5014, 3 FROM generate_series(9000, 9002) AS n;
   -- genres: 20 songs of their own genre only, 400, 4,000, and the rest a filler genre
   INSERT INTO song_genres (song_id, genre_id)
   SELECT ${FIRST} + n, 501 FROM generate_series(7000, 7019) AS n
@@ -97,7 +101,7 @@ describe("similar songs: every way of reading a group gives the definition's ans
     server = await startServer({ database: await database, env: { DATABASE_STATEMENT_TIMEOUT_MS: "300000" } })
     for (const statement of catalogue.split(";")) await server.sql(statement)
     const ids = [
-      ...[0, 5, 19, 25, 300, 419, 420, 3000, 3050, 3419, 5000, 5010, 6000, 6100, 7000, 7005, 7019, 30, 60, 31, 61].map((n) => FIRST + n),
+      ...[0, 5, 19, 25, 300, 419, 420, 3000, 3050, 3419, 5000, 5010, 6000, 6100, 7000, 7005, 7019, 30, 60, 31, 61, 8000, 8200, 8402, 9001].map((n) => FIRST + n),
       ...Array.from({ length: 60 }, (_, i) => FIRST + i * 197 + 2),
       1, 2, 3, 5, 100, 13
     ]

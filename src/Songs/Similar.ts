@@ -17,15 +17,19 @@ import { SIMILAR_ORDER, similarSongs } from "../Domain/SongDetail.js"
  */
 export const SIMILAR_WAYS = { collectWhile: "10 * size * size < catalogue", hashWhile: "size * size <= 250 * catalogue" }
 
-const waySql = (size: string, catalogue: string) => {
-  const fill = (rule: string) => rule.replaceAll("size", size).replaceAll("catalogue", catalogue)
-  return `CASE WHEN ${fill(SIMILAR_WAYS.collectWhile)} THEN 'collect' WHEN ${fill(SIMILAR_WAYS.hashWhile)} THEN 'hash' ELSE 'probe' END`
-}
+const ruleSql = (rule: string, size: string) => rule.replaceAll("size", size).replaceAll("catalogue", "s.catalogue")
+
+const waySql = (size: string) =>
+  `CASE WHEN ${ruleSql(SIMILAR_WAYS.collectWhile, size)} THEN 'collect'
+        WHEN ${ruleSql(SIMILAR_WAYS.hashWhile, size)} THEN 'hash' ELSE 'probe' END`
+
+/** Is a group of kept size `size` hashed: not collected, not probed. */
+const hashedSql = (size: string) => `NOT ${ruleSql(SIMILAR_WAYS.collectWhile, size)} AND ${ruleSql(SIMILAR_WAYS.hashWhile, size)}`
 
 interface Group {
   /** its column of the `ways` CTE */
   readonly way: string
-  /** the song ids of its link rows (any state, maybe repeated) */
+  /** an array of its songs' ids (any state, maybe repeated) */
   readonly members: string
   /** is walked song `s` a member: a probe of its own link rows */
   readonly member: string
@@ -55,7 +59,7 @@ const creditedSongsSql = (tag: string, artists: string) =>
  * would make it a scan of the members per entry).
  */
 const groupSql = ({ also, member, members, way }: Group) => {
-  const memberIds = `SELECT unnest(ARRAY(${members}))`
+  const memberIds = `SELECT unnest(${members})`
   return `
   SELECT s.* FROM public_songs s WHERE s.id IN (
     (SELECT s.id FROM public_songs s
@@ -82,15 +86,28 @@ const myCreditsSql = (tag: string) =>
 const artistsSizeSql = (tag: string, artists: string) =>
   `(SELECT sum(k.settled_songs) FROM artist_tag_song_counts k WHERE k.tag = '${tag}' AND k.artist_id = ANY (${artists}))`
 
+const performerSongs = creditedSongsSql("performer", performers)
+const writerSongs = creditedSongsSql("writer", writers)
+const genreSongs = `SELECT g.song_id FROM song_genres g WHERE g.genre_id = ANY (${genres})`
 const notPerformed = `NOT ${creditedSql("performer", performers)}`
 const notWritten = `NOT ${creditedSql("writer", writers)}`
+
+/**
+ * The members of a later group: those left after the earlier groups' (a CTE `left_<way>` of their
+ * ids) when `exact` has their number, else all (each then tested against the earlier groups).
+ */
+const laterMembersSql = (way: string, all: string) =>
+  `CASE WHEN (SELECT ${way} FROM exact) IS NOT NULL THEN (SELECT ids FROM left_${way}) ELSE ARRAY(${all}) END`
 
 /**
  * Similar songs, public rows only: each candidate song belongs to the first group it matches (a
  * shared performer, else a shared writer, else a shared genre); each array is its group's 10 most
  * watched-per-day public songs. Zero rows when the song is not public. Exclusions from earlier
  * groups are probes of the candidate's own credits, so a prolific performer's songs (47k at 1M)
- * are never collected to be excluded.
+ * are never collected to be excluded. When a later group and the earlier ones are all of hashed
+ * size, its members left after theirs are counted first (`exact`) and that number chooses its
+ * way: a singer-songwriter's written songs are nearly all performed by him, and a walk for the
+ * few left would read the whole index.
  */
 const beforeId = `
   WITH me AS (SELECT id FROM public_songs WHERE id = `
@@ -105,25 +122,34 @@ const afterId = `),
            coalesce(${artistsSizeSql("writer", writers)}, 0) AS writers,
            coalesce((SELECT sum(k.settled_songs) FROM genre_song_counts k WHERE k.genre_id = ANY (${genres})), 0) AS genres,
            (SELECT live_songs FROM catalogue_counts) AS catalogue),
+  left_writers AS MATERIALIZED (SELECT ARRAY(${writerSongs} EXCEPT ${performerSongs}) AS ids),
+  left_genres AS MATERIALIZED (SELECT ARRAY(${genreSongs} EXCEPT ${performerSongs} EXCEPT ${writerSongs}) AS ids),
+  exact AS MATERIALIZED (
+    SELECT CASE WHEN ${hashedSql("s.writers")} AND ${ruleSql(SIMILAR_WAYS.hashWhile, "s.performers")}
+                THEN (SELECT cardinality(ids) FROM left_writers) END AS writers,
+           CASE WHEN ${hashedSql("s.genres")} AND ${ruleSql(SIMILAR_WAYS.hashWhile, "s.performers")}
+                     AND ${ruleSql(SIMILAR_WAYS.hashWhile, "s.writers")}
+                THEN (SELECT cardinality(ids) FROM left_genres) END AS genres
+    FROM sizes s),
   ways AS MATERIALIZED (
-    SELECT ${waySql("performers", "catalogue")} AS performers, ${waySql("writers", "catalogue")} AS writers,
-           ${waySql("genres", "catalogue")} AS genres
-    FROM sizes),
+    SELECT ${waySql("s.performers")} AS performers, ${waySql("coalesce(e.writers, s.writers)")} AS writers,
+           ${waySql("coalesce(e.genres, s.genres)")} AS genres
+    FROM sizes s, exact e),
   artist_songs AS (${groupSql({
   way: "performers",
-  members: creditedSongsSql("performer", performers),
+  members: `ARRAY(${performerSongs})`,
   member: creditedSql("performer", performers),
   also: "true"
 })}),
   writer_songs AS (${groupSql({
   way: "writers",
-  members: creditedSongsSql("writer", writers),
+  members: laterMembersSql("writers", writerSongs),
   member: creditedSql("writer", writers),
   also: notPerformed
 })}),
   genre_songs AS (${groupSql({
   way: "genres",
-  members: `SELECT g.song_id FROM song_genres g WHERE g.genre_id = ANY (${genres})`,
+  members: laterMembersSql("genres", genreSongs),
   member: `EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = ANY (${genres}) OFFSET 0)`,
   also: `${notPerformed} AND ${notWritten}`
 })})
