@@ -23,8 +23,11 @@ const waySql = (size: string) =>
   `CASE WHEN ${ruleSql(SIMILAR_WAYS.collectWhile, size)} THEN 'collect'
         WHEN ${ruleSql(SIMILAR_WAYS.hashWhile, size)} THEN 'hash' ELSE 'probe' END`
 
-/** Is a group of kept size `size` hashed: not collected, not probed. */
-const hashedSql = (size: string) => `NOT ${ruleSql(SIMILAR_WAYS.collectWhile, size)} AND ${ruleSql(SIMILAR_WAYS.hashWhile, size)}`
+/**
+ * Is a later group of kept size `size` counted after the earlier groups' songs are taken out: when
+ * it is not collected anyway and the earlier groups (of kept size `earlier`) could hold half of it.
+ */
+const leftMatterSql = (size: string, earlier: string) => `NOT ${ruleSql(SIMILAR_WAYS.collectWhile, size)} AND 2 * (${earlier}) >= ${size}`
 
 interface Group {
   /** its column of the `ways` CTE */
@@ -104,10 +107,10 @@ const laterMembersSql = (way: string, all: string) =>
  * shared performer, else a shared writer, else a shared genre); each array is its group's 10 most
  * watched-per-day public songs. Zero rows when the song is not public. Exclusions from earlier
  * groups are probes of the candidate's own credits, so a prolific performer's songs (47k at 1M)
- * are never collected to be excluded. When a later group and the earlier ones are all of hashed
- * size, its members left after theirs are counted first (`exact`) and that number chooses its
- * way: a singer-songwriter's written songs are nearly all performed by him, and a walk for the
- * few left would read the whole index.
+ * are never collected to be excluded. When the earlier groups could hold half of a later group's
+ * songs, the songs left after theirs are counted first (`exact`, reading the earlier groups' link
+ * rows index-only) and that number chooses its way: a singer-songwriter's written songs are
+ * nearly all performed by him, and a walk for the few left would read the whole index.
  */
 const beforeId = `
   WITH me AS (SELECT id FROM public_songs WHERE id = `
@@ -125,11 +128,8 @@ const afterId = `),
   left_writers AS MATERIALIZED (SELECT ARRAY(${writerSongs} EXCEPT ${performerSongs}) AS ids),
   left_genres AS MATERIALIZED (SELECT ARRAY(${genreSongs} EXCEPT ${performerSongs} EXCEPT ${writerSongs}) AS ids),
   exact AS MATERIALIZED (
-    SELECT CASE WHEN ${hashedSql("s.writers")} AND ${ruleSql(SIMILAR_WAYS.hashWhile, "s.performers")}
-                THEN (SELECT cardinality(ids) FROM left_writers) END AS writers,
-           CASE WHEN ${hashedSql("s.genres")} AND ${ruleSql(SIMILAR_WAYS.hashWhile, "s.performers")}
-                     AND ${ruleSql(SIMILAR_WAYS.hashWhile, "s.writers")}
-                THEN (SELECT cardinality(ids) FROM left_genres) END AS genres
+    SELECT CASE WHEN ${leftMatterSql("s.writers", "s.performers")} THEN (SELECT cardinality(ids) FROM left_writers) END AS writers,
+           CASE WHEN ${leftMatterSql("s.genres", "s.performers + s.writers")} THEN (SELECT cardinality(ids) FROM left_genres) END AS genres
     FROM sizes s),
   ways AS MATERIALIZED (
     SELECT ${waySql("s.performers")} AS performers, ${waySql("coalesce(e.writers, s.writers)")} AS writers,
