@@ -7,7 +7,8 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { SIMILAR_ORDER, similarSongs } from "../Domain/SongDetail.js"
 
 /**
- * How a group's songs are read, chosen by their kept count `size` against `catalogue` (live songs):
+ * How a group's songs are read, chosen by their number `size` (kept, or counted: `exact`) against
+ * `catalogue` (live songs):
  * - `collect`: the members from their link rows, each song read, then sorted (`size` songs);
  * - `hash`: walk `songs_public_trending_idx` index-only, each entry looked up in the members
  *   hashed once (`size` link entries, then ~10 x catalogue / size index entries);
@@ -27,7 +28,8 @@ const waySql = (size: string) =>
  * Is a later group of kept size `size` counted after the earlier groups' songs are taken out: when
  * it is not collected anyway and the earlier groups (of kept size `earlier`) could hold half of it.
  */
-const leftMatterSql = (size: string, earlier: string) => `NOT ${ruleSql(SIMILAR_WAYS.collectWhile, size)} AND 2 * (${earlier}) >= ${size}`
+const leftMatterSql = (size: string, earlier: string) =>
+  `NOT ${ruleSql(SIMILAR_WAYS.collectWhile, size)} AND 2 * (${earlier}) >= ${size}`
 
 interface Group {
   /** its column of the `ways` CTE */
