@@ -5,7 +5,10 @@ export {}
  * Arguments are passed on to `bun test` (a file filter, -t, ...).
  */
 // Bun's own limit on a request head, as `bun run start` sets it (docs/edge.md): test servers run in this process.
-const child = Bun.spawn(["bun", "--max-http-header-size=131072", "test", ...process.argv.slice(2)], {
+// The time limit of every test and hook: Bun's default is 5 s and it does not read one from bunfig.toml;
+// tests that start servers or write thousands of rows need more on a loaded machine.
+const TIMEOUT_MS = 30_000
+const child = Bun.spawn(["bun", "--max-http-header-size=131072", "test", `--timeout=${TIMEOUT_MS}`, ...process.argv.slice(2)], {
   stdout: "pipe",
   stderr: "pipe",
   env: process.env
