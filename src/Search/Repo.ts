@@ -11,16 +11,17 @@ import { withSpan } from "../Spans.js"
 const lit = Statement.unsafeFragment
 
 /**
- * From the statement's `term`: the folded query; the same when it may match inside a word (3+
- * characters, else null: one or two letters inside words match nearly everything); the folded
- * fuzzy query (null when too short for typo tolerance); and the end of the query's range of
- * tails in byte order (sql/0015: `tail >= q AND tail < q_end` is "starts with q").
+ * The statement's `term` row, joined beside the ranked kinds (so each column is one parameter
+ * of the ranking body, not a subquery of its own at every use): the folded query; the same when
+ * it may match inside a word (3+ characters, else null: one or two letters inside words match
+ * nearly everything); the same when it may match with a typo (else null); and the end of the
+ * query's range of tails in byte order (sql/0015: `tail >= q AND tail < q_end` is "starts with q").
  */
-const Q = "(SELECT q FROM term)"
-const QI = "(SELECT qi FROM term)"
-const FQ = "(SELECT fq FROM term)"
-const Q_END = "(SELECT q_end FROM term)"
-const N = "(SELECT n FROM term)"
+const Q = "term.q"
+const QI = "term.qi"
+const FQ = "term.fq"
+const Q_END = "term.q_end"
+const N = "term.n"
 
 /** Queries of this many characters or fewer match names that start with them. */
 export const SHORT_QUERY_MAX_LENGTH = 2
@@ -182,7 +183,7 @@ const longCtes = () => {
  */
 const rankedCte = (kinds: ReadonlyArray<number>, short: boolean) => `ranked AS MATERIALIZED (
   SELECT s.kind, r.id, r.score, r.popularity, r.handle, r.total
-  FROM (VALUES ${kinds.map((k) => `(${k})`).join(", ")}) s(kind) CROSS JOIN LATERAL (
+  FROM term CROSS JOIN (VALUES ${kinds.map((k) => `(${k})`).join(", ")}) s(kind) CROSS JOIN LATERAL (
     WITH ${(short ? shortCtes() : longCtes()).join(",\n  ")}
     SELECT m.id, m.score, m.popularity, m.handle, (SELECT t.n FROM total t) AS total
     FROM matched m ORDER BY m.score DESC, m.popularity DESC, m.handle, m.id LIMIT ${N}) r)`
@@ -216,16 +217,18 @@ type SearchKey = readonly [q: string, fuzzy: string | null, limit: string]
 /**
  * Every asked type's section in one statement of fixed text (one text per set of types and
  * short or not), ranked from search_entries (sql/0015) and built by Postgres as JSON text.
- * `term` folds the query once.
+ * `term` folds the query once: `fold_name` is not inlined (it calls the STABLE `unaccent`), so
+ * each call site is parsed and planned at every execution; OFFSET 0 keeps the folded query from
+ * being copied into each of its uses.
  */
 export const searchSql = (sql: SqlClient.SqlClient, types: ReadonlyArray<SearchType>, short: boolean) => {
   const ordered = SEARCH_TYPES.filter((type) => types.includes(type))
   return (key: SearchKey) =>
     sql<{ kind: number; section: string }>`
     WITH term AS MATERIALIZED (
-      SELECT f.q, CASE WHEN char_length(f.q) >= 3 THEN f.q END AS qi, fold_name(f.p[2]) AS fq,
+      SELECT f.q, CASE WHEN char_length(f.q) >= 3 THEN f.q END AS qi, CASE WHEN f.p[2] IS NOT NULL THEN f.q END AS fq,
              f.q || chr(1114111) AS q_end, f.p[3]::int AS n
-      FROM (SELECT fold_name(p[1]) AS q, p FROM (SELECT ${key}::text[] AS p) k) f),
+      FROM (SELECT fold_name(p[1]) AS q, p FROM (SELECT ${key}::text[] AS p) k OFFSET 0) f),
     ${lit(rankedCte(ordered.map(kindOf), short))}
     ${lit(ordered.map(sectionSql).join("\n    UNION ALL "))}`
 }
