@@ -1,5 +1,5 @@
 /**
- * `bun run bench [--smoke] [--rounds N] [--seconds S] [--connections C] [--songs N] [--database NAME]`
+ * `bun run bench [--smoke] [--rounds N] [--seconds S] [--connections C] [--songs N] [--database NAME] [--only A,B]`
  * `bun run bench --sweep [--songs N] [--database NAME] [--requests R]` (one client per endpoint: ./sweep.ts)
  *
  * The service against two hand-written baselines (Bun.serve + Bun.SQL, Bun.serve + `pg` with
@@ -212,6 +212,10 @@ const main = async () => {
     { name: "flood-429", script: "uniform", list: lists.flood, roles: ["service-limited"] }
   ]
 
+  // --only: just these scenarios (an A/B of one part); the report is printed, RESULTS.md untouched
+  const only = onlyScenarios()
+  const chosen = only === undefined ? scenarios : scenarios.filter((scenario) => only.includes(scenario.name))
+
   const measure = async (role: RoleName, scenario: (typeof scenarios)[number], seconds: number): Promise<Measurement> => {
     const server = roles[role]
     const cpuBefore = cpuSeconds(server.pid)
@@ -232,7 +236,7 @@ const main = async () => {
 
   if (options.warmupSeconds > 0) {
     log("warm-up")
-    for (const scenario of scenarios) for (const role of scenario.roles) await measure(role, scenario, options.warmupSeconds)
+    for (const scenario of chosen) for (const role of scenario.roles) await measure(role, scenario, options.warmupSeconds)
   }
 
   const results: Results = { rounds: [] }
@@ -253,8 +257,8 @@ const main = async () => {
       roundResults[scenario.name] = byRole
     }
     // The smoke checks that everything runs, not how fast: its scenarios run side by side.
-    if (options.smoke) await Promise.all(scenarios.map(runScenario))
-    else for (const scenario of scenarios) await runScenario(scenario)
+    if (options.smoke) await Promise.all(chosen.map(runScenario))
+    else for (const scenario of chosen) await runScenario(scenario)
     results.rounds.push(roundResults)
   }
 
@@ -286,7 +290,7 @@ const main = async () => {
     names: Object.fromEntries(Object.entries(roles).map(([role, server]) => [role, server.name])) as Record<RoleName, string>
   })
   console.log(report.text)
-  if (!options.smoke) {
+  if (!options.smoke && only === undefined) {
     const resultsFile = resolve(HERE, "RESULTS.md")
     const sweeps = existsSync(resultsFile) ? sweepSections(readFileSync(resultsFile, "utf8")) : ""
     writeFileSync(resultsFile, sweeps === "" ? report.markdown : `${report.markdown.trimEnd()}\n\n${sweeps}\n`)
@@ -340,6 +344,15 @@ const machineFacts = async (databaseUrl: string) => {
 const sweepOption = (flag: string) => {
   const index = process.argv.indexOf(flag)
   return index === -1 ? undefined : process.argv[index + 1]
+}
+
+/** `--only detail-uniform,search`: the scenarios to run (names as in the report), else all. */
+const onlyScenarios = () => {
+  const names = sweepOption("--only")?.split(",")
+  const known = ["detail-uniform", "detail-zipf", "list-first", "list-deep", "search", "search-1", "flood-429"]
+  const unknown = names?.filter((name) => !known.includes(name)) ?? []
+  if (unknown.length > 0) throw new Error(`--only: unknown scenario ${unknown.join(", ")} (known: ${known.join(", ")})`)
+  return names
 }
 
 try {
