@@ -7,6 +7,12 @@ const lit = Statement.unsafeFragment
 const SEEK_FROM_OFFSET = 1000
 
 /**
+ * A collected row read by primary key costs about this many rows of the scan the collection is
+ * planned as otherwise (measured at 100k songs on the quiet machine: 3.3 us a probe, 0.11 us a row).
+ */
+const SCANNED_ROWS_PER_PROBE = 32
+
+/**
  * How keysetPage (its `steer` option: `steered(...)`) steers an offset page of a list with an
  * exact kept total (/v1/songs, /v1/albums), so that no offset the API takes (up to 2^31-1) walks
  * more than it must. The total is computed
@@ -17,7 +23,10 @@ const SEEK_FROM_OFFSET = 1000
  *   buckets), an ascending walk starts at the bound where the position falls, skipping only the
  *   rows of that bucket before it (a descending page is the ascending rows [total-offset-limit, total-offset));
  * - else the sort's index is walked from the nearer end (the second half backwards, put back in order);
- * - few matches (total^2 < (offset + limit) * scale): collected by the filters' own indexes and sorted.
+ * - few matches (total^2 < (offset + limit) * scale): collected by the filters' own indexes and sorted;
+ *   with `keys` and fewer still (total * SCANNED_ROWS_PER_PROBE <= scale), read by primary key from
+ *   the keys instead (the prepared statement's generic plan otherwise joins the filter's rows
+ *   with a scan of every row).
  * A cursor page walks forwards from its key (or collects after it).
  *
  * The list's `filters` are the walk's row-by-row probes (`EXISTS (... OFFSET 0)`: not a join);
@@ -35,6 +44,11 @@ export interface Steering {
    * ascending walk of the list reaches `position` (a bigint expression), and the rows before it
    */
   readonly seek?: ((position: Statement.Fragment) => Statement.Fragment) | undefined
+  /**
+   * SQL of the ids of a superset of the matches, about `total` of them (one filter's link rows):
+   * few matches are then read by primary key from these
+   */
+  readonly keys?: Statement.Fragment | undefined
 }
 
 /** keysetPage's `steer` option: this steering of its offset pages. */
@@ -68,17 +82,29 @@ export const steered = (steering: Steering): PageStrategy => (sql, sort, walkWhe
     ]
   // few matches: collected by the filters' own indexes (OFFSET 0: not walked in order), then sorted
   // (no arm without rows: a `WHERE FALSE` arm over the table was planned as a parallel scan, two workers started for nothing)
-  const collected = collect.length === 0 ? [] : [sql`SELECT ${a}.* FROM (
-      SELECT ${a}.* FROM ${lit(sort.source)} WHERE ${Statement.and(collect)} AND ${afterCursor(sql, sort, page)} OFFSET 0) ${a}
-    WHERE NOT (SELECT walk FROM steer) AND ${offset} < ${n}
-    ORDER BY ${lit(order)} LIMIT ${limit} OFFSET ${page.after === undefined ? sql`least(${offset}, ${n})` : sql`0`}`]
+  const collectedBy = (where: Statement.Fragment, gate: Statement.Fragment) =>
+    sql`SELECT ${a}.* FROM (
+      SELECT ${a}.* FROM ${lit(sort.source as string)} WHERE ${where} AND ${Statement.and(collect)} AND ${afterCursor(sql, sort, page)} OFFSET 0) ${a}
+    WHERE NOT (SELECT walk FROM steer) AND ${gate} AND ${offset} < ${n}
+    ORDER BY ${lit(order)} LIMIT ${limit} OFFSET ${page.after === undefined ? sql`least(${offset}, ${n})` : sql`0`}`
+  const collected = collect.length === 0
+    ? []
+    : steering.keys === undefined
+    ? [collectedBy(lit("TRUE"), lit("TRUE"))]
+    : [
+      collectedBy(sql`${lit(tieOf(sort).key)} = ANY (ARRAY(${steering.keys}))`, sql`(SELECT probe FROM steer)`),
+      collectedBy(lit("TRUE"), sql`NOT (SELECT probe FROM steer)`)
+    ]
+  const scale = steering.scale ?? lit("0")
   return {
     ctes: sql`total AS MATERIALIZED (SELECT (${total})::bigint AS n),
       steer AS MATERIALIZED (SELECT ${
       collect.length === 0
         ? lit("true")
-        : sql`t.n * t.n >= (least(${offset}, greatest(t.n - ${offset}, 0)) + ${limit}) * (${steering.scale ?? lit("0")})`
-    } AS walk FROM total t),
+        : sql`t.n * t.n >= (least(${offset}, greatest(t.n - ${offset}, 0)) + ${limit}) * (${scale})`
+    } AS walk, ${
+      steering.keys === undefined ? lit("false") : sql`t.n * ${lit(String(SCANNED_ROWS_PER_PROBE))} <= (${scale})`
+    } AS probe FROM total t),
       ${seek === undefined ? lit("") : sql`seek AS MATERIALIZED (SELECT * FROM (${seek(position)}) seek WHERE ${offset} < ${n}),`}`,
     page: Statement.join(" UNION ALL ", false)([...arms, ...collected].map((arm) => sql`(${arm})`)),
     total: n

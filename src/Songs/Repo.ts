@@ -127,7 +127,18 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       const walkOnly = seek !== undefined || (sortName === "released" && browse.year !== undefined)
       // with a year, its range (~25k songs at 1M) drives the collection: a prepared statement's plan
       // cannot tell a label of 90k songs from one of 500
-      const steer = { collect: walkOnly ? [] : browse.year !== undefined ? walk : collect, scale: sql`SELECT live_songs FROM catalogue_counts`, seek }
+      // one genre or label alone: its link rows are the ids a collection reads by key when few
+      const keys = browse.year !== undefined || (browse.genre !== undefined) === (browse.label !== undefined)
+        ? undefined
+        : browse.genre !== undefined
+        ? sql`SELECT sg.song_id FROM song_genres sg WHERE sg.genre_id = (SELECT id FROM genres WHERE slug = ${browse.genre})`
+        : sql`SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${browse.label}`
+      const steer = {
+        collect: walkOnly ? [] : browse.year !== undefined ? walk : collect,
+        scale: sql`SELECT live_songs FROM catalogue_counts`,
+        seek,
+        keys
+      }
       return keysetPage(songSort(sortName, order === "desc"), walk, page, scope, { total: keptSongTotal(browse), steer: steered(steer) }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("SongsRepo.listSongs")
