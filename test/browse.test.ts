@@ -285,7 +285,12 @@ describe("deep pagination (issue 4 point 2)", () => {
     const lists: ReadonlyArray<[string, string]> = [
       ["genre=irama-malaysia", "EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = 4)"],
       ["genre=rock-kapak", "EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = 3)"],
-      ["label=2", "EXISTS (SELECT 1 FROM song_labels l WHERE l.song_id = s.id AND l.label_id = 2)"]
+      ["label=2", "EXISTS (SELECT 1 FROM song_labels l WHERE l.song_id = s.id AND l.label_id = 2)"],
+      // with a year: walked testing the year on each row, or read by key from the smaller genre or label
+      ["genre=irama-malaysia&year=2000",
+        "EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = 4) AND extract(year FROM released_at) = 2000"],
+      ["genre=rock-kapak&label=2&year=2000", `EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = 3)
+        AND EXISTS (SELECT 1 FROM song_labels l WHERE l.song_id = s.id AND l.label_id = 2) AND extract(year FROM released_at) = 2000`]
     ]
     const orders: ReadonlyArray<[string, string]> = [
       ["sort=released", "released_at DESC, id DESC"],
@@ -296,7 +301,7 @@ describe("deep pagination (issue 4 point 2)", () => {
       for (const [sort, order] of orders) {
         const query = `${filter}&${sort}`
         const ids = (await deep!.sql<{ id: number }>(`SELECT id FROM public_songs s WHERE ${where} ORDER BY ${order}`)).map((r) => r.id)
-        expect(ids.length).toBeGreaterThan(299)
+        expect(ids.length).toBeGreaterThan(filter.includes("&label") ? 50 : 299)
         for (const offset of [0, 5, Math.floor(ids.length / 2) - 40, ids.length - 80, ids.length - 3]) {
           const reply = await get(`/v1/songs?${query}&limit=80&offset=${offset}`, deep!.baseUrl)
           expect({ query, offset, total: reply.body.meta.total, ids: reply.body.data.map((r: { id: number }) => r.id) })
