@@ -271,6 +271,46 @@ describe("deep pagination (issue 4 point 2)", () => {
       }
     }
   }, 300_000)
+
+  test("a genre's or label's page at any offset equals the public songs in order, walked, collected or read by key", async () => {
+    // a genre of 300 songs (few: read by key from its links), a genre and a label of ~1,000 (collected
+    // by a scan for deep offsets, walked near the ends), each with the hidden canary songs linked too
+    await deep!.sql(`
+      INSERT INTO song_genres (song_id, genre_id) SELECT n, 4 FROM generate_series(100000, 100299) AS n;
+      INSERT INTO song_genres (song_id, genre_id) SELECT n, 3 FROM generate_series(101000, 101999) AS n;
+      INSERT INTO song_labels (song_id, label_id) SELECT 100000 + 11 * k, 2 FROM generate_series(0, 999) AS k;
+      INSERT INTO song_genres (song_id, genre_id) VALUES (10, 3), (11, 4), (12, 4) ON CONFLICT DO NOTHING;
+      INSERT INTO song_labels (song_id, label_id) VALUES (10, 2), (11, 2), (12, 2) ON CONFLICT DO NOTHING;
+      ANALYZE song_genres; ANALYZE song_labels`)
+    const lists: ReadonlyArray<[string, string]> = [
+      ["genre=irama-malaysia", "EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = 4)"],
+      ["genre=rock-kapak", "EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = 3)"],
+      ["label=2", "EXISTS (SELECT 1 FROM song_labels l WHERE l.song_id = s.id AND l.label_id = 2)"],
+      // with a year: walked testing the year on each row, or read by key from the smaller genre or label
+      ["genre=irama-malaysia&year=2000",
+        "EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = 4) AND extract(year FROM released_at) = 2000"],
+      ["genre=rock-kapak&label=2&year=2000", `EXISTS (SELECT 1 FROM song_genres g WHERE g.song_id = s.id AND g.genre_id = 3)
+        AND EXISTS (SELECT 1 FROM song_labels l WHERE l.song_id = s.id AND l.label_id = 2) AND extract(year FROM released_at) = 2000`]
+    ]
+    const orders: ReadonlyArray<[string, string]> = [
+      ["sort=released", "released_at DESC, id DESC"],
+      ["sort=popular&order=asc", "coalesce(vidsvc_views, -1) ASC, id ASC"],
+      ["sort=title", "lower(title) ASC, id ASC"]
+    ]
+    for (const [filter, where] of lists) {
+      for (const [sort, order] of orders) {
+        const query = `${filter}&${sort}`
+        const ids = (await deep!.sql<{ id: number }>(`SELECT id FROM public_songs s WHERE ${where} ORDER BY ${order}`)).map((r) => r.id)
+        expect(ids.length).toBeGreaterThan(filter.includes("&label") ? 50 : 299)
+        for (const offset of [0, 5, Math.floor(ids.length / 2) - 40, ids.length - 80, ids.length - 3]) {
+          const reply = await get(`/v1/songs?${query}&limit=80&offset=${offset}`, deep!.baseUrl)
+          expect({ query, offset, total: reply.body.meta.total, ids: reply.body.data.map((r: { id: number }) => r.id) })
+            .toEqual({ query, offset, total: ids.length, ids: ids.slice(offset, offset + 80) })
+        }
+        expect((await walkByCursor(`/v1/songs?${query}&limit=80`, deep!.baseUrl)).map((r) => r.id)).toEqual(ids)
+      }
+    }
+  }, 300_000)
 })
 
 describe("kept totals of two and three filters (sql/0018)", () => {

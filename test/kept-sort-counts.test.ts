@@ -17,6 +17,9 @@ interface Listed {
   readonly total: number
   readonly bySongs: ReadonlyArray<[number, number]>
   readonly byName: ReadonlyArray<[number, number]>
+  /** by name (sql/0025's kept name order) three at a time through next_cursor, and offset 4 limit 3 */
+  readonly byNameCursor: ReadonlyArray<number>
+  readonly byNameOffset: ReadonlyArray<number>
   readonly users: ReadonlyArray<[string, number]>
   readonly userTotal: number
   /**
@@ -43,6 +46,16 @@ const served = async (): Promise<Listed> => {
   const bySongs = await page("/v1/artists?sort=songs&limit=50")
   const byName = await page("/v1/artists?sort=name&limit=50")
   expect(byName.total).toBe(bySongs.total)
+  const byNameCursor: Array<number> = []
+  for (let cursor = ""; ;) {
+    const reply = await request(server.baseUrl, `/v1/artists?sort=name&limit=3${cursor === "" ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
+    expect(reply.status).toBe(200)
+    const body = reply.body as { meta: { next_cursor: string }; data: Array<{ id: number }> }
+    byNameCursor.push(...body.data.map((a) => a.id))
+    if (body.meta.next_cursor === "") break
+    cursor = body.meta.next_cursor
+  }
+  const byNameOffset = (await page("/v1/artists?sort=name&offset=4&limit=3")).items.map(([id]) => id)
   const users = await request(server.baseUrl, "/v1/users?sort=contributions&limit=50")
   expect(users.status).toBe(200)
   const usersBody = users.body as { meta: { total: number }; data: Array<{ username: string; contribution_count: number }> }
@@ -72,6 +85,8 @@ const served = async (): Promise<Listed> => {
     total: bySongs.total,
     bySongs: bySongs.items,
     byName: byName.items,
+    byNameCursor,
+    byNameOffset,
     users: members.map((m): [string, number] => [m.username, m.contribution_count]),
     userTotal: usersBody.meta.total,
     perArtist
@@ -122,13 +137,15 @@ const counted = async (): Promise<Listed> => {
     total: rows.length,
     bySongs: bySongs.map((a): [number, number] => [a.id, a.songs]),
     byName: byName.map((a): [number, number] => [a.id, a.songs]),
+    byNameCursor: byName.map((a) => a.id),
+    byNameOffset: byName.slice(4, 7).map((a) => a.id),
     users: members.map((m): [string, number] => [m.username, m.n]),
     userTotal: (await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM public_members"))[0]!.n,
     perArtist
   }
 }
 
-describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contributions, sql/0016 artists' roles, sql/0022 artists' albums)", () => {
+describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contributions, sql/0016 artists' roles, sql/0022 artists' albums, sql/0025 artists' name order)", () => {
   test("the artists and users lists equal counting the public rows, after every kind of change", async () => {
     const before = await served()
     expect(before).toEqual(await counted())
@@ -167,6 +184,14 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
       ["INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 8, 8, 1), (6, 9, 8, 3), (6, 10, 8, 4)",
         "DELETE FROM credits WHERE song_id = 6 AND position IN (8, 9, 10)"],
       ["UPDATE roles SET tag = 'writer' WHERE id = 2", "UPDATE roles SET tag = 'performer' WHERE id = 2"],
+      // renames (sql/0025's kept name keys): an artist to the end of the list and one to the front, a hidden artist
+      ["UPDATE artists SET name = CASE id WHEN 1 THEN 'Zzz ' || name ELSE 'AAA ' || name END WHERE id IN (1, 8)",
+        "UPDATE artists SET name = substr(name, 5) WHERE id IN (1, 8)"],
+      // a hidden artist renamed, then its scheduled song published: it enters the list under its new name
+      [`UPDATE artists SET name = 'AAA ' || name WHERE id NOT IN (SELECT id FROM public_artists);
+        UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12`,
+        `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12;
+        UPDATE artists SET name = substr(name, 5) WHERE name LIKE 'AAA %'`],
       // an album naming the hidden artist is published
       ["UPDATE albums SET published_at = now() - interval '1 hour' WHERE id = 3", "UPDATE albums SET published_at = NULL WHERE id = 3"],
       // members: banned, losing the handle, a new one

@@ -18,7 +18,7 @@ const albumsScope = (artistId: number) => `artist-albums:${artistId}`
 
 const lit = Statement.unsafeFragment
 
-/** Visible artists in name order (artists_name_idx); cursor key: the lowercased name, the id. */
+/** Artists rows `a` whose name matches q in name order; cursor key: the lowercased name, the id. */
 const byNameSort = (source: KeysetSort["source"]): KeysetSort => ({
   source,
   alias: "a",
@@ -28,6 +28,25 @@ const byNameSort = (source: KeysetSort["source"]): KeysetSort => ({
   item: artistSummary.json("a"),
   descending: false
 })
+
+/**
+ * Every visible artist in name order as rows `a` of (name_key, id), the same keys as byNameSort:
+ * the artists with a settled song are one range of sql/0025's artist_song_counts_name_idx
+ * (index-only), merged with the few visible without one. The summary is built for the page's
+ * rows only (one primary-key probe each), never for the rows a deep page skips.
+ */
+const visibleByName: KeysetSort = {
+  source: () => [
+    lit("(SELECT ac.name_key, ac.artist_id AS id FROM artist_song_counts ac WHERE ac.settled_songs > 0) a"),
+    lit("visible_unsettled_artists() a")
+  ],
+  alias: "a",
+  key: "a.name_key",
+  keyJson: "a.name_key",
+  keyType: "text",
+  item: `(SELECT ${artistSummary.json("x")} FROM artists x WHERE x.id = a.id)`,
+  descending: false
+}
 
 /**
  * Visible artists with their public song counts (`a.id`, `a.song_count`), most songs first, then
@@ -107,9 +126,8 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         AND ${lit(artistVisibleSql("a"))}) a`
 
     /**
-     * Without q: by name, a walk of artists_name_idx with a kept-count probe per row for
-     * visibility; by songs, sql/0008's kept index from the cursor on. Totals: kept
-     * (visible_artist_count()); with q, the matches counted.
+     * Without q: by name, the kept name order of sql/0025; by songs, sql/0008's kept index from
+     * the cursor on. Totals: kept (visible_artist_count()); with q, the matches counted.
      */
     const listArtists = (params: {
       readonly q: string | undefined
@@ -122,7 +140,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       const listed = q !== undefined
         ? keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q, sort)), [], page, scope, { readOnce: true })
         : sort === "name"
-        ? keysetPage(byNameSort("artists a"), [lit(artistVisibleSql("a"))], page, scope, kept)
+        ? keysetPage(visibleByName, [], page, scope, kept)
         : keysetPage(
           bySongsSort((p) =>
             sql`artists_by_song_count(${p.after?.[0] ?? null}::int, ${p.after?.[1] ?? null}::int, ${

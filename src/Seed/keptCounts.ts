@@ -26,7 +26,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "albums_scheduled_label_count_delete", "albums_scheduled_label_count_insert", "albums_scheduled_label_count_truncate", "albums_scheduled_label_count_update",
     "albums_search_popularity", "albums_search_delete", "albums_search_insert", "albums_search_update"
   ],
-  artists: ["artists_search_delete", "artists_search_insert", "artists_search_update"],
+  // a rename moves the artist in sql/0025's kept name order
+  artists: ["artists_name_key_update", "artists_search_delete", "artists_search_insert", "artists_search_update"],
   contributions: [
     "contributions_catalogue_count_truncate", "contributions_count_delete", "contributions_count_insert",
     "contributions_count_truncate", "contributions_count_update", "contributions_member_count_delete",

@@ -115,19 +115,43 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         collect.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
         walk.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label} OFFSET 0)`)
       }
+      // in release order a year is a range of the index: its walk reads that year's songs at most
+      const yearInOrder = sortName === "released" && browse.year !== undefined
+      // with a year, its range (~25k songs at 1M) drives the collection (the genre and label probed):
+      // a prepared statement's plan cannot tell a label of 90k songs from one of 500
+      const collectYear = [...walk]
       if (browse.year !== undefined) {
         const year = sql`s.released_at >= CAST(${`${browse.year}-01-01`} AS date)
                          AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`
-        collect.push(year)
-        walk.push(year)
+        collectYear.push(year)
+        // in another order the walk tests the year on each row (IS TRUE: not a range the planner would start from)
+        walk.push(yearInOrder ? year : sql`(${year}) IS TRUE`)
       }
       const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
       const seek = browse.genre === undefined && browse.label === undefined ? songSeek(sortName, browse.year) : undefined
-      // in release order a year is a range of the index: its walk reads that year's songs at most, never collected
-      const walkOnly = seek !== undefined || (sortName === "released" && browse.year !== undefined)
-      // with a year, its range (~25k songs at 1M) drives the collection: a prepared statement's plan
-      // cannot tell a label of 90k songs from one of 500
-      const steer = { collect: walkOnly ? [] : browse.year !== undefined ? walk : collect, scale: sql`SELECT live_songs FROM catalogue_counts`, seek }
+      // the genre's and the label's link rows: few matches are read by key from the smaller when it is
+      // small; not for a genre and label without a year (joining their two link ranges costs less)
+      const keys = browse.year === undefined && browse.genre !== undefined && browse.label !== undefined ? [] : [
+        ...browse.genre === undefined ? [] : [{
+          ids: sql`SELECT sg.song_id FROM song_genres sg WHERE sg.genre_id = (SELECT id FROM genres WHERE slug = ${browse.genre})`,
+          size: sql`SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}`
+        }],
+        ...browse.label === undefined ? [] : [{
+          ids: sql`SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${browse.label}`,
+          size: sql`SELECT public_label_song_count(${browse.label})`
+        }]
+      ]
+      const yearSongs = browse.year === undefined ? undefined : sql`SELECT public_songs_released_between(
+        CAST(${`${browse.year}-01-01`} AS date), CAST(${`${browse.year + 1}-01-01`} AS date))`
+      // a year in release order is never collected by a scan (read by key from a small genre or label only)
+      const steer = {
+        collect: seek !== undefined || (yearInOrder && keys.length === 0) ? [] : browse.year !== undefined ? collectYear : collect,
+        range: yearInOrder ? yearSongs : undefined,
+        scanned: browse.year !== undefined ? yearSongs : undefined,
+        scale: sql`SELECT live_songs FROM catalogue_counts`,
+        seek,
+        keys
+      }
       return keysetPage(songSort(sortName, order === "desc"), walk, page, scope, { total: keptSongTotal(browse), steer: steered(steer) }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         withSpan("SongsRepo.listSongs")
