@@ -15,7 +15,8 @@ const SCANNED_ROWS_PER_PROBE = 32
 /** Ids a list's matches are among (one filter's link rows), and how many there are (a kept count). */
 export interface KeySet {
   readonly ids: Statement.Fragment
-  readonly size: Statement.Fragment
+  /** absent: the list's total (a list of one filter's matches is that set) */
+  readonly size?: Statement.Fragment | undefined
 }
 
 /**
@@ -120,7 +121,7 @@ export const steered = (steering: Steering): PageStrategy => (sql, sort, walkWhe
       ? sql`v.size * ${lit(String(SCANNED_ROWS_PER_PROBE))} <= (${scale})`
       : sql`v.size * t.n < (least(${offset}, greatest(t.n - ${offset}, 0)) + ${limit}) * (${range})`
   } AS probe, v.pick
-      FROM (VALUES ${Statement.join(", ", false)(keys.map((k, i) => sql`(coalesce((${k.size}), 0)::bigint, ${lit(String(i))})`))}) v(size, pick)
+      FROM (VALUES ${Statement.join(", ", false)(keys.map((k, i) => sql`(${k.size === undefined ? lit("t.n") : sql`coalesce((${k.size}), 0)::bigint`}, ${lit(String(i))})`))}) v(size, pick)
       ORDER BY v.size, v.pick LIMIT 1) k`
   return {
     ctes: sql`total AS MATERIALIZED (SELECT (${total})::bigint AS n),

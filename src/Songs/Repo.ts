@@ -131,14 +131,16 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       const seek = browse.genre === undefined && browse.label === undefined ? songSeek(sortName, browse.year) : undefined
       // the genre's and the label's link rows: few matches are read by key from the smaller when it is
       // small; not for a genre and label without a year (joining their two link ranges costs less)
+      // with one filter the set is the list's matches: its size is the total already read
+      const alone = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length === 1
       const keys = browse.year === undefined && browse.genre !== undefined && browse.label !== undefined ? [] : [
         ...browse.genre === undefined ? [] : [{
           ids: sql`SELECT sg.song_id FROM song_genres sg WHERE sg.genre_id = (SELECT id FROM genres WHERE slug = ${browse.genre})`,
-          size: sql`SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}`
+          size: alone ? undefined : sql`SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}`
         }],
         ...browse.label === undefined ? [] : [{
           ids: sql`SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${browse.label}`,
-          size: sql`SELECT public_label_song_count(${browse.label})`
+          size: alone ? undefined : sql`SELECT public_label_song_count(${browse.label})`
         }]
       ]
       const yearSongs = browse.year === undefined ? undefined : sql`SELECT public_songs_released_between(
