@@ -213,7 +213,11 @@ const main = async () => {
   ]
 
   // --only: just these scenarios (an A/B of one part); the report is printed, RESULTS.md untouched
-  const only = onlyScenarios()
+  const only = sweepOption("--only")?.split(",")
+  const unknown = only?.filter((name) => !scenarios.some((scenario) => scenario.name === name)) ?? []
+  if (unknown.length > 0) {
+    throw new Error(`--only: unknown scenario ${unknown.join(", ")} (known: ${scenarios.map((scenario) => scenario.name).join(", ")})`)
+  }
   const chosen = only === undefined ? scenarios : scenarios.filter((scenario) => only.includes(scenario.name))
 
   const measure = async (role: RoleName, scenario: (typeof scenarios)[number], seconds: number): Promise<Measurement> => {
@@ -344,15 +348,6 @@ const machineFacts = async (databaseUrl: string) => {
 const sweepOption = (flag: string) => {
   const index = process.argv.indexOf(flag)
   return index === -1 ? undefined : process.argv[index + 1]
-}
-
-/** `--only detail-uniform,search`: the scenarios to run (names as in the report), else all. */
-const onlyScenarios = () => {
-  const names = sweepOption("--only")?.split(",")
-  const known = ["detail-uniform", "detail-zipf", "list-first", "list-deep", "search", "search-1", "flood-429"]
-  const unknown = names?.filter((name) => !known.includes(name)) ?? []
-  if (unknown.length > 0) throw new Error(`--only: unknown scenario ${unknown.join(", ")} (known: ${known.join(", ")})`)
-  return names
 }
 
 try {
