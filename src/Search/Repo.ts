@@ -209,10 +209,10 @@ export interface SearchParams {
 }
 
 /**
- * The statement's one parameter: the query as typed, the same when it may be matched with a typo
+ * The statement's one parameter: the query as typed, "t" when it may be matched with a typo
  * (else null), and the limit, as a text array (src/Database/Statements.ts prepares one key).
  */
-type SearchKey = readonly [q: string, fuzzy: string | null, limit: string]
+type SearchKey = readonly [q: string, fuzzy: "t" | null, limit: string]
 
 /**
  * Every asked type's section in one statement of fixed text (one text per set of types and
@@ -251,7 +251,7 @@ export class SearchRepo extends Effect.Service<SearchRepo>()("catalogue/SearchRe
     /** The asked types' sections as JSON text, by type. */
     const search = (params: SearchParams) => {
       const short = [...params.q].length <= SHORT_QUERY_MAX_LENGTH
-      const key: SearchKey = [params.q, params.fuzzy ? params.q : null, String(params.limit)]
+      const key: SearchKey = [params.q, params.fuzzy ? "t" : null, String(params.limit)]
       return statements.run(statementOf(params.types, short), key).pipe(
         Effect.map((rows) => new Map(rows.map((row) => [SEARCH_TYPES[row.kind - 1]!, row.section] as const))),
         Effect.orDie,
