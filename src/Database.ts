@@ -16,8 +16,16 @@ import { makeSqlClient } from "./Database/SqlClient.js"
 import { makeStatements, Statements } from "./Database/Statements.js"
 
 export { DatabaseFault, isDatabaseUnavailable } from "./Database/Faults.js"
-export { runStatement } from "./Database/SqlClient.js"
 export { type Prepared, Statements } from "./Database/Statements.js"
+
+/**
+ * A repository's database as one context, its @effect/sql client and the Statements beside it,
+ * for what it composes per request (keysetPage): `Effect.provide(database)`.
+ */
+export const databaseContext = Effect.map(
+  Effect.all([SqlClient.SqlClient, Statements]),
+  ([sql, statements]) => Context.make(SqlClient.SqlClient, sql).pipe(Context.add(Statements, statements))
+)
 
 export const SQL_DIR = resolve(import.meta.dir, "../sql")
 

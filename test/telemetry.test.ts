@@ -110,7 +110,7 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(collector.serviceNames).toContain("catalogue-under-test")
   })
 
-  // a browse list is composed per request (runStatement, src/Database/SqlClient.ts), a song detail prepared once
+  // a browse list is composed per request (Statements.runComposed, src/Database/Statements.ts), a song detail prepared once
   // (src/Database/Statements.ts): both are traced alike
   for (const [path, route, secret] of [
     ["/v1/songs?genre=rock-kapak", "/v1/songs", "rock-kapak"],

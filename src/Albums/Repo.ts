@@ -3,7 +3,7 @@ import { batchLookup } from "../Domain/Batch.js"
 import * as Effect from "effect/Effect"
 import { keysetPage, type TableKeysetSort } from "../Domain/Keyset.js"
 import { steered } from "../Domain/SteeredPage.js"
-import { Statements } from "../Database.js"
+import { databaseContext, Statements } from "../Database.js"
 import { albumDetail, albumSource, staffAlbumDetail } from "../Domain/Album.js"
 import { detailReader } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -50,6 +50,7 @@ export interface AlbumBrowse {
 export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const database = yield* databaseContext
     const statements = yield* Statements
 
     /** Album detail as JSON text; None when the audience may not see the album. */
@@ -68,7 +69,7 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
       // the exact kept total steers the walk: none past the end, the second half from the end
       // a type is a third of the albums or more: always walked in order
       return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, { total, steer: steered({}) }).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provide(database),
         withSpan("AlbumsRepo.listAlbums")
       )
     }
@@ -76,7 +77,7 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
     /** `ids=`: the asked public albums' list entries, in the order asked. */
     const listAlbumsByIds = (ids: ReadonlyArray<number>) =>
       batchLookup("public_albums al", "al", listAlbumEntry.json("al", "public"), ids).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provide(database),
         withSpan("AlbumsRepo.listAlbumsByIds")
       )
 

@@ -10,6 +10,7 @@ import type { PageParamsInput, PageRequest } from "../Domain/Pagination.js"
 import { listAlbumEntry, songSummary } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
 import { withSpan } from "../Spans.js"
+import { databaseContext } from "../Database.js"
 
 /** The cursor scopes: the whole list definition (sort and filter; the artist and role). */
 const listScope = (sort: ArtistSort, q: string | undefined) => `artists:${sort}:${q ?? ""}`
@@ -113,6 +114,7 @@ const PROBED_ENTRIES_PER_ARTIST_SONG = { any: 4, role: 32 } as const
 export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const database = yield* databaseContext
 
     /**
      * Visible artists whose name matches q (trigram indexes of sql/0004), visible by the kept
@@ -152,7 +154,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           scope,
           kept
         )
-      return listed.pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtists"))
+      return listed.pipe(Effect.provide(database), withSpan("ArtistsRepo.listArtists"))
     }
 
     /** The visible artist's detail as JSON text; None when the artist is not visible. */
@@ -222,7 +224,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         total: role === "any"
           ? sql`SELECT public_artist_song_count(${artistId})`
           : sql`SELECT public_artist_tag_song_count(${artistId}, ${role}::text)`
-      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistSongs"))
+      }).pipe(Effect.provide(database), withSpan("ArtistsRepo.listArtistSongs"))
     }
 
     /**
@@ -245,7 +247,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`,
           total: sql`SELECT public_artist_album_count(${artistId})`
         }
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("ArtistsRepo.listArtistAlbums"))
+      ).pipe(Effect.provide(database), withSpan("ArtistsRepo.listArtistAlbums"))
 
     /**
      * The namesake hints as a JSON array, in the order asked: a row for each asked id whose
@@ -290,7 +292,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     /** `ids=`: the asked visible artists' summaries, in the order asked. */
     const listArtistsByIds = (ids: ReadonlyArray<number>) =>
       batchLookup("public_artists a", "a", artistSummary.json("a"), ids).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provide(database),
         withSpan("ArtistsRepo.listArtistsByIds")
       )
 

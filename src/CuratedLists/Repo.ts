@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
 import { curatedList, curatedListSource, curatedListSummary, staffCuratedList } from "../Domain/CuratedList.js"
-import { Statements } from "../Database.js"
+import { databaseContext, Statements } from "../Database.js"
 import { detailReader } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import type { Audience } from "../Domain/Song.js"
@@ -31,6 +31,7 @@ const listSummarySort: KeysetSort = {
 export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalogue/CuratedListsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const database = yield* databaseContext
     const statements = yield* Statements
 
     /** Curated list as JSON text; None when the audience may not see the list. */
@@ -39,7 +40,7 @@ export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalo
     /** Browse of public lists. */
     const listCuratedLists = (page: PageParamsInput) =>
       keysetPage(listSummarySort, [], page, "curated-lists|updated|desc").pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provide(database),
         withSpan("CuratedListsRepo.listCuratedLists")
       )
 

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { runStatement } from "../Database.js"
+import { Statements } from "../Database.js"
 import type { ListMeta } from "./Envelope.js"
 import type { KeyType, SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
@@ -188,15 +188,16 @@ export const keysetPage = (
   params: PageParamsInput,
   scope: string,
   options: KeysetOptions = {}
-): Effect.Effect<KeysetResult, BadRequest, SqlClient.SqlClient> =>
+): Effect.Effect<KeysetResult, BadRequest, SqlClient.SqlClient | Statements> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const statements = yield* Statements
     const page = yield* resolvePage(params, scope, [sort.keyType, tieOf(sort).keyType])
     const where = filters.length === 0 ? lit("TRUE") : Statement.and(filters)
     const plan = options.steer === undefined
       ? plainPlan(sql, sort, where, page, options)
       : options.steer(sql, sort, where, page, options.total)
-    const rows = yield* runStatement(sql, sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
+    const rows = yield* statements.runComposed(sql<{ found: boolean; total: number; served: number; json: string; last_key: string | null }>`
       WITH ${plan.ctes} page AS (${plan.page})
       SELECT
         (${options.guard ?? lit("TRUE")}) AS found,

@@ -9,6 +9,7 @@ import type { PageParamsInput } from "../Domain/Pagination.js"
 import { DEFAULT_LIMIT } from "../Domain/Params.js"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { withSpan } from "../Spans.js"
+import { databaseContext } from "../Database.js"
 
 const lit = Statement.unsafeFragment
 
@@ -18,6 +19,7 @@ const songCount = "coalesce(gc.song_count, 0)::int"
 export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const database = yield* databaseContext
 
     /** Genre list entries, whole, by title; with the row count for meta. */
     const listGenres = sql<{ total: number; json: string }>`
@@ -60,7 +62,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
           guard: sql`EXISTS (SELECT 1 FROM genres WHERE slug = ${slug})`,
           total: sql`SELECT coalesce((SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${slug}), 0)`
         })
-      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("GenresRepo.listGenreSongs"))
+      }).pipe(Effect.provide(database), withSpan("GenresRepo.listGenreSongs"))
 
     return { listGenres, findGenre, listGenreSongs } as const
   })

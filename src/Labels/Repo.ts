@@ -8,6 +8,7 @@ import type { PageParamsInput } from "../Domain/Pagination.js"
 import { DEFAULT_LIMIT } from "../Domain/Params.js"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { withSpan } from "../Spans.js"
+import { databaseContext } from "../Database.js"
 
 export type LabelSort = "name" | "total_songs" | "album_count"
 
@@ -42,6 +43,7 @@ const labelSorts: Record<LabelSort, Omit<KeysetSort, "descending"> & { readonly 
 export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const database = yield* databaseContext
 
     /** Labels with their q, sort and order. */
     const listLabels = (query: LabelListQuery, page: PageParamsInput) => {
@@ -55,7 +57,7 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
       }
       const scope = `labels|${sortName}|${descending ? "desc" : "asc"}|q=${query.q ?? ""}`
       return keysetPage({ ...sort, descending }, filters, page, scope).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provide(database),
         withSpan("LabelsRepo.listLabels")
       )
     }
@@ -89,7 +91,7 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
           guard: sql`EXISTS (SELECT 1 FROM labels WHERE id = ${labelId})`,
           total: sql`SELECT public_label_song_count(${labelId})`
         })
-      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("LabelsRepo.listLabelSongs"))
+      }).pipe(Effect.provide(database), withSpan("LabelsRepo.listLabelSongs"))
 
     return { listLabels, findLabel, listLabelSongs } as const
   })

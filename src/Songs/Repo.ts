@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import { songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { keysetPage } from "../Domain/Keyset.js"
 import { steered } from "../Domain/SteeredPage.js"
-import { Statements } from "../Database.js"
+import { databaseContext, Statements } from "../Database.js"
 import { detailReader, jsonById } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -44,6 +44,7 @@ export interface SongBrowse {
 export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const database = yield* databaseContext
     const statements = yield* Statements
 
     /** Song detail as JSON text; None when the audience may not see the song. Staff: any state, plus status. */
@@ -155,7 +156,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         keys
       }
       return keysetPage(songSort(sortName, order === "desc"), walk, page, scope, { total: keptSongTotal(browse), steer: steered(steer) }).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provide(database),
         withSpan("SongsRepo.listSongs")
       )
     }
@@ -163,7 +164,7 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     /** `ids=`: the asked public songs' summaries, in the order asked. */
     const listSongsByIds = (ids: ReadonlyArray<number>) =>
       batchLookup("public_songs s", "s", songSummary.json("s"), ids).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provide(database),
         withSpan("SongsRepo.listSongsByIds")
       )
 

@@ -7,6 +7,7 @@ import { songStatusCondition, staffSongSummary } from "../Domain/Song.js"
 import { hiddenSongCountsSql, staffStatsJson } from "../Domain/Stats.js"
 import { MetaRepo } from "../Meta/Repo.js"
 import { withSpan } from "../Spans.js"
+import { databaseContext } from "../Database.js"
 
 export type StaffSongFilter = keyof typeof songStatusCondition
 
@@ -26,6 +27,7 @@ const staffSongSort: KeysetSort = {
 export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const database = yield* databaseContext
     const meta = yield* MetaRepo
 
     /** One page of songs in `status`, titles containing `q` (folded: case and diacritics ignored). */
@@ -34,7 +36,7 @@ export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo"
       // folded like the stored titles; folding also turns LIKE's own characters (% _ \\) into spaces
       if (q !== undefined) filters.push(sql`s.search_title LIKE '%' || fold_name(${q}) || '%'`)
       return keysetPage(staffSongSort, filters, page, `admin-songs|${status}|${q ?? ""}`).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provide(database),
         withSpan("StaffRepo.listStaffSongs")
       )
     }

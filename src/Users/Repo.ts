@@ -6,6 +6,7 @@ import { contributionEntry, contributorProfile } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songSummary } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
+import { databaseContext } from "../Database.js"
 
 const lit = Statement.unsafeFragment
 
@@ -117,6 +118,7 @@ const lovesSort: KeysetSort = {
 export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const database = yield* databaseContext
 
     /** The public member with this handle, case-insensitively, as an SQL scalar subquery. */
     const memberId = (username: string) =>
@@ -140,7 +142,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
         ? sql`SELECT members FROM public_member_total`
         : sql`SELECT count(*) FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
       return keysetPage({ ...sort, descending }, filters, page, scope, { total }).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provide(database),
         withSpan("UsersRepo.listUsers")
       )
     }
@@ -160,7 +162,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
           total: sql`SELECT coalesce((SELECT cc.contribution_count FROM public_member_contributions cc
                                       WHERE cc.member_id = ${memberId(username)}), 0)`
         }
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listUserContributions"))
+      ).pipe(Effect.provide(database), withSpan("UsersRepo.listUserContributions"))
 
     /** Public songs the member loves, most recently loved first. found=false: no such public member. */
     const listUserLoves = (username: string, page: PageParamsInput) =>
@@ -173,7 +175,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
         page,
         `loves|${username.toLowerCase()}`,
         { guard: sql`${memberId(username)} IS NOT NULL` }
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql), withSpan("UsersRepo.listUserLoves"))
+      ).pipe(Effect.provide(database), withSpan("UsersRepo.listUserLoves"))
 
     return { listUsers, listUserContributions, listUserLoves } as const
   })
