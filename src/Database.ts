@@ -40,6 +40,9 @@ export const sessionSettings = (cdnBaseUrl: string, statementTimeoutMs: number) 
   statement_timeout: String(Math.trunc(statementTimeoutMs)),
   // JIT compiles big statements (search, aggregates) for 0.4-0.7 s each; our queries are short.
   jit: "off",
+  // Parallel workers start (~10-15 ms each time) before a gated-off arm's one-time filter is read,
+  // and every statement here is an index range or a bounded collection: none gains from them.
+  max_parallel_workers_per_gather: "0",
   "catalogue.cdn_base_url": cdnBaseUrl
 })
 
