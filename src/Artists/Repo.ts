@@ -3,7 +3,7 @@ import { batchLookup } from "../Domain/Batch.js"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { artistDetail, artistSummary, artistVisibleSql, namesakeHint } from "../Domain/Artist.js"
+import { artistDetail, artistSettledSongsSql, artistSummary, artistVisibleSql, namesakeHint } from "../Domain/Artist.js"
 import { afterCursor, keysetPage, type KeysetSort, orderOf } from "../Domain/Keyset.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import type { PageParamsInput, PageRequest } from "../Domain/Pagination.js"
@@ -118,14 +118,18 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
 
     /**
      * Visible artists whose name matches q (trigram indexes of sql/0004), visible by the kept
-     * counts (sql/0008), with their public song counts: cost grows with the matches.
+     * counts (sql/0008), with their public song counts: cost grows with the matches. The settled
+     * count is probed once a match (OFFSET 0: not copied into both uses) and serves the rule and
+     * the count; the due songs are one set built once (usually empty), not a function call a match.
      */
-    const matchingSql = (q: string, sort: ArtistSort) => sql`(
-      SELECT a.*${lit(sort === "songs" ? ", public_artist_song_count(a.id)::int AS song_count" : "")} FROM artists a
+    const matchingSql = (q: string) => sql`(
+      SELECT a.*, (k.settled + coalesce(d.songs, 0))::int AS song_count FROM artists a
+      CROSS JOIN LATERAL (SELECT ${lit(artistSettledSongsSql("a"))} AS settled OFFSET 0) k
+      LEFT JOIN due_artist_songs d ON d.artist_id = a.id
       WHERE (SELECT fold_name(${q}::text)) <> ''
         AND (a.search_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'
              OR a.search_full_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%')
-        AND ${lit(artistVisibleSql("a"))}) a`
+        AND ${lit(artistVisibleSql("a", { settled: "k.settled", due: "d.artist_id IS NOT NULL" }))}) a`
 
     /**
      * Without q: by name, the kept name order of sql/0025; by songs, sql/0008's kept index from
@@ -140,7 +144,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       const scope = listScope(sort, q)
       const kept = { total: lit("SELECT visible_artist_count()") }
       const listed = q !== undefined
-        ? keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q, sort)), [], page, scope, { readOnce: true })
+        ? keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q)), [], page, scope, { readOnce: true })
         : sort === "name"
         ? keysetPage(visibleByName, [], page, scope, kept)
         : keysetPage(

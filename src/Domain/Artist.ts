@@ -31,16 +31,27 @@ export type ArtistSummary = typeof ArtistSummary.Type
 /** Public songs credited to artists row `a` in any role (public rows only), from sql/0008's kept counts. */
 export const artistSongCountSql = (a: string) => `public_artist_song_count(${a}.id)`
 
+/** An artist's settled public songs, sql/0008's kept count for artists row `a`: one probe by primary key, 0 when none. */
+export const artistSettledSongsSql = (a: string) =>
+  `coalesce((SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${a}.id), 0)`
+
 /**
  * public_artists' rule for artists row `a`, from sql/0008's kept counts: a settled public song
  * (one probe by primary key: true for nearly every artist), a due one (a set of usually no rows,
  * built once), or a public album. Inline SQL, not a function: Postgres does not inline functions
  * with subqueries, and a call per row of a page 10,000 rows deep cost ~40 us a row; scalar
  * subqueries, so that the planner probes instead of hashing whole tables for deep pages.
+ * `read`: the settled count and whether a song is due, when the statement has read them already.
  */
-export const artistVisibleSql = (a: string) => `(
-  (SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${a}.id) > 0
-  OR ${a}.id IN (SELECT d.artist_id FROM due_artist_songs d)
+export const artistVisibleSql = (
+  a: string,
+  read: { readonly settled: string; readonly due: string } = {
+    settled: artistSettledSongsSql(a),
+    due: `${a}.id IN (SELECT d.artist_id FROM due_artist_songs d)`
+  }
+) => `(
+  ${read.settled} > 0
+  OR ${read.due}
   OR (SELECT true FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = ${a}.id LIMIT 1))`
 
 /** The summary's fields before `song_count`, for artists row `a`: the detail starts the same way. */
