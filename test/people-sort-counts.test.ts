@@ -20,6 +20,8 @@ interface Listed {
   /** the same, order=asc, first page */
   readonly usersAscending: ReadonlyArray<[string, number]>
   readonly userTotal: number
+  /** /v1/users?type=... totals (sql/0027), artists, fans, groups */
+  readonly userKindTotals: ReadonlyArray<number>
   /** /v1/labels (by songs), as [id, song_count, album_count], and each label's songs total */
   readonly labels: ReadonlyArray<[number, number, number]>
   readonly labelSongTotals: ReadonlyArray<number>
@@ -34,6 +36,8 @@ const body = async (path: string) => {
   return reply.body as { meta: { total: number }; data: Array<Record<string, unknown>> }
 }
 
+const USER_TYPES = [["artists", "artist"], ["fans", "fan"], ["groups", "group"]] as const
+
 /** The lists as the service serves them (sql/0017's ranks and settled counts). */
 const served = async (): Promise<Listed> => {
   const users = (await walkByCursor(server.baseUrl, "/v1/users", 7)) as Array<{ username: string; contribution_count: number }>
@@ -46,6 +50,7 @@ const served = async (): Promise<Listed> => {
     users: users.map((m): [string, number] => [m.username, m.contribution_count]),
     usersAscending: ascending.data.map((m): [string, number] => [m.username as string, m.contribution_count as number]),
     userTotal: (await body("/v1/users?limit=1")).meta.total,
+    userKindTotals: await Promise.all(USER_TYPES.map(async ([type]) => (await body(`/v1/users?type=${type}&limit=1`)).meta.total)),
     labels: labels.data.map((l): [number, number, number] => [l.id as number, l.song_count as number, l.album_count as number]),
     labelSongTotals: await Promise.all(labelIds.map(async (id) => (await body(`/v1/labels/${id}/songs?limit=1`)).meta.total)),
     genres: genres.data.map((g): [string, number] => [g.slug as string, g.song_count as number]),
@@ -55,8 +60,8 @@ const served = async (): Promise<Listed> => {
 
 /** The same lists counted directly over the public views. */
 const counted = async (): Promise<Listed> => {
-  const members = await server.sql<{ username: string; n: number }>(`
-    SELECT m.username, (SELECT count(*) FROM contributions c JOIN public_songs s ON s.id = c.song_id WHERE c.member_id = m.id)::int AS n
+  const members = await server.sql<{ username: string; kind: string; n: number }>(`
+    SELECT m.username, m.kind, (SELECT count(*) FROM contributions c JOIN public_songs s ON s.id = c.song_id WHERE c.member_id = m.id)::int AS n
     FROM public_members m`)
   const byCount = [...members].sort((x, y) => y.n - x.n || (x.username.toLowerCase() < y.username.toLowerCase() ? 1 : -1))
   const labels = await server.sql<{ id: number; songs: number; albums: number }>(`
@@ -71,6 +76,7 @@ const counted = async (): Promise<Listed> => {
     users: byCount.map((m): [string, number] => [m.username, m.n]),
     usersAscending: [...byCount].reverse().slice(0, 10).map((m): [string, number] => [m.username, m.n]),
     userTotal: members.length,
+    userKindTotals: USER_TYPES.map(([, kind]) => members.filter((m) => m.kind === kind).length),
     labels: [...labels].sort((x, y) => y.songs - x.songs || y.id - x.id).map((l): [number, number, number] => [l.id, l.songs, l.albums]),
     labelSongTotals: labels.map((l) => l.songs),
     genres: [...genres].sort((x, y) => (x.slug < y.slug ? -1 : 1)).map((g): [string, number] => [g.slug, g.songs]),
@@ -89,6 +95,10 @@ describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settle
 
     const [future] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 12")
     const [member] = await server.sql<{ username: string }>("SELECT username FROM members WHERE id = 2")
+    const fixture = await server.sql<{ kind: string; is_banned: boolean }>("SELECT kind, is_banned FROM members WHERE id IN (3, 4, 5) ORDER BY id")
+    const kinds = fixture.map((m) => m.kind)
+    // the fixture has members of every kind: a per-kind total that could not move would pass on zeros
+    expect(before.userKindTotals.every((n) => n > 0)).toBe(true)
     const steps: Array<[string, string]> = [
       ["UPDATE songs SET deleted_at = now() WHERE id = 4", "UPDATE songs SET deleted_at = NULL WHERE id = 4"],
       ["UPDATE songs SET published_at = NULL WHERE id IN (1, 2)",
@@ -118,6 +128,11 @@ describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settle
       ["UPDATE members SET username = NULL WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
       ["UPDATE members SET username = 'zz-renamed' WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
       ["INSERT INTO members (id, username, name) VALUES (900, 'baru', 'Baru')", "DELETE FROM members WHERE id = 900"],
+      // a member changing kind (sql/0027's per-kind totals), and a banned one doing so (the fixture's canary may be banned already)
+      [`UPDATE members SET kind = CASE kind WHEN 'fan' THEN 'group' ELSE 'fan' END WHERE id IN (3, 4)`,
+        `UPDATE members SET kind = '${kinds[0]}' WHERE id = 3; UPDATE members SET kind = '${kinds[1]}' WHERE id = 4`],
+      [`UPDATE members SET is_banned = true WHERE id = 5; UPDATE members SET kind = 'artist' WHERE id = 5`,
+        `UPDATE members SET kind = '${kinds[2]}' WHERE id = 5; UPDATE members SET is_banned = ${fixture[2]!.is_banned} WHERE id = 5`],
       // contributions: onto the scheduled song, a new one, a member's all deleted
       ["UPDATE contributions SET song_id = 12 WHERE id IN (6, 300)",
         "UPDATE contributions SET song_id = CASE id WHEN 6 THEN 2 ELSE 3 END WHERE id IN (6, 300)"],
@@ -135,11 +150,11 @@ describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settle
   }, 180_000)
 
   test("a recount from scratch gives the ranks and settled counts the triggers kept", async () => {
-    const tables = ["member_contribution_ranks ORDER BY member_id", "label_song_counts WHERE settled_songs <> 0 ORDER BY label_id",
+    const tables = ["member_contribution_ranks ORDER BY member_id", "public_member_kind_counts WHERE members <> 0 ORDER BY kind", "label_song_counts WHERE settled_songs <> 0 ORDER BY label_id",
       "genre_song_counts WHERE settled_songs <> 0 ORDER BY genre_id"]
     const kept = await Promise.all(tables.map((t) => server.sql(`SELECT * FROM ${t}`)))
     expect((kept[0] as Array<unknown>).length).toBeGreaterThan(20)
-    await server.sql("SELECT recount_member_contribution_ranks(); SELECT recount_link_song_counts()")
+    await server.sql("SELECT recount_member_contribution_ranks(); SELECT recount_link_song_counts(); SELECT recount_public_member_kinds()")
     expect(await Promise.all(tables.map((t) => server.sql(`SELECT * FROM ${t}`)))).toEqual(kept)
     // the ranks are exactly the public members, by their lower-cased username
     expect(await server.sql(`SELECT m.id FROM public_members m

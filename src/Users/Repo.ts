@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
+import { steered } from "../Domain/SteeredPage.js"
 import { contributionEntry, contributorProfile } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songSummary } from "../Domain/Song.js"
@@ -23,21 +24,24 @@ export interface UserListQuery {
 const KIND: Record<UserType, string> = { artists: "artist", fans: "fan", groups: "group" }
 
 /**
- * Public members with their counted contributions, for the sorts by join date and by name
- * (members_public_joined_handle_idx, members_public_name_handle_idx: sql/0017). The handle
- * (lower-cased username) is the tie-breaker, so cursors carry no internal member id. The count is
- * sql/0009's kept settled count (a probe by primary key, made only where the count is read: a
- * total counts members alone) plus the due contributions (a join Postgres removes when unread;
- * usually no rows).
+ * Public members, for the sorts by join date and by name (members_public_joined_handle_idx,
+ * members_public_name_handle_idx: sql/0017). The handle (lower-cased username) is the
+ * tie-breaker, so cursors carry no internal member id. Their counted contributions are read for
+ * the page's rows only (publicContributionCount), never for the rows an offset skips.
  */
 const publicProfiles = `(
-  SELECT m.username, m.name, m.kind, m.avatar_key, m.joined_at, m.search_name, m.search_username,
-         lower(m.username) AS handle, lower(m.name) AS sort_name,
-         (coalesce((SELECT ms.settled FROM member_settled_contributions ms WHERE ms.member_id = m.id), 0)
-          + coalesce(due.contributions, 0))::int AS contribution_count
+  SELECT m.id, m.username, m.name, m.kind, m.avatar_key, m.joined_at, m.search_name, m.search_username,
+         lower(m.username) AS handle, lower(m.name) AS sort_name
   FROM members m
-  LEFT JOIN due_member_contributions due ON due.member_id = m.id
   WHERE member_is_public(m.username, m.is_banned)) m`
+
+/**
+ * A public member's contributions (row `m` of publicProfiles): sql/0009's kept settled count (a
+ * probe by primary key) plus the due ones (usually no rows).
+ */
+const publicContributionCount = `(
+  coalesce((SELECT ms.settled FROM member_settled_contributions ms WHERE ms.member_id = m.id), 0)
+  + coalesce((SELECT due.contributions FROM due_member_contributions due WHERE due.member_id = m.id), 0))::int`
 
 /**
  * The same rows in contribution order (sql/0017): the kept ranks of members without due
@@ -55,8 +59,9 @@ const rankedProfiles = `(
   WHERE member_is_public(m.username, m.is_banned)
     AND (k.due OR k.member_id <> ALL (ARRAY(SELECT d.member_id FROM due_member_ranks d)))) m`
 
-/** Contributor profile for row `m` of publicProfiles. */
-const profileJson = contributorProfile.json("m", "m.contribution_count")
+/** Contributor profile for row `m` of rankedProfiles, and of publicProfiles. */
+const rankedProfileJson = contributorProfile.json("m", "m.contribution_count")
+const publicProfileJson = contributorProfile.json("m", publicContributionCount)
 
 const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   contributions: {
@@ -65,7 +70,7 @@ const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly de
     key: "m.contribution_count",
     keyJson: "m.contribution_count",
     keyType: "int",
-    item: profileJson,
+    item: rankedProfileJson,
     tie: { key: "m.handle", keyType: "text" },
     defaultDescending: true
   },
@@ -75,7 +80,7 @@ const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly de
     key: "m.joined_at",
     keyJson: timestampKeyJson("m.joined_at"),
     keyType: "timestamptz",
-    item: profileJson,
+    item: publicProfileJson,
     tie: { key: "m.handle", keyType: "text" },
     defaultDescending: true
   },
@@ -85,7 +90,7 @@ const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly de
     key: "m.sort_name",
     keyJson: "m.sort_name",
     keyType: "text",
-    item: profileJson,
+    item: publicProfileJson,
     tie: { key: "m.handle", keyType: "text" },
     defaultDescending: false
   }
@@ -137,11 +142,16 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       }
       if (query.type !== undefined) filters.push(sql`m.kind = ${KIND[query.type]}`)
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
-      // without filters, sql/0009's kept count of public members; with them, the matching members
-      const total = filters.length === 0
-        ? sql`SELECT members FROM public_member_total`
+      // kept counts without q: sql/0009's public members, sql/0027's of one kind; with q, the matches counted
+      const total = q === ""
+        ? query.type === undefined
+          ? sql`SELECT members FROM public_member_total`
+          : sql`SELECT coalesce((SELECT members FROM public_member_kind_counts WHERE kind = ${KIND[query.type]}), 0)`
         : sql`SELECT count(*) FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
-      return keysetPage({ ...sort, descending }, filters, page, scope, { total }).pipe(
+      // with q or type, few matches are collected by the members' own indexes (trigram, kind)
+      // instead of walking the sort's order past every member that does not match
+      const steer = steered({ collect: filters, scale: sql`SELECT members FROM public_member_total` })
+      return keysetPage({ ...sort, descending }, filters, page, scope, { total, steer }).pipe(
         Effect.provide(database),
         withSpan("UsersRepo.listUsers")
       )
