@@ -22,6 +22,21 @@ export const songSortKeys: Record<SongSortName, Omit<TableKeysetSort, "descendin
   title: { source: "public_songs s", alias: "s", key: "lower(s.title)", keyJson: "lower(s.title)", keyType: "text", item }
 }
 
+/**
+ * Most watched within one label, from sql/0030's kept order: rows `s` are the public songs of
+ * every label with `s.order_label` (a list filters it to one label, always: a song of two labels
+ * is two rows) and the views as kept there; the same order and cursor keys as `popular`.
+ */
+export const labelPopularSort = (descending: boolean): TableKeysetSort => ({
+  source: "(SELECT s.*, o.label_id AS order_label, o.views AS order_views FROM label_song_views o JOIN public_songs s ON s.id = o.song_id) s",
+  alias: "s",
+  key: "s.order_views",
+  keyJson: "s.order_views",
+  keyType: "bigint",
+  item,
+  descending
+})
+
 /** Newest first, most watched first, titles A-Z. */
 export const songSortDescendingByDefault: Record<SongSortName, boolean> = { released: true, popular: true, title: false }
 

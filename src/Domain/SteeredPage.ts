@@ -34,7 +34,8 @@ export interface KeySet {
  *   total by default): collected by the filters' own indexes (or a year's range) and sorted;
  *   with `keys` and the smallest key set small (size * SCANNED_ROWS_PER_PROBE <= scale), read by
  *   primary key from that set instead (the prepared statement's generic plan otherwise joins the
- *   filter's rows with a scan of every row, or probes every row of a year's range).
+ *   filter's rows with a scan of every row, or probes every row of a year's range); such a set is
+ *   read by key rather than walked too when it has fewer ids than the walk would read rows.
  * A cursor page walks forwards from its key (or collects after it).
  *
  * The list's `filters` are the walk's row-by-row probes (`EXISTS (... OFFSET 0)`: not a join);
@@ -115,21 +116,25 @@ export const steered = (steering: Steering): PageStrategy => (sql, sort, walkWhe
   const scale = steering.scale ?? lit("0")
   // the smallest key set: whether it is small enough to be read by key (against the scan of every
   // row, or the walk of a range), and which it is
-  const smallest = keys.length === 0 ? lit("(SELECT false AS probe, 0 AS pick) k") : sql`(
+  const smallest = keys.length === 0 ? lit("(SELECT false AS probe, 0 AS pick, 0 AS size) k") : sql`(
       SELECT ${
     range === undefined
       ? sql`v.size * ${lit(String(SCANNED_ROWS_PER_PROBE))} <= (${scale})`
       : sql`v.size * t.n < (least(${offset}, greatest(t.n - ${offset}, 0)) + ${limit}) * (${range})`
-  } AS probe, v.pick
+  } AS probe, v.pick, v.size
       FROM (VALUES ${Statement.join(", ", false)(keys.map((k, i) => sql`(${k.size === undefined ? lit("t.n") : sql`coalesce((${k.size}), 0)::bigint`}, ${lit(String(i))})`))}) v(size, pick)
       ORDER BY v.size, v.pick LIMIT 1) k`
+  // the rows a walk reads, times the total
+  const walkedTimesTotal = sql`(least(${offset}, greatest(t.n - ${offset}, 0)) + ${limit}) * (${scale})`
   return {
     ctes: sql`total AS MATERIALIZED (SELECT (${total})::bigint AS n),
       steer AS MATERIALIZED (SELECT ${
       collect.length === 0
         ? lit("true")
         : range === undefined
-        ? sql`t.n * ${steering.scanned === undefined ? lit("t.n") : sql`(${steering.scanned})`} >= (least(${offset}, greatest(t.n - ${offset}, 0)) + ${limit}) * (${scale})`
+        // walked while it reads fewer rows than collecting, and fewer than the smallest key set has when that is read by key
+        ? sql`t.n * ${steering.scanned === undefined ? lit("t.n") : sql`(${steering.scanned})`} >= ${walkedTimesTotal}
+              AND NOT (k.probe AND k.size * t.n < ${walkedTimesTotal})`
         : lit("NOT k.probe")
     } AS walk, k.probe, k.pick FROM total t, LATERAL ${smallest}),
       ${seek === undefined ? lit("") : sql`seek AS MATERIALIZED (SELECT * FROM (${seek(position)}) seek WHERE ${offset} < ${n}),`}`,

@@ -48,7 +48,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
   labels: ["labels_search_delete", "labels_search_insert", "labels_search_update"],
   members: [
     "members_public_total_count_delete", "members_public_total_count_insert", "members_public_total_count_truncate",
-    "members_public_total_count_update", "members_rank_count_delete", "members_rank_count_insert", "members_rank_count_truncate",
+    "members_public_total_count_update", "members_kind_count_delete", "members_kind_count_insert", "members_kind_count_truncate",
+    "members_kind_count_update", "members_rank_count_delete", "members_rank_count_insert", "members_rank_count_truncate",
     "members_rank_count_update", "members_settled_total_count_update",
     // a member gaining or losing a public profile moves the live contributors
     "members_visible_update",
@@ -61,14 +62,19 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "song_genres_count_update", "song_genres_facet_count_delete", "song_genres_facet_count_insert", "song_genres_facet_count_truncate",
     "song_genres_facet_count_update", "song_genres_genre_song_count_delete", "song_genres_genre_song_count_insert", "song_genres_genre_song_count_truncate",
     "song_genres_genre_song_count_update", "song_genres_scheduled_count_delete", "song_genres_scheduled_count_insert",
-    "song_genres_scheduled_count_update"
+    "song_genres_scheduled_count_update",
+    // sql/0028: the song's release date on the link (the seed writes it)
+    "song_genres_release_date"
   ],
   song_labels: [
     "song_labels_catalogue_count_truncate", "song_labels_count_delete", "song_labels_count_insert", "song_labels_count_truncate",
     "song_labels_count_update", "song_labels_facet_count_delete", "song_labels_facet_count_insert", "song_labels_facet_count_truncate",
     "song_labels_facet_count_update", "song_labels_label_song_count_delete", "song_labels_label_song_count_insert", "song_labels_label_song_count_truncate",
     "song_labels_label_song_count_update", "song_labels_scheduled_count_delete", "song_labels_scheduled_count_insert",
-    "song_labels_scheduled_count_update"
+    "song_labels_scheduled_count_update",
+    "song_labels_release_date",
+    // sql/0030: the labels' songs in popularity order
+    "song_labels_views_delete", "song_labels_views_insert", "song_labels_views_truncate", "song_labels_views_update"
   ],
   songs: [
     // songs_count_trigger() (sql/0020) moves every kept count on insert, update and delete
@@ -76,7 +82,11 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "songs_artist_role_count_truncate", "songs_artist_song_count_truncate", "songs_catalogue_count_truncate",
     "songs_facet_count_truncate", "songs_link_song_count_truncate", "songs_member_count_truncate", "songs_scheduled_count_delete", "songs_scheduled_count_insert", "songs_scheduled_count_update",
     "songs_search_popularity", "songs_search_delete", "songs_search_insert", "songs_search_update",
-    "songs_sort_bucket_count_truncate"
+    "songs_sort_bucket_count_truncate",
+    // sql/0028: a new release date moves the song's genre and label links (the seed writes them with it)
+    "songs_link_release_date_update",
+    // sql/0030: new views move the song's rows of its labels' popularity order
+    "songs_label_views_update"
   ]
 }
 
@@ -107,11 +117,15 @@ export const RECOUNTS = [
   // sql/0022: the artists' albums (reads the list of scheduled songs)
   "recount_artist_album_links",
   "recount_member_settled_contributions",
+  // sql/0027: the public members of each kind
+  "recount_public_member_kinds",
   // sql/0017: the settled songs of labels and genres, and the members' ranks (read the two above)
   "recount_link_song_counts",
   "recount_member_contribution_ranks",
   "recount_scheduled_label_albums",
   "recount_song_facet_counts",
+  // sql/0030: the labels' songs in popularity order
+  "recount_label_song_views",
   // sql/0021: the popular and title buckets of settled songs (read the list of scheduled songs)
   "recount_song_sort_buckets",
   // the search table (sql/0015) reads the kept counts for its popularity

@@ -191,7 +191,7 @@ export class SongWalk {
       [2, 12]
     ])
     for (let i = 0; i < extraGenres; i++) genres.add(rng.weighted(ALL_GENRE_WEIGHTS))
-    for (const genre of genres) push(batch, "song_genres", { song_id: id, genre_id: genre })
+    for (const genre of genres) push(batch, "song_genres", { song_id: id, genre_id: genre, released_at: dateText(day) })
     const labels = new Set<number>()
     if (album?.label !== null && album?.label !== undefined) labels.add(album.label)
     const labelCount = rng.weighted([
@@ -200,7 +200,7 @@ export class SongWalk {
       [2, 15]
     ])
     while (labels.size < labelCount) labels.add(cat.pickLabel(rng))
-    for (const label of labels) push(batch, "song_labels", { song_id: id, label_id: label })
+    for (const label of labels) push(batch, "song_labels", { song_id: id, label_id: label, released_at: dateText(day) })
 
     // timestamps and visibility
     const releaseMs = day * DAY_MS

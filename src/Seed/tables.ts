@@ -55,8 +55,8 @@ const COLUMNS: Record<SeedTable, ReadonlyArray<string>> = {
     "artwork_dominant", "artwork_average", "created_at"
   ],
   credits: ["song_id", "position", "artist_id", "role_id"],
-  song_genres: ["song_id", "genre_id"],
-  song_labels: ["song_id", "label_id"],
+  song_genres: ["song_id", "genre_id", "released_at"],
+  song_labels: ["song_id", "label_id", "released_at"],
   song_versions: ["song_id", "original_song_id", "kind"],
   album_tracks: ["album_id", "position", "song_id"],
   album_artists: ["album_id", "position", "artist_id"],

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { songSort, type SongSortName } from "../Domain/SongSorts.js"
+import { labelPopularSort, songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { keysetPage } from "../Domain/Keyset.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { databaseContext, Statements } from "../Database.js"
@@ -112,7 +112,12 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         collect.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genre})`)
         walk.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genre} OFFSET 0)`)
       }
-      if (browse.label !== undefined) {
+      // most watched of a label: its kept order (sql/0030) is the list's rows, walked as one index range
+      const labelOrder = browse.label !== undefined && sortName === "popular"
+      if (labelOrder) {
+        collect.push(sql`s.order_label = ${browse.label}`)
+        walk.push(sql`s.order_label = ${browse.label}`)
+      } else if (browse.label !== undefined) {
         collect.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
         walk.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label} OFFSET 0)`)
       }
@@ -130,18 +135,32 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
       }
       const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
       const seek = browse.genre === undefined && browse.label === undefined ? songSeek(sortName, browse.year) : undefined
-      // the genre's and the label's link rows: few matches are read by key from the smaller when it is
-      // small; not for a genre and label without a year (joining their two link ranges costs less)
-      // with one filter the set is the list's matches: its size is the total already read
+      // the genre's and the label's link rows (with a year, its range of them: sql/0028): few matches
+      // are read by key from the smaller when it is small; not for a genre and label without a year
+      // (joining their two link ranges costs less). With one filter the set is the list's matches:
+      // its size is the total already read; with two or three, the kept facet count of its range.
       const alone = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length === 1
+      const inYear = (link: string) =>
+        browse.year === undefined ? lit("") : sql` AND ${lit(link)}.released_at >= CAST(${`${browse.year}-01-01`} AS date)
+                                                    AND ${lit(link)}.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`
+      const keptSize = (genre: Statement.Fragment, label: number | undefined) =>
+        sql`SELECT public_song_facet_count(${genre}, CAST(${label ?? null} AS integer), CAST(${browse.year ?? null} AS integer))`
       const keys = browse.year === undefined && browse.genre !== undefined && browse.label !== undefined ? [] : [
         ...browse.genre === undefined ? [] : [{
-          ids: sql`SELECT sg.song_id FROM song_genres sg WHERE sg.genre_id = (SELECT id FROM genres WHERE slug = ${browse.genre})`,
-          size: alone ? undefined : sql`SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}`
+          ids: sql`SELECT sg.song_id FROM song_genres sg WHERE sg.genre_id = (SELECT id FROM genres WHERE slug = ${browse.genre})${inYear("sg")}`,
+          size: alone
+            ? undefined
+            : browse.year === undefined
+            ? sql`SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}`
+            : keptSize(sql`(SELECT id FROM genres WHERE slug = ${browse.genre})`, undefined)
         }],
         ...browse.label === undefined ? [] : [{
-          ids: sql`SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${browse.label}`,
-          size: alone ? undefined : sql`SELECT public_label_song_count(${browse.label})`
+          ids: sql`SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${browse.label}${inYear("sl")}`,
+          size: alone
+            ? undefined
+            : browse.year === undefined
+            ? sql`SELECT public_label_song_count(${browse.label})`
+            : keptSize(sql`NULL`, browse.label)
         }]
       ]
       const yearSongs = browse.year === undefined ? undefined : sql`SELECT public_songs_released_between(
@@ -151,11 +170,13 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         collect: seek !== undefined || (yearInOrder && keys.length === 0) ? [] : browse.year !== undefined ? collectYear : collect,
         range: yearInOrder ? yearSongs : undefined,
         scanned: browse.year !== undefined ? yearSongs : undefined,
-        scale: sql`SELECT live_songs FROM catalogue_counts`,
+        // the rows of the unfiltered walk: the label's songs in its kept order, else the catalogue's
+        scale: labelOrder ? sql`SELECT public_label_song_count(${browse.label})` : sql`SELECT live_songs FROM catalogue_counts`,
         seek,
         keys
       }
-      return keysetPage(songSort(sortName, order === "desc"), walk, page, scope, { total: keptSongTotal(browse), steer: steered(steer) }).pipe(
+      const sort = labelOrder ? labelPopularSort(order === "desc") : songSort(sortName, order === "desc")
+      return keysetPage(sort, walk, page, scope, { total: keptSongTotal(browse), steer: steered(steer) }).pipe(
         Effect.provide(database),
         withSpan("SongsRepo.listSongs")
       )
