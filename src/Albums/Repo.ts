@@ -66,9 +66,10 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
       const total = browse.type === undefined
         ? sql`SELECT coalesce(sum(album_count), 0) FROM public_album_type_counts`
         : sql`SELECT coalesce((SELECT album_count FROM public_album_type_counts WHERE album_type = ${browse.type}), 0)`
-      // the exact kept total steers the walk: none past the end, the second half from the end
-      // a type is a third of the albums or more: always walked in order
-      return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, { total, steer: steered({}) }).pipe(
+      // the exact kept total steers the walk: none past the end, the second half from the end;
+      // index-only (sql/0031), the page's rows read alone. A type is a third of the albums or more: always walked in order
+      const steer = steered({ deferred: true })
+      return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, { total, steer }).pipe(
         Effect.provide(database),
         withSpan("AlbumsRepo.listAlbums")
       )

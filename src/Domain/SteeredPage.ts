@@ -65,6 +65,11 @@ export interface Steering {
    * the total: the walk is chosen while it reads fewer
    */
   readonly scanned?: Statement.Fragment | undefined
+  /**
+   * The walk reads the sort's keys alone (an index-only range: the index carries what the filters
+   * test) and then the page's rows by their tie-breaker, not every skipped row
+   */
+  readonly deferred?: boolean | undefined
 }
 
 /** keysetPage's `steer` option: this steering of its offset pages. */
@@ -79,9 +84,17 @@ export const steered = (steering: Steering): PageStrategy => (sql, sort, walkWhe
   const position = sort.descending ? sql`greatest(${n} - ${offset} - ${limit}, 0)` : offset
   const seek = page.after === undefined && page.offset >= SEEK_FROM_OFFSET ? steering.seek : undefined
   /** the walk's rows in one order (walking or collecting: whichever reads fewer rows) */
-  const walked = (where: Statement.Fragment, orderBy: string, count: Statement.Fragment, skip: Statement.Fragment) =>
-    sql`SELECT ${a}.* FROM ${lit(sort.source as string)} WHERE ${walkWhere} AND (SELECT walk FROM steer) AND ${where}
-        ORDER BY ${lit(orderBy)} LIMIT ${count} OFFSET ${skip}`
+  const walked = (where: Statement.Fragment, orderBy: string, count: Statement.Fragment, skip: Statement.Fragment) => {
+    const walk = (columns: string) =>
+      sql`SELECT ${lit(columns)} FROM ${lit(sort.source as string)} WHERE ${walkWhere} AND (SELECT walk FROM steer) AND ${where}
+          ORDER BY ${lit(orderBy)} LIMIT ${count} OFFSET ${skip}`
+    const tie = tieOf(sort).key
+    // deferred: the page's rows in no order (the page's columns put them in order), by key from an
+    // array (an IN was planned as a hash join over a scan of every row)
+    return steering.deferred
+      ? sql`SELECT ${a}.* FROM ${lit(sort.source as string)} WHERE ${lit(tie)} = ANY (ARRAY(${walk(tie)}))`
+      : walk(`${sort.alias}.*`)
+  }
   const arms = page.after !== undefined
     ? [walked(afterCursor(sql, sort, page), order, limit, sql`0`)]
     : seek !== undefined
