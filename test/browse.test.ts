@@ -326,6 +326,7 @@ describe("deep pagination (issue 4 point 2)", () => {
     ]
     const orders: ReadonlyArray<[string, string]> = [
       ["sort=released", "released_at DESC, id DESC"],
+      ["sort=popular", "coalesce(vidsvc_views, -1) DESC, id DESC"],
       ["sort=popular&order=asc", "coalesce(vidsvc_views, -1) ASC, id ASC"],
       ["sort=title", "lower(title) ASC, id ASC"]
     ]
@@ -338,6 +339,14 @@ describe("deep pagination (issue 4 point 2)", () => {
           const reply = await get(`/v1/songs?${query}&limit=80&offset=${offset}`, deep!.baseUrl)
           expect({ query, offset, total: reply.body.meta.total, ids: reply.body.data.map((r: { id: number }) => r.id) })
             .toEqual({ query, offset, total: ids.length, ids: ids.slice(offset, offset + 80) })
+          // the label's and genre's own endpoints serve the same pages (their own kept orders, or the walk)
+          const owner = /^(genre|label)=([\w-]+)$/.exec(filter)
+          if (owner !== null && !sort.includes("order=")) {
+            const path = `/v1/${owner[1] === "genre" ? "genres" : "labels"}/${owner[2]}/songs?${sort}&limit=80&offset=${offset}`
+            const own = await get(path, deep!.baseUrl)
+            expect({ path, total: own.body.meta.total, ids: own.body.data.map((r: { id: number }) => r.id) })
+              .toEqual({ path, total: ids.length, ids: ids.slice(offset, offset + 80) })
+          }
         }
         expect((await walkByCursor(`/v1/songs?${query}&limit=80`, deep!.baseUrl)).map((r) => r.id)).toEqual(ids)
       }

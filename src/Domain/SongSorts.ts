@@ -22,20 +22,39 @@ export const songSortKeys: Record<SongSortName, Omit<TableKeysetSort, "descendin
   title: { source: "public_songs s", alias: "s", key: "lower(s.title)", keyJson: "lower(s.title)", keyType: "text", item }
 }
 
+/** Whose songs a list is: one genre's or one label's (their links). */
+export type SongOwner = "genre" | "label"
+
 /**
- * Most watched within one label, from sql/0030's kept order: rows `s` are the public songs of
- * every label with `s.order_label` (a list filters it to one label, always: a song of two labels
- * is two rows) and the views as kept there; the same order and cursor keys as `popular`.
+ * Kept orders of one owner's songs, each an index range of the owner: the links' release dates
+ * (sql/0028) and the labels' popularity order (sql/0030). Rows `s` are the public songs of every
+ * owner with `s.order_owner` (a list filters it to one owner, always: a song of two is two rows)
+ * and the sort's value as kept there, `s.order_key`.
  */
-export const labelPopularSort = (descending: boolean): TableKeysetSort => ({
-  source: "(SELECT s.*, o.label_id AS order_label, o.views AS order_views FROM label_song_views o JOIN public_songs s ON s.id = o.song_id) s",
-  alias: "s",
-  key: "s.order_views",
-  keyJson: "s.order_views",
-  keyType: "bigint",
-  item,
-  descending
-})
+const ownOrders: Record<SongOwner, Partial<Record<SongSortName, string>>> = {
+  genre: { released: "song_genres o" },
+  label: { released: "song_labels o", popular: "label_song_views o" }
+}
+const ownKeyColumn: Partial<Record<SongSortName, string>> = { released: "released_at", popular: "views" }
+
+/**
+ * The owner's own order for this sort, the same order and cursor keys as the catalogue's; none
+ * where the owner keeps none (then the catalogue's order is walked with a probe of the links).
+ */
+export const ownSongSort = (owner: SongOwner, name: SongSortName, descending: boolean): TableKeysetSort | undefined => {
+  const rows = ownOrders[owner][name]
+  const column = ownKeyColumn[name]
+  if (rows === undefined || column === undefined) return undefined
+  return {
+    source: `(SELECT s.*, o.${owner}_id AS order_owner, o.${column} AS order_key FROM ${rows} JOIN public_songs s ON s.id = o.song_id) s`,
+    alias: "s",
+    key: "s.order_key",
+    keyJson: name === "released" ? "iso_date(s.order_key)" : "s.order_key",
+    keyType: songSortKeys[name].keyType,
+    item,
+    descending
+  }
+}
 
 /** Newest first, most watched first, titles A-Z. */
 export const songSortDescendingByDefault: Record<SongSortName, boolean> = { released: true, popular: true, title: false }

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { labelPopularSort, songSort, type SongSortName } from "../Domain/SongSorts.js"
+import { ownSongSort, type SongOwner, songSort, type SongSortName } from "../Domain/SongSorts.js"
 import { keysetPage } from "../Domain/Keyset.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { databaseContext, Statements } from "../Database.js"
@@ -103,20 +103,31 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     const listSongs = (browse: SongBrowse, page: PageParamsInput) => {
       const sortName = browse.sort ?? "released"
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
+      const descending = order === "desc"
+      // a label's or genre's own kept order (sql/0028, sql/0030) is the list's rows where it keeps one
+      // for the sort, walked as one index range of it: the label's when both are given (the smaller);
+      // not the release order with a year (then the year is the range of the catalogue's index)
+      const ownOrder = (owner: SongOwner) =>
+        sortName === "released" && browse.year !== undefined ? undefined : ownSongSort(owner, sortName, descending)
+      const labelSort = browse.label === undefined ? undefined : ownOrder("label")
+      const genreSort = browse.genre === undefined || browse.label !== undefined ? undefined : ownOrder("genre")
+      const genreId = sql`(SELECT id FROM genres WHERE slug = ${browse.genre ?? ""})`
       // each filter as a join for collecting few matches, and as a probe (OFFSET 0) for walking in order
       const collect: Array<Statement.Fragment> = []
       const walk: Array<Statement.Fragment> = []
-      if (browse.genre !== undefined) {
-        // the genre's id as one value: the planner can start from a year's range and probe each song's genres
-        const genre = sql`(SELECT id FROM genres WHERE slug = ${browse.genre})`
-        collect.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genre})`)
-        walk.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genre} OFFSET 0)`)
+      const both = (filter: Statement.Fragment) => {
+        collect.push(filter)
+        walk.push(filter)
       }
-      // most watched of a label: its kept order (sql/0030) is the list's rows, walked as one index range
-      const labelOrder = browse.label !== undefined && sortName === "popular"
-      if (labelOrder) {
-        collect.push(sql`s.order_label = ${browse.label}`)
-        walk.push(sql`s.order_label = ${browse.label}`)
+      if (genreSort !== undefined) {
+        both(sql`s.order_owner = ${genreId}`)
+      } else if (browse.genre !== undefined) {
+        // the genre's id as one value: the planner can start from a year's range and probe each song's genres
+        collect.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genreId})`)
+        walk.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genreId} OFFSET 0)`)
+      }
+      if (labelSort !== undefined) {
+        both(sql`s.order_owner = ${browse.label}`)
       } else if (browse.label !== undefined) {
         collect.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
         walk.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label} OFFSET 0)`)
@@ -147,12 +158,12 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         sql`SELECT public_song_facet_count(${genre}, CAST(${label ?? null} AS integer), CAST(${browse.year ?? null} AS integer))`
       const keys = browse.year === undefined && browse.genre !== undefined && browse.label !== undefined ? [] : [
         ...browse.genre === undefined ? [] : [{
-          ids: sql`SELECT sg.song_id FROM song_genres sg WHERE sg.genre_id = (SELECT id FROM genres WHERE slug = ${browse.genre})${inYear("sg")}`,
+          ids: sql`SELECT sg.song_id FROM song_genres sg WHERE sg.genre_id = ${genreId}${inYear("sg")}`,
           size: alone
             ? undefined
             : browse.year === undefined
             ? sql`SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}`
-            : keptSize(sql`(SELECT id FROM genres WHERE slug = ${browse.genre})`, undefined)
+            : keptSize(genreId, undefined)
         }],
         ...browse.label === undefined ? [] : [{
           ids: sql`SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${browse.label}${inYear("sl")}`,
@@ -170,12 +181,16 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
         collect: seek !== undefined || (yearInOrder && keys.length === 0) ? [] : browse.year !== undefined ? collectYear : collect,
         range: yearInOrder ? yearSongs : undefined,
         scanned: browse.year !== undefined ? yearSongs : undefined,
-        // the rows of the unfiltered walk: the label's songs in its kept order, else the catalogue's
-        scale: labelOrder ? sql`SELECT public_label_song_count(${browse.label})` : sql`SELECT live_songs FROM catalogue_counts`,
+        // the rows of the unfiltered walk: the owner's songs in its own order, else the catalogue's
+        scale: labelSort !== undefined
+          ? sql`SELECT public_label_song_count(${browse.label})`
+          : genreSort !== undefined
+          ? sql`SELECT coalesce(public_genre_song_count(${genreId}), 0)`
+          : sql`SELECT live_songs FROM catalogue_counts`,
         seek,
         keys
       }
-      const sort = labelOrder ? labelPopularSort(order === "desc") : songSort(sortName, order === "desc")
+      const sort = labelSort ?? genreSort ?? songSort(sortName, descending)
       return keysetPage(sort, walk, page, scope, { total: keptSongTotal(browse), steer: steered(steer) }).pipe(
         Effect.provide(database),
         withSpan("SongsRepo.listSongs")
