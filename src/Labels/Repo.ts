@@ -5,9 +5,8 @@ import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import { label } from "../Domain/Label.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
-import { DEFAULT_LIMIT } from "../Domain/Params.js"
-import { ownSongSort, songSort, songSortDescendingByDefault, type SongSortName } from "../Domain/SongSorts.js"
-import { steered } from "../Domain/SteeredPage.js"
+import { songBrowsePage } from "../Domain/SongBrowse.js"
+import type { SongSortName } from "../Domain/SongSorts.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
 
@@ -72,32 +71,11 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
         withSpan("LabelsRepo.findLabel")
       )
 
-    /**
-     * The label's public songs. found=false: no such label. Newest and most watched first walk
-     * the label's own kept order (ownSongSort). By title: a label with few songs is read
-     * through its links and sorted; a big one walks the sort's index, probing its links, until
-     * the page is full. The walk reads about (offset + limit) x catalogue / label songs rows, the
-     * links the label's songs: links first when label songs^2 < (offset + limit) x catalogue.
-     */
+    /** The label's public songs, as /v1/songs?label= (src/Domain/SongBrowse.ts). found=false: no such label. */
     const listLabelSongs = (labelId: number, sortName: SongSortName, page: PageParamsInput) =>
-      Effect.gen(function*() {
-        const scope = `label-songs|${labelId}|${sortName}`
-        const guard = sql`EXISTS (SELECT 1 FROM labels WHERE id = ${labelId})`
-        const total = sql`SELECT public_label_song_count(${labelId})`
-        // newest or most watched: the label's own kept order, one index range walked from the nearer end
-        const own = ownSongSort("label", sortName, songSortDescendingByDefault[sortName])
-        if (own !== undefined) {
-          return yield* keysetPage(own, [sql`s.order_owner = ${labelId}`], page, scope, { guard, total, steer: steered({}) })
-        }
-        const [sizes] = yield* sql<{ songs: number; catalogue: number }>`
-          SELECT public_label_song_count(${labelId})::float8 AS songs,
-                 (SELECT live_songs FROM catalogue_counts)::float8 AS catalogue`.pipe(Effect.orDie)
-        const reach = (page.cursor === undefined ? page.offset ?? 0 : 0) + (page.limit ?? DEFAULT_LIMIT)
-        const viaLinks = sizes !== undefined && sizes.songs * sizes.songs < reach * sizes.catalogue
-        const filter = viaLinks
-          ? sql`s.id = ANY (ARRAY(SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${labelId}))`
-          : sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${labelId})`
-        return yield* keysetPage(songSort(sortName), [filter], page, scope, { guard, total })
+      songBrowsePage(sql, { label: labelId, sort: sortName }, page, {
+        scope: `label-songs|${labelId}|${sortName}`,
+        guard: sql`EXISTS (SELECT 1 FROM labels WHERE id = ${labelId})`
       }).pipe(Effect.provide(database), withSpan("LabelsRepo.listLabelSongs"))
 
     return { listLabels, findLabel, listLabelSongs } as const

@@ -1,10 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
-import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { ownSongSort, type SongOwner, songSort, type SongSortName } from "../Domain/SongSorts.js"
-import { keysetPage } from "../Domain/Keyset.js"
-import { steered } from "../Domain/SteeredPage.js"
+import { type SongBrowse, songBrowsePage } from "../Domain/SongBrowse.js"
 import { databaseContext, Statements } from "../Database.js"
 import { detailReader, jsonById } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
@@ -13,9 +10,6 @@ import { type Audience, songSource, songSummary } from "../Domain/Song.js"
 import { songDetail, staffSongDetail } from "../Domain/SongDetail.js"
 import { similarSql } from "./Similar.js"
 import { withSpan } from "../Spans.js"
-
-const lit = Statement.unsafeFragment
-
 
 /**
  * One song's detail, as JSON built in one statement. Staff see every state and get the
@@ -31,14 +25,6 @@ const contributorsSql = (audience: Audience) => `
   SELECT ${songContributors.json("s")}::text AS json
   FROM ${songSource(audience)} s
   WHERE s.id = `
-
-export interface SongBrowse {
-  readonly genre?: string | undefined
-  readonly label?: number | undefined
-  readonly year?: number | undefined
-  readonly sort?: SongSortName | undefined
-  readonly order?: "asc" | "desc" | undefined
-}
 
 
 export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo", {
@@ -58,144 +44,9 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
     /** Song contributors as JSON text; None when the audience may not see the song. */
     const findSongContributors = detailReader(sql, statements, contributorsSql, "SongsRepo.findSongContributors")
 
-    /**
-     * The browse's total from kept counts: one filter or none from sql/0003 and 0006, two or three
-     * from sql/0018's song_facet_counts. An unknown genre slug matches nothing.
-     */
-    const keptSongTotal = (browse: SongBrowse): Statement.Fragment => {
-      const given = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length
-      if (given > 1) {
-        const facets = (genre: Statement.Fragment) =>
-          sql`public_song_facet_count(${genre}, CAST(${browse.label ?? null} AS integer), CAST(${browse.year ?? null} AS integer))`
-        return browse.genre === undefined
-          ? sql`SELECT ${facets(sql`NULL`)}`
-          : sql`SELECT coalesce((SELECT ${facets(sql`g.id`)} FROM genres g WHERE g.slug = ${browse.genre}), 0)`
-      }
-      if (browse.genre !== undefined) {
-        return sql`SELECT coalesce((SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}), 0)`
-      }
-      if (browse.label !== undefined) {
-        return sql`SELECT coalesce((SELECT song_count FROM public_label_counts WHERE label_id = ${browse.label}), 0)`
-      }
-      if (browse.year !== undefined) {
-        return sql`SELECT public_songs_released_between(CAST(${`${browse.year}-01-01`} AS date),
-                                                        CAST(${`${browse.year + 1}-01-01`} AS date))`
-      }
-      return sql`SELECT songs FROM public_catalogue_counts`
-    }
-
-    /**
-     * Where an ascending walk of the public songs (without genre or label) reaches a position, from
-     * kept counts: the sort's buckets (sql/0021), or in release order within a year its per-date
-     * counts (sql/0018). None for popular and title order within a year.
-     */
-    const songSeek = (sortName: SongSortName, year: number | undefined) => {
-      if (year === undefined) {
-        return (position: Statement.Fragment) =>
-          sql`SELECT bound_key AS key, bound_id AS tie, songs_before AS rows_before FROM ${lit(`public_song_${sortName}_seek`)}(${position})`
-      }
-      return sortName !== "released" ? undefined : (position: Statement.Fragment) =>
-        sql`SELECT released_at AS key, -2147483648 AS tie, songs_before AS rows_before FROM public_song_release_seek(
-              CAST(${`${year}-01-01`} AS date), CAST(${`${year + 1}-01-01`} AS date), false, ${position})`
-    }
-
     /** Browse of public songs. */
-    const listSongs = (browse: SongBrowse, page: PageParamsInput) => {
-      const sortName = browse.sort ?? "released"
-      const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
-      const descending = order === "desc"
-      // a label's or genre's own kept order (sql/0028, sql/0030) is the list's rows where it keeps one
-      // for the sort, walked as one index range of it: the label's when both are given (the smaller);
-      // not the release order with a year (then the year is the range of the catalogue's index)
-      const ownOrder = (owner: SongOwner) =>
-        sortName === "released" && browse.year !== undefined ? undefined : ownSongSort(owner, sortName, descending)
-      const labelSort = browse.label === undefined ? undefined : ownOrder("label")
-      const genreSort = browse.genre === undefined || browse.label !== undefined ? undefined : ownOrder("genre")
-      const genreId = sql`(SELECT id FROM genres WHERE slug = ${browse.genre ?? ""})`
-      // each filter as a join for collecting few matches, and as a probe (OFFSET 0) for walking in order
-      const collect: Array<Statement.Fragment> = []
-      const walk: Array<Statement.Fragment> = []
-      const both = (filter: Statement.Fragment) => {
-        collect.push(filter)
-        walk.push(filter)
-      }
-      if (genreSort !== undefined) {
-        both(sql`s.order_owner = ${genreId}`)
-      } else if (browse.genre !== undefined) {
-        // the genre's id as one value: the planner can start from a year's range and probe each song's genres
-        collect.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genreId})`)
-        walk.push(sql`EXISTS (SELECT 1 FROM song_genres sg WHERE sg.song_id = s.id AND sg.genre_id = ${genreId} OFFSET 0)`)
-      }
-      if (labelSort !== undefined) {
-        both(sql`s.order_owner = ${browse.label}`)
-      } else if (browse.label !== undefined) {
-        collect.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
-        walk.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label} OFFSET 0)`)
-      }
-      // in release order a year is a range of the index: its walk reads that year's songs at most
-      const yearInOrder = sortName === "released" && browse.year !== undefined
-      // with a year, its range (~25k songs at 1M) drives the collection (the genre and label probed):
-      // a prepared statement's plan cannot tell a label of 90k songs from one of 500
-      const collectYear = [...walk]
-      if (browse.year !== undefined) {
-        const year = sql`s.released_at >= CAST(${`${browse.year}-01-01`} AS date)
-                         AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`
-        collectYear.push(year)
-        // in another order the walk tests the year on each row (IS TRUE: not a range the planner would start from)
-        walk.push(yearInOrder ? year : sql`(${year}) IS TRUE`)
-      }
-      const scope = `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
-      const seek = browse.genre === undefined && browse.label === undefined ? songSeek(sortName, browse.year) : undefined
-      // the genre's and the label's link rows (with a year, its range of them: sql/0028): few matches
-      // are read by key from the smaller when it is small; not for a genre and label without a year
-      // (joining their two link ranges costs less). With one filter the set is the list's matches:
-      // its size is the total already read; with two or three, the kept facet count of its range.
-      const alone = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length === 1
-      const inYear = (link: string) =>
-        browse.year === undefined ? lit("") : sql` AND ${lit(link)}.released_at >= CAST(${`${browse.year}-01-01`} AS date)
-                                                    AND ${lit(link)}.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`
-      const keptSize = (genre: Statement.Fragment, label: number | undefined) =>
-        sql`SELECT public_song_facet_count(${genre}, CAST(${label ?? null} AS integer), CAST(${browse.year ?? null} AS integer))`
-      const keys = browse.year === undefined && browse.genre !== undefined && browse.label !== undefined ? [] : [
-        ...browse.genre === undefined ? [] : [{
-          ids: sql`SELECT sg.song_id FROM song_genres sg WHERE sg.genre_id = ${genreId}${inYear("sg")}`,
-          size: alone
-            ? undefined
-            : browse.year === undefined
-            ? sql`SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}`
-            : keptSize(genreId, undefined)
-        }],
-        ...browse.label === undefined ? [] : [{
-          ids: sql`SELECT sl.song_id FROM song_labels sl WHERE sl.label_id = ${browse.label}${inYear("sl")}`,
-          size: alone
-            ? undefined
-            : browse.year === undefined
-            ? sql`SELECT public_label_song_count(${browse.label})`
-            : keptSize(sql`NULL`, browse.label)
-        }]
-      ]
-      const yearSongs = browse.year === undefined ? undefined : sql`SELECT public_songs_released_between(
-        CAST(${`${browse.year}-01-01`} AS date), CAST(${`${browse.year + 1}-01-01`} AS date))`
-      // a year in release order is never collected by a scan (read by key from a small genre or label only)
-      const steer = {
-        collect: seek !== undefined || (yearInOrder && keys.length === 0) ? [] : browse.year !== undefined ? collectYear : collect,
-        range: yearInOrder ? yearSongs : undefined,
-        scanned: browse.year !== undefined ? yearSongs : undefined,
-        // the rows of the unfiltered walk: the owner's songs in its own order, else the catalogue's
-        scale: labelSort !== undefined
-          ? sql`SELECT public_label_song_count(${browse.label})`
-          : genreSort !== undefined
-          ? sql`SELECT coalesce(public_genre_song_count(${genreId}), 0)`
-          : sql`SELECT live_songs FROM catalogue_counts`,
-        seek,
-        keys
-      }
-      const sort = labelSort ?? genreSort ?? songSort(sortName, descending)
-      return keysetPage(sort, walk, page, scope, { total: keptSongTotal(browse), steer: steered(steer) }).pipe(
-        Effect.provide(database),
-        withSpan("SongsRepo.listSongs")
-      )
-    }
+    const listSongs = (browse: SongBrowse, page: PageParamsInput) =>
+      songBrowsePage(sql, browse, page).pipe(Effect.provide(database), withSpan("SongsRepo.listSongs"))
 
     /** `ids=`: the asked public songs' summaries, in the order asked. */
     const listSongsByIds = (ids: ReadonlyArray<number>) =>
