@@ -83,10 +83,9 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "songs_facet_count_truncate", "songs_link_song_count_truncate", "songs_member_count_truncate", "songs_scheduled_count_delete", "songs_scheduled_count_insert", "songs_scheduled_count_update",
     "songs_search_popularity", "songs_search_delete", "songs_search_insert", "songs_search_update",
     "songs_sort_bucket_count_truncate",
-    // sql/0028: a new release date moves the song's genre and label links (the seed writes them with it)
-    "songs_link_release_date_update",
-    // sql/0030: new views move the song's rows of its labels' popularity order
-    "songs_label_views_update"
+    // sql/0032: a new release date or new views move the song's copies on its links (sql/0028, sql/0030;
+    // the seed writes them with the song)
+    "songs_link_copies_update"
   ]
 }
 
