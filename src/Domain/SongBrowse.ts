@@ -16,6 +16,21 @@ export interface SongBrowse {
   readonly order?: "asc" | "desc" | undefined
 }
 
+/** A year's first day, as a date parameter. */
+const newYear = (sql: SqlClient.SqlClient, year: number) => sql`CAST(${`${year}-01-01`} AS date)`
+
+/** `column` (a release date) within the year: a range of it. */
+const releasedIn = (sql: SqlClient.SqlClient, column: string, year: number) =>
+  sql`${lit(column)} >= ${newYear(sql, year)} AND ${lit(column)} < ${newYear(sql, year + 1)}`
+
+/** The public songs released in the year, from sql/0018's per-date counts. */
+const yearSongCount = (sql: SqlClient.SqlClient, year: number) =>
+  sql`SELECT public_songs_released_between(${newYear(sql, year)}, ${newYear(sql, year + 1)})`
+
+/** The genre's public songs (sql/0017's settled count and the due ones); an unknown slug has none. */
+const genreSongCount = (sql: SqlClient.SqlClient, slug: string) =>
+  sql`SELECT coalesce((SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${slug}), 0)`
+
 /**
  * The browse's total from kept counts: one filter or none from sql/0003 and 0006, two or three
  * from sql/0018's song_facet_counts. An unknown genre slug matches nothing.
@@ -30,14 +45,13 @@ const keptSongTotal = (sql: SqlClient.SqlClient, browse: SongBrowse): Statement.
       : sql`SELECT coalesce((SELECT ${facets(sql`g.id`)} FROM genres g WHERE g.slug = ${browse.genre}), 0)`
   }
   if (browse.genre !== undefined) {
-    return sql`SELECT coalesce((SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}), 0)`
+    return genreSongCount(sql, browse.genre)
   }
   if (browse.label !== undefined) {
     return sql`SELECT public_label_song_count(${browse.label})`
   }
   if (browse.year !== undefined) {
-    return sql`SELECT public_songs_released_between(CAST(${`${browse.year}-01-01`} AS date),
-                                                    CAST(${`${browse.year + 1}-01-01`} AS date))`
+    return yearSongCount(sql, browse.year)
   }
   return sql`SELECT songs FROM public_catalogue_counts`
 }
@@ -54,7 +68,7 @@ const songSeek = (sql: SqlClient.SqlClient, sortName: SongSortName, year: number
   }
   return sortName !== "released" ? undefined : (position: Statement.Fragment) =>
     sql`SELECT released_at AS key, -2147483648 AS tie, songs_before AS rows_before FROM public_song_release_seek(
-          CAST(${`${year}-01-01`} AS date), CAST(${`${year + 1}-01-01`} AS date), false, ${position})`
+          ${newYear(sql, year)}, ${newYear(sql, year + 1)}, false, ${position})`
 }
 
 /**
@@ -105,8 +119,7 @@ export const songBrowsePage = (
   // a prepared statement's plan cannot tell a label of 90k songs from one of 500
   const collectYear = [...walk]
   if (browse.year !== undefined) {
-    const year = sql`s.released_at >= CAST(${`${browse.year}-01-01`} AS date)
-                     AND s.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`
+    const year = releasedIn(sql, "s.released_at", browse.year)
     collectYear.push(year)
     // in another order the walk tests the year on each row (IS TRUE: not a range the planner would start from)
     walk.push(yearInOrder ? year : sql`(${year}) IS TRUE`)
@@ -121,8 +134,7 @@ export const songBrowsePage = (
   // the kept facet count of its range.
   const alone = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length === 1
   const inYear = (link: string) =>
-    browse.year === undefined ? lit("") : sql` AND ${lit(link)}.released_at >= CAST(${`${browse.year}-01-01`} AS date)
-                                                AND ${lit(link)}.released_at < CAST(${`${browse.year + 1}-01-01`} AS date)`
+    browse.year === undefined ? lit("") : sql` AND ${releasedIn(sql, `${link}.released_at`, browse.year)}`
   const keptSize = (genre: Statement.Fragment, label: number | undefined) =>
     sql`SELECT public_song_facet_count(${genre}, CAST(${label ?? null} AS integer), CAST(${browse.year ?? null} AS integer))`
   const ownAlone = alone && (labelSort ?? genreSort) !== undefined
@@ -132,7 +144,7 @@ export const songBrowsePage = (
       size: alone
         ? undefined
         : browse.year === undefined
-        ? sql`SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${browse.genre}`
+        ? genreSongCount(sql, browse.genre)
         : keptSize(genreId, undefined)
     }],
     ...browse.label === undefined ? [] : [{
@@ -144,8 +156,7 @@ export const songBrowsePage = (
         : keptSize(sql`NULL`, browse.label)
     }]
   ]
-  const yearSongs = browse.year === undefined ? undefined : sql`SELECT public_songs_released_between(
-    CAST(${`${browse.year}-01-01`} AS date), CAST(${`${browse.year + 1}-01-01`} AS date))`
+  const yearSongs = browse.year === undefined ? undefined : yearSongCount(sql, browse.year)
   // a year in release order is never collected by a scan (read by key from a small genre or label only)
   const steer = {
     collect: seek !== undefined || ownAlone || (yearInOrder && keys.length === 0) ? [] : browse.year !== undefined ? collectYear : collect,
@@ -155,7 +166,7 @@ export const songBrowsePage = (
     scale: labelSort !== undefined
       ? sql`SELECT public_label_song_count(${browse.label})`
       : genreSort !== undefined
-      ? sql`SELECT coalesce(public_genre_song_count(${genreId}), 0)`
+      ? genreSongCount(sql, browse.genre ?? "")
       : sql`SELECT live_songs FROM catalogue_counts`,
     seek,
     keys
