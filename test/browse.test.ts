@@ -382,11 +382,17 @@ describe("kept totals of two and three filters (sql/0018)", () => {
         }
       }
     }
+    // every order of a genre's and a label's songs: their kept orders (sql/0033)
+    const popular = "coalesce(s.vidsvc_views, -1) DESC, s.id DESC"
+    const title = "lower(s.title), s.id"
+    for (const [slug, id] of genres) {
+      cases.push({ path: `genre=${slug}&sort=popular`, where: genreWhere(id), order: popular })
+      cases.push({ path: `genre=${slug}&sort=title`, where: genreWhere(id), order: title })
+    }
     for (const label of labels) {
       for (const year of years) cases.push({ path: `year=${year}&label=${label}`, where: `${labelWhere(label)} AND ${yearWhere(year)}` })
-      // most watched of a label: its kept order (sql/0030)
-      const popular = "coalesce(s.vidsvc_views, -1) DESC, s.id DESC"
       cases.push({ path: `label=${label}&sort=popular`, where: labelWhere(label), order: popular })
+      cases.push({ path: `label=${label}&sort=title`, where: labelWhere(label), order: title })
       cases.push({ path: `genre=pop&label=${label}&sort=popular`, where: `${genreWhere(1)} AND ${labelWhere(label)}`, order: popular })
     }
     // each list's total and its songs (read by key from the year's range of the links: sql/0028)
@@ -410,15 +416,20 @@ describe("kept totals of two and three filters (sql/0018)", () => {
       + (SELECT count(*) FROM song_labels x JOIN songs s ON s.id = x.song_id WHERE x.released_at <> s.released_at) AS n`)
     served["links dated otherwise than their song"] = stale!.n
     counted["links dated otherwise than their song"] = 0
-    // the labels' popularity order holds every link with its song's views
-    const [unlike] = await own!.sql<{ n: number }>(`SELECT count(*)::int AS n FROM (
-      (SELECT song_id, label_id, views FROM label_song_views
-       EXCEPT ALL SELECT x.song_id, x.label_id, coalesce(s.vidsvc_views, -1) FROM song_labels x JOIN songs s ON s.id = x.song_id)
-      UNION ALL
-      (SELECT x.song_id, x.label_id, coalesce(s.vidsvc_views, -1) FROM song_labels x JOIN songs s ON s.id = x.song_id
-       EXCEPT ALL SELECT song_id, label_id, views FROM label_song_views)) d`)
-    served["label order rows unlike the links"] = unlike!.n
-    counted["label order rows unlike the links"] = 0
+    // the owners' orders (sql/0033) hold a row for every link with its song's values as they are now
+    const linkRows = `SELECT 'g'::"char" AS owner, x.genre_id AS owner_id, s.id, s.released_at, coalesce(s.vidsvc_views, -1) AS views,
+        lower(s.title) AS title_key, CASE WHEN s.deleted_at IS NULL THEN s.published_at END AS public_from
+      FROM song_genres x JOIN songs s ON s.id = x.song_id
+      UNION ALL SELECT 'l', x.label_id, s.id, s.released_at, coalesce(s.vidsvc_views, -1), lower(s.title),
+        CASE WHEN s.deleted_at IS NULL THEN s.published_at END
+      FROM song_labels x JOIN songs s ON s.id = x.song_id`
+    const kept = "SELECT owner, owner_id, song_id, released_at, views, title_key, public_from FROM owner_song_orders"
+    const [unlike] = await own!.sql<{ n: number; rows: number }>(`SELECT
+      (SELECT count(*) FROM (((${kept}) EXCEPT ALL (${linkRows})) UNION ALL ((${linkRows}) EXCEPT ALL (${kept}))) d)::int AS n,
+      (SELECT count(*) FROM owner_song_orders)::int AS rows`)
+    served["owner order rows unlike the links"] = unlike!.n
+    counted["owner order rows unlike the links"] = 0
+    expect(unlike!.rows).toBeGreaterThan(0)
     return { served, counted }
   }
 
@@ -446,7 +457,10 @@ describe("kept totals of two and three filters (sql/0018)", () => {
       // the clock passes the scheduled song's published_at with no write since
       clockPassesScheduledSong(12, future!.published_at),
       songsMovedEveryWay,
-      // views: one song most watched, one never watched, one by a few (sql/0030's label order follows)
+      // a title: the owners' title orders follow (sql/0033)
+      [`CREATE TABLE titles_before AS SELECT id, title FROM songs WHERE id = 9; UPDATE songs SET title = 'Aaa Pertama' WHERE id = 9`,
+        "UPDATE songs s SET title = b.title FROM titles_before b WHERE b.id = s.id; DROP TABLE titles_before"],
+      // views: one song most watched, one never watched, one by a few (sql/0033's owner orders follow)
       [`CREATE TABLE views_before AS SELECT id, vidsvc_views FROM songs WHERE id IN (1, 3, 9);
         UPDATE songs SET vidsvc_views = CASE id WHEN 1 THEN 5000000000 WHEN 3 THEN NULL ELSE 7 END WHERE id IN (1, 3, 9)`,
         "UPDATE songs s SET vidsvc_views = b.vidsvc_views FROM views_before b WHERE b.id = s.id; DROP TABLE views_before"],

@@ -85,9 +85,9 @@ export const songBrowsePage = (
   const sortName = browse.sort ?? "released"
   const descending = browse.order === undefined ? songSortDescendingByDefault[sortName] : browse.order === "desc"
   const order = descending ? "desc" : "asc"
-  // a label's or genre's own kept order (sql/0028, sql/0030) is the list's rows where it keeps one
-  // for the sort, walked as one index range of it: the label's when both are given (the smaller);
-  // not the release order with a year (then the year is the range of the catalogue's index)
+  // a label's or genre's own kept order (sql/0033) is the list's rows, walked as one index range of
+  // it: the label's when both are given (the smaller); not the release order with a year (then the
+  // year is the range of the catalogue's index)
   const ownOrder = (owner: SongOwner) =>
     sortName === "released" && browse.year !== undefined ? undefined : ownSongSort(owner, sortName, descending)
   const labelSort = browse.label === undefined ? undefined : ownOrder("label")

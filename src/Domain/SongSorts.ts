@@ -25,36 +25,28 @@ export const songSortKeys: Record<SongSortName, Omit<TableKeysetSort, "descendin
 /** Whose songs a list is: one genre's or one label's (their links). */
 export type SongOwner = "genre" | "label"
 
-/**
- * Kept orders of one owner's songs, each an index range of the owner: the links' release dates
- * (sql/0028) and the labels' popularity order (sql/0030). Rows `s` are the public songs of every
- * owner with `s.order_owner` (a list filters it to one owner, always: a song of two is two rows)
- * and the sort's value as kept there, `s.order_key`.
- */
-const ownOrders: Record<SongOwner, Partial<Record<SongSortName, string>>> = {
-  genre: { released: "song_genres o" },
-  label: { released: "song_labels o", popular: "label_song_views o" }
-}
-const ownKeyColumn: Partial<Record<SongSortName, string>> = { released: "released_at", popular: "views" }
+/** The owner's letter in owner_song_orders (sql/0033). */
+const ownerLetter: Record<SongOwner, string> = { genre: "g", label: "l" }
+/** Each sort's key as owner_song_orders keeps it: the catalogue's sort expressions, copied. */
+const ownKeyColumn: Record<SongSortName, string> = { released: "released_at", popular: "views", title: "title_key" }
 
 /**
- * The owner's own order for this sort, the same order and cursor keys as the catalogue's; none
- * where the owner keeps none (then the catalogue's order is walked with a probe of the links).
+ * One owner's (a genre's or a label's) public songs in the sort's order, as kept by sql/0033
+ * (the same order and cursor keys as the catalogue's): rows `s` of (id, order_owner, order_key,
+ * released_at) of every owner (a list filters `s.order_owner` to one, always: a song of two is
+ * two rows), read index-only, the public rule included; the summary is built for the page's rows
+ * only (one primary-key probe each), never for the rows an offset skips.
  */
-export const ownSongSort = (owner: SongOwner, name: SongSortName, descending: boolean): TableKeysetSort | undefined => {
-  const rows = ownOrders[owner][name]
-  const column = ownKeyColumn[name]
-  if (rows === undefined || column === undefined) return undefined
-  return {
-    source: `(SELECT s.*, o.${owner}_id AS order_owner, o.${column} AS order_key FROM ${rows} JOIN public_songs s ON s.id = o.song_id) s`,
-    alias: "s",
-    key: "s.order_key",
-    keyJson: name === "released" ? "iso_date(s.order_key)" : "s.order_key",
-    keyType: songSortKeys[name].keyType,
-    item,
-    descending
-  }
-}
+export const ownSongSort = (owner: SongOwner, name: SongSortName, descending: boolean): TableKeysetSort => ({
+  source: `(SELECT o.song_id AS id, o.owner_id AS order_owner, o.${ownKeyColumn[name]} AS order_key, o.released_at
+      FROM owner_song_orders o WHERE o.owner = '${ownerLetter[owner]}' AND song_is_public(o.public_from, NULL)) s`,
+  alias: "s",
+  key: "s.order_key",
+  keyJson: name === "released" ? "iso_date(s.order_key)" : "s.order_key",
+  keyType: songSortKeys[name].keyType,
+  item: `(SELECT ${songSummary.json("x")} FROM songs x WHERE x.id = s.id)`,
+  descending
+})
 
 /** Newest first, most watched first, titles A-Z. */
 export const songSortDescendingByDefault: Record<SongSortName, boolean> = { released: true, popular: true, title: false }

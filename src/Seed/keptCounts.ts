@@ -64,7 +64,9 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "song_genres_genre_song_count_update", "song_genres_scheduled_count_delete", "song_genres_scheduled_count_insert",
     "song_genres_scheduled_count_update",
     // sql/0028: the song's release date on the link (the seed writes it)
-    "song_genres_release_date"
+    "song_genres_release_date",
+    // sql/0033: the genres' songs in every order
+    "song_genres_order_delete", "song_genres_order_insert", "song_genres_order_truncate", "song_genres_order_update"
   ],
   song_labels: [
     "song_labels_catalogue_count_truncate", "song_labels_count_delete", "song_labels_count_insert", "song_labels_count_truncate",
@@ -73,8 +75,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "song_labels_label_song_count_update", "song_labels_scheduled_count_delete", "song_labels_scheduled_count_insert",
     "song_labels_scheduled_count_update",
     "song_labels_release_date",
-    // sql/0030: the labels' songs in popularity order
-    "song_labels_views_delete", "song_labels_views_insert", "song_labels_views_truncate", "song_labels_views_update"
+    // sql/0033: the labels' songs in every order
+    "song_labels_order_delete", "song_labels_order_insert", "song_labels_order_truncate", "song_labels_order_update"
   ],
   songs: [
     // songs_count_trigger() (sql/0020) moves every kept count on insert, update and delete
@@ -83,8 +85,8 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "songs_facet_count_truncate", "songs_link_song_count_truncate", "songs_member_count_truncate", "songs_scheduled_count_delete", "songs_scheduled_count_insert", "songs_scheduled_count_update",
     "songs_search_popularity", "songs_search_delete", "songs_search_insert", "songs_search_update",
     "songs_sort_bucket_count_truncate",
-    // sql/0032: a new release date or new views move the song's copies on its links (sql/0028, sql/0030;
-    // the seed writes them with the song)
+    // sql/0032, 0033: a song's new values move its copies on its links and its owners' orders (the
+    // seed writes the links' dates with the song and recounts the orders)
     "songs_link_copies_update"
   ]
 }
@@ -123,8 +125,8 @@ export const RECOUNTS = [
   "recount_member_contribution_ranks",
   "recount_scheduled_label_albums",
   "recount_song_facet_counts",
-  // sql/0030: the labels' songs in popularity order
-  "recount_label_song_views",
+  // sql/0033: the genres' and labels' songs in every order
+  "recount_owner_song_orders",
   // sql/0021: the popular and title buckets of settled songs (read the list of scheduled songs)
   "recount_song_sort_buckets",
   // the search table (sql/0015) reads the kept counts for its popularity
