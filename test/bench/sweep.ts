@@ -68,6 +68,11 @@ export const families = async (url: string): Promise<Array<Family>> => {
   const smallLabels = await column("SELECT label_id AS v FROM label_counts WHERE live_songs > 0 ORDER BY live_songs, label_id LIMIT 5")
   const midLabels = await column("SELECT label_id AS v FROM label_counts ORDER BY abs(live_songs - 3000), label_id LIMIT 2")
   const genres = await column("SELECT slug AS v FROM genres ORDER BY id")
+  const [bigGenre, bigGenreSongs] = (await column(
+    "SELECT g.slug || ',' || c.live_songs AS v FROM genres g JOIN genre_counts c ON c.genre_id = g.id ORDER BY c.live_songs DESC, g.id LIMIT 1"))[0]!.split(",")
+  const bigLabelSongs = Number((await column("SELECT max(live_songs) AS v FROM label_counts"))[0])
+  // an owner's songs at every depth: the middle (the farthest from both ends) and near the end
+  const ownerOffsets = (songs: number) => [String(Math.floor(songs / 2)), String(Math.max(songs - 40, 0))]
   const smallGenres = await column(
     "SELECT g.slug AS v FROM genres g JOIN genre_counts c ON c.genre_id = g.id ORDER BY c.live_songs, g.id LIMIT 2")
   const activeUsers = await column(`SELECT m.username AS v FROM public_members m JOIN member_contribution_counts c ON c.member_id = m.id
@@ -137,7 +142,9 @@ export const families = async (url: string): Promise<Array<Family>> => {
         ...[...bigLabels.slice(0, 2), ...smallLabels.slice(0, 2)].map((l) => `/v1/songs?label=${l}`),
         ...years.map((y) => `/v1/songs?year=${y}`),
         `/v1/songs?year=2015&offset=5000`,
-        `/v1/songs?year=2015&order=asc&offset=20000`
+        `/v1/songs?year=2015&order=asc&offset=20000`,
+        `/v1/songs?genre=${bigGenre}&sort=title&offset=${ownerOffsets(Number(bigGenreSongs))[0]}`,
+        `/v1/songs?label=${bigLabels[0]}&sort=popular&order=asc&offset=${ownerOffsets(bigLabelSongs)[0]}`
       ]
     },
     {
@@ -187,7 +194,8 @@ export const families = async (url: string): Promise<Array<Family>> => {
       name: "/v1/genres/{slug}/songs",
       paths: [
         ...[...genres.slice(0, 4), ...smallGenres].flatMap((g) => songSorts.map((sort) => `/v1/genres/${g}/songs?sort=${sort}`)),
-        ...[genres[0], smallGenres[0]].map((g) => `/v1/genres/${g}/songs?offset=2000`)
+        ...[genres[0], smallGenres[0]].map((g) => `/v1/genres/${g}/songs?offset=2000`),
+        ...songSorts.flatMap((sort) => ownerOffsets(Number(bigGenreSongs)).map((o) => `/v1/genres/${bigGenre}/songs?sort=${sort}&offset=${o}`))
       ]
     },
     {
@@ -203,7 +211,8 @@ export const families = async (url: string): Promise<Array<Family>> => {
       name: "/v1/labels/{id}/songs",
       paths: [
         ...[...bigLabels, ...midLabels, ...smallLabels].flatMap((id) => songSorts.map((sort) => `/v1/labels/${id}/songs?sort=${sort}`)),
-        ...[bigLabels[0], midLabels[0]].map((id) => `/v1/labels/${id}/songs?offset=1000`)
+        ...[bigLabels[0], midLabels[0]].map((id) => `/v1/labels/${id}/songs?offset=1000`),
+        ...songSorts.flatMap((sort) => ownerOffsets(bigLabelSongs).map((o) => `/v1/labels/${bigLabels[0]}/songs?sort=${sort}&offset=${o}`))
       ]
     },
     {
