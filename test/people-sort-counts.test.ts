@@ -28,7 +28,23 @@ interface Listed {
   /** /v1/genres as [slug, song_count], and each genre's songs total */
   readonly genres: ReadonlyArray<[string, number]>
   readonly genreSongTotals: ReadonlyArray<number>
+  /** the busiest members' contributions, newest first: [username, total, ids of the first and last pages] */
+  readonly contributions: ReadonlyArray<[string, number, string]>
+  /** sql/0035's rows unlike the contributions and their songs now (0) */
+  readonly contributionOrdersUnlike: number
 }
+
+/** The members whose contributions are listed: the most contributing (ids 1-3 of the fixture). */
+const CONTRIBUTORS = "SELECT id, username FROM public_members WHERE id IN (1, 2, 3, 100) ORDER BY id"
+/** The contributions as sql/0035 keeps them, and as they are, each set minus the other. */
+const CONTRIBUTION_ORDERS_UNLIKE = `SELECT count(*)::int AS n FROM (
+  ((SELECT id, member_id, action_at, song_id, public_from FROM member_contribution_orders)
+   EXCEPT ALL (SELECT c.id, c.member_id, c.action_at, c.song_id, CASE WHEN s.deleted_at IS NULL THEN s.published_at END
+               FROM contributions c JOIN songs s ON s.id = c.song_id))
+  UNION ALL
+  ((SELECT c.id, c.member_id, c.action_at, c.song_id, CASE WHEN s.deleted_at IS NULL THEN s.published_at END
+    FROM contributions c JOIN songs s ON s.id = c.song_id)
+   EXCEPT ALL (SELECT id, member_id, action_at, song_id, public_from FROM member_contribution_orders))) d`
 
 const body = async (path: string) => {
   const reply = await request(server.baseUrl, path)
@@ -54,7 +70,16 @@ const served = async (): Promise<Listed> => {
     labels: labels.data.map((l): [number, number, number] => [l.id as number, l.song_count as number, l.album_count as number]),
     labelSongTotals: await Promise.all(labelIds.map(async (id) => (await body(`/v1/labels/${id}/songs?limit=1`)).meta.total)),
     genres: genres.data.map((g): [string, number] => [g.slug as string, g.song_count as number]),
-    genreSongTotals: await Promise.all(slugs.map(async (slug) => (await body(`/v1/genres/${slug}/songs?limit=1`)).meta.total))
+    genreSongTotals: await Promise.all(slugs.map(async (slug) => (await body(`/v1/genres/${slug}/songs?limit=1`)).meta.total)),
+    contributions: await Promise.all((await server.sql<{ username: string }>(CONTRIBUTORS)).map(async ({ username }) => {
+      const first = await body(`/v1/users/${username}/contributions?limit=3`)
+      const total = first.meta.total
+      // the last page comes from the far end of the member's range
+      const last = await body(`/v1/users/${username}/contributions?limit=3&offset=${Math.max(total - 3, 0)}`)
+      const ids = [...first.data, ...last.data].map((c) => c.id).join(",")
+      return [username, total, ids] as [string, number, string]
+    })),
+    contributionOrdersUnlike: (await server.sql<{ n: number }>(CONTRIBUTION_ORDERS_UNLIKE))[0]!.n
   }
 }
 
@@ -80,7 +105,14 @@ const counted = async (): Promise<Listed> => {
     labels: [...labels].sort((x, y) => y.songs - x.songs || y.id - x.id).map((l): [number, number, number] => [l.id, l.songs, l.albums]),
     labelSongTotals: labels.map((l) => l.songs),
     genres: [...genres].sort((x, y) => (x.slug < y.slug ? -1 : 1)).map((g): [string, number] => [g.slug, g.songs]),
-    genreSongTotals: genres.map((g) => g.songs)
+    genreSongTotals: genres.map((g) => g.songs),
+    contributions: await Promise.all((await server.sql<{ id: number; username: string }>(CONTRIBUTORS)).map(async ({ id, username }) => {
+      const ids = (await server.sql<{ id: number }>(`SELECT c.id FROM contributions c JOIN public_songs s ON s.id = c.song_id
+        WHERE c.member_id = ${id} ORDER BY c.action_at DESC, c.id DESC`)).map((c) => c.id)
+      const shown = [...ids.slice(0, 3), ...ids.slice(Math.max(ids.length - 3, 0))].join(",")
+      return [username, ids.length, shown] as [string, number, string]
+    })),
+    contributionOrdersUnlike: 0
   }
 }
 
@@ -92,6 +124,7 @@ describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settle
     expect(before.users.length).toBeGreaterThan(20)
     expect(before.users[0]![1]).toBeGreaterThan(1)
     expect(before.labels[0]![1]).toBeGreaterThan(1)
+    expect(before.contributions.some(([, total]) => total > 6)).toBe(true)
 
     const [future] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 12")
     const [member] = await server.sql<{ username: string }>("SELECT username FROM members WHERE id = 2")

@@ -32,7 +32,9 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "contributions_catalogue_count_truncate", "contributions_count_delete", "contributions_count_insert",
     "contributions_count_truncate", "contributions_count_update", "contributions_member_count_delete",
     "contributions_member_count_insert", "contributions_member_count_truncate", "contributions_member_count_update",
-    "contributions_scheduled_count_delete", "contributions_scheduled_count_insert", "contributions_scheduled_count_update"
+    "contributions_scheduled_count_delete", "contributions_scheduled_count_insert", "contributions_scheduled_count_update",
+    // sql/0035: the members' contributions in order
+    "contributions_order_delete", "contributions_order_insert", "contributions_order_truncate", "contributions_order_update"
   ],
   credits: [
     "credits_artist_album_count_delete", "credits_artist_album_count_insert", "credits_artist_album_count_truncate",
@@ -125,8 +127,9 @@ export const RECOUNTS = [
   "recount_member_contribution_ranks",
   "recount_scheduled_label_albums",
   "recount_song_facet_counts",
-  // sql/0033: the genres' and labels' songs in every order
+  // sql/0033, 0035: the genres' and labels' songs in every order, the members' contributions in order
   "recount_owner_song_orders",
+  "recount_member_contribution_orders",
   // sql/0021: the popular and title buckets of settled songs (read the list of scheduled songs)
   "recount_song_sort_buckets",
   // the search table (sql/0015) reads the kept counts for its popularity

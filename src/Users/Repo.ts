@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { keysetPage, type KeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
+import { keysetPage, type KeysetSort, type TableKeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { contributionEntry, contributorProfile } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -96,16 +96,20 @@ const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly de
   }
 }
 
-/** Contribution entry for row `c` of contributions; the song is a song summary. */
-const contributionJson = contributionEntry.json("c")
-
-const contributionsSort: KeysetSort = {
-  source: "contributions c",
+/**
+ * Every member's contributions on public songs, newest first, as rows `c` of (id, member_id,
+ * action_at) kept by sql/0035 with the public rule (a list filters `c.member_id`): one index-only
+ * range of the member's, walked from the nearer end; the entry (a contribution and its song's
+ * summary) is built for the page's rows only.
+ */
+const contributionsSort: TableKeysetSort = {
+  source: `(SELECT o.id, o.member_id, o.action_at FROM member_contribution_orders o
+      WHERE song_is_public(o.public_from, NULL)) c`,
   alias: "c",
   key: "c.action_at",
   keyJson: timestampKeyJson("c.action_at"),
   keyType: "timestamptz",
-  item: contributionJson,
+  item: `(SELECT ${contributionEntry.json("x")} FROM contributions x WHERE x.id = c.id)`,
   descending: true
 }
 
@@ -161,16 +165,14 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
     const listUserContributions = (username: string, page: PageParamsInput) =>
       keysetPage(
         contributionsSort,
-        [
-          sql`c.member_id = ${memberId(username)}`,
-          lit("EXISTS (SELECT 1 FROM public_songs s WHERE s.id = c.song_id)")
-        ],
+        [sql`c.member_id = ${memberId(username)}`],
         page,
         `contributions|${username.toLowerCase()}`,
         {
           guard: sql`${memberId(username)} IS NOT NULL`,
           total: sql`SELECT coalesce((SELECT cc.contribution_count FROM public_member_contributions cc
-                                      WHERE cc.member_id = ${memberId(username)}), 0)`
+                                      WHERE cc.member_id = ${memberId(username)}), 0)`,
+          steer: steered({})
         }
       ).pipe(Effect.provide(database), withSpan("UsersRepo.listUserContributions"))
 

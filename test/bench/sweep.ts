@@ -71,12 +71,15 @@ export const families = async (url: string): Promise<Array<Family>> => {
   const [bigGenre, bigGenreSongs] = (await column(
     "SELECT g.slug || ',' || c.live_songs AS v FROM genres g JOIN genre_counts c ON c.genre_id = g.id ORDER BY c.live_songs DESC, g.id LIMIT 1"))[0]!.split(",")
   const bigLabelSongs = Number((await column("SELECT max(live_songs) AS v FROM label_counts"))[0])
-  // an owner's songs at every depth: the middle (the farthest from both ends) and near the end
-  const ownerOffsets = (songs: number) => [String(Math.floor(songs / 2)), String(Math.max(songs - 40, 0))]
+  // one owner's long list (a genre's, a label's songs; a member's contributions) at every depth:
+  // the middle (the farthest from both ends) and near the end
+  const ownerOffsets = (rows: number) => [String(Math.floor(rows / 2)), String(Math.max(rows - 40, 0))]
   const smallGenres = await column(
     "SELECT g.slug AS v FROM genres g JOIN genre_counts c ON c.genre_id = g.id ORDER BY c.live_songs, g.id LIMIT 2")
   const activeUsers = await column(`SELECT m.username AS v FROM public_members m JOIN member_contribution_counts c ON c.member_id = m.id
     ORDER BY c.live DESC, m.id LIMIT 5`)
+  const busiestContributions = Number((await column(`SELECT count(*) AS v FROM contributions c JOIN public_songs s ON s.id = c.song_id
+    WHERE c.member_id = (SELECT m.id FROM public_members m WHERE m.username = '${activeUsers[0]!.replace(/'/g, "''")}')`))[0])
   const quietUsers = await column("SELECT username AS v FROM public_members WHERE id % 499 = 1 ORDER BY id LIMIT 5")
   const lovers = await column("SELECT m.username AS v FROM public_members m WHERE EXISTS (SELECT 1 FROM loves l WHERE l.member_id = m.id) ORDER BY m.id LIMIT 5")
   const artistWords = await column(
@@ -230,7 +233,13 @@ export const families = async (url: string): Promise<Array<Family>> => {
         "/v1/users?sort=name&q=xqzw", "/v1/users?sort=name&type=artists", "/v1/users?sort=name&offset=5000"
       ]
     },
-    { name: "/v1/users/{u}/contributions", paths: each([...activeUsers, ...quietUsers], (u) => `/v1/users/${enc(u)}/contributions`) },
+    {
+      name: "/v1/users/{u}/contributions",
+      paths: [
+        ...each([...activeUsers, ...quietUsers], (u) => `/v1/users/${enc(u)}/contributions`),
+        ...ownerOffsets(busiestContributions).map((o) => `/v1/users/${enc(activeUsers[0]!)}/contributions?offset=${o}`)
+      ]
+    },
     { name: "/v1/users/{u}/loves", paths: each(lovers, (u) => `/v1/users/${enc(u)}/loves`) },
     { name: "/v1/search", paths: searchQueries.map((q) => `/v1/search?q=${enc(q)}`) },
     { name: "/v1/search?types=songs", paths: searchQueries.map((q) => `/v1/search?q=${enc(q)}&types=songs&limit=20`) },
