@@ -89,6 +89,12 @@ describe("kept catalogue counts (sql/0006)", () => {
       ["DELETE FROM song_genres WHERE song_id = 12", "INSERT INTO song_genres (song_id, genre_id) VALUES (12, 1)"],
       ["DELETE FROM credits WHERE song_id = 12",
         "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (12, 1, 10, 1), (12, 2, 1, 2)"],
+      // ... its views and title (its listed row stays as it is: sql/0036), and its release date alone
+      [`CREATE TABLE song_12_before AS SELECT title, vidsvc_views FROM songs WHERE id = 12;
+        UPDATE songs SET vidsvc_views = 77, title = 'Menunggu' WHERE id = 12`,
+        `UPDATE songs s SET title = b.title, vidsvc_views = b.vidsvc_views FROM song_12_before b WHERE s.id = 12;
+        DROP TABLE song_12_before`],
+      ["UPDATE songs SET released_at = DATE '1997-01-01' WHERE id = 12", "UPDATE songs SET released_at = current_date - 2 WHERE id = 12"],
       ["UPDATE songs SET published_at = now() + interval '1 day', released_at = DATE '1997-01-01' WHERE id = 12",
         `UPDATE songs SET published_at = '${future!.published_at}', released_at = current_date - 2 WHERE id = 12`],
       // a public song becomes scheduled: still live for the triggers, subtracted at read time
@@ -156,5 +162,20 @@ describe("kept catalogue counts (sql/0006)", () => {
     expect(await server.sql("SELECT song_id, artist_ids, genre_ids FROM scheduled_song_links_now")).toEqual([
       { song_id: 12, artist_ids: [10, 1], genre_ids: [1] }
     ])
+  })
+
+  test("a scheduled song's row is rewritten when its dates or state change, not its views or title (sql/0036)", async () => {
+    // the row's version: a rewrite (delete and insert, the kept counts moved twice) gives a new one
+    const version = async () =>
+      (await server.sql<{ v: string }>("SELECT xmin::text AS v FROM scheduled_song_links WHERE song_id = 12"))[0]?.v
+    const first = await version()
+    expect(first).toBeDefined()
+    await server.sql("UPDATE songs SET vidsvc_views = coalesce(vidsvc_views, 0) + 1, title = title || ' ' WHERE id = 12")
+    expect(await version()).toBe(first)
+    await server.sql("UPDATE songs SET released_at = released_at - 1 WHERE id = 12")
+    const redated = await version()
+    expect(redated).not.toBe(first)
+    await server.sql("UPDATE songs SET released_at = released_at + 1, vidsvc_views = vidsvc_views - 1, title = rtrim(title) WHERE id = 12")
+    expect(await version()).not.toBe(redated)
   })
 })
