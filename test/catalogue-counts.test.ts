@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { CatalogueStats } from "../src/Domain/Stats.js"
 import { decodeWith, request } from "./support/http.js"
-import { expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
+import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 import { startServer, type TestServer } from "./support/server.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
@@ -37,9 +37,65 @@ const served = async () => {
     browsePopLabel: await total("/v1/songs?genre=pop&label=1&limit=1"),
     browseThisYear: await total(`/v1/songs?year=${new Date().getUTCFullYear()}&limit=1`),
     browseAlbums: await total("/v1/albums?limit=1"),
-    browseAlbumType: await total("/v1/albums?type=album&limit=1")
+    browseAlbumType: await total("/v1/albums?type=album&limit=1"),
+    artistSongs: await servedArtistSongs(),
+    artistOrdersUnlike: (await server.sql<{ n: number }>(ARTIST_ORDERS_UNLIKE))[0]!.n
   }
 }
+
+const ROLES = ["any", "performer", "writer"] as const
+/** The credited artists whose songs are listed (hidden ones too: their lists are not found). */
+const CREDITED_ARTISTS = "SELECT DISTINCT artist_id AS id FROM credits ORDER BY 1 LIMIT 12"
+
+/** Each credited artist's songs in each role: "status total: ids of the first and the last three". */
+const servedArtistSongs = async () => {
+  const lines: Array<string> = []
+  for (const { id } of await server.sql<{ id: number }>(CREDITED_ARTISTS)) {
+    for (const role of ROLES) {
+      const first = await request(server.baseUrl, `/v1/artists/${id}/songs?role=${role}&limit=3`)
+      if (first.status !== 200) {
+        lines.push(`${id} ${role} ${first.status}`)
+        continue
+      }
+      const n = (first.body as { meta: { total: number } }).meta.total
+      // the last page comes from the far end of the artist's range
+      const last = await request(server.baseUrl, `/v1/artists/${id}/songs?role=${role}&limit=3&offset=${Math.max(n - 3, 0)}`)
+      const ids = [...(first.body as { data: Array<{ id: number }> }).data, ...(last.body as { data: Array<{ id: number }> }).data]
+      lines.push(`${id} ${role} 200 ${n}: ${ids.map((song) => song.id).join(",")}`)
+    }
+  }
+  return lines.join("\n")
+}
+
+/** The same counted over public_artists, credits, roles and public_songs. */
+const countedArtistSongs = async () => {
+  const lines: Array<string> = []
+  for (const { id } of await server.sql<{ id: number }>(CREDITED_ARTISTS)) {
+    const [visible] = await server.sql<{ v: boolean }>(`SELECT EXISTS (SELECT 1 FROM public_artists WHERE id = ${id}) AS v`)
+    for (const role of ROLES) {
+      if (!visible!.v) {
+        lines.push(`${id} ${role} 404`)
+        continue
+      }
+      const songs = (await server.sql<{ id: number }>(`SELECT s.id FROM public_songs s
+        WHERE EXISTS (SELECT 1 FROM credits c JOIN roles r ON r.id = c.role_id
+                      WHERE c.song_id = s.id AND c.artist_id = ${id} AND (${role === "any" ? "true" : `r.tag = '${role}'`}))
+        ORDER BY s.released_at DESC, s.id DESC`)).map((song) => song.id)
+      const shown = [...songs.slice(0, 3), ...songs.slice(Math.max(songs.length - 3, 0))]
+      lines.push(`${id} ${role} 200 ${songs.length}: ${shown.join(",")}`)
+    }
+  }
+  return lines.join("\n")
+}
+
+/** sql/0037's rows against the credits, roles and songs as they are now, each set minus the other (0). */
+const ARTIST_ORDERS_UNLIKE = `WITH now AS (
+    SELECT c.song_id, c.artist_id, s.released_at, CASE WHEN s.deleted_at IS NULL THEN s.published_at END AS public_from,
+           bool_or(r.tag = 'performer') AS performer, bool_or(r.tag = 'writer') AS writer
+    FROM credits c JOIN roles r ON r.id = c.role_id JOIN songs s ON s.id = c.song_id
+    GROUP BY 1, 2, 3, 4),
+  kept AS (SELECT song_id, artist_id, released_at, public_from, performer, writer FROM artist_song_orders)
+  SELECT count(*)::int AS n FROM ((SELECT * FROM kept EXCEPT ALL SELECT * FROM now) UNION ALL (SELECT * FROM now EXCEPT ALL SELECT * FROM kept)) d`
 
 /** The same numbers counted directly over the public views. */
 const counted = async () => {
@@ -64,7 +120,7 @@ const counted = async () => {
         AS "browseThisYear",
       (SELECT count(*) FROM public_albums)::int AS "browseAlbums",
       (SELECT count(*) FROM public_albums WHERE album_type = 'album')::int AS "browseAlbumType"`)
-  return row
+  return { ...row!, artistSongs: await countedArtistSongs(), artistOrdersUnlike: 0 }
 }
 
 describe("kept catalogue counts (sql/0006)", () => {
@@ -75,6 +131,9 @@ describe("kept catalogue counts (sql/0006)", () => {
     expect(before.songs).toBe(70)
     expect(before.artists).toBe(10)
     expect(before.contributors).toBe(2)
+    // artists with several songs in a role, and a hidden artist's list not found
+    expect(before.artistSongs).toMatch(/ 200 ([4-9]|\d{2,}):/)
+    expect(before.artistSongs).toContain(" 404")
 
     const [future] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 12")
     const steps: Array<[string, string]> = [
@@ -85,6 +144,8 @@ describe("kept catalogue counts (sql/0006)", () => {
       // the scheduled song becomes public: the artist credited only on hidden songs appears
       ["UPDATE songs SET published_at = now() - interval '1 second' WHERE id = 12",
         `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
+      // the clock passes the scheduled song's published_at with no write since (a "due" song)
+      clockPassesScheduledSong(12, future!.published_at),
       // the scheduled song's links change while it waits
       ["DELETE FROM song_genres WHERE song_id = 12", "INSERT INTO song_genres (song_id, genre_id) VALUES (12, 1)"],
       ["DELETE FROM credits WHERE song_id = 12",

@@ -4,9 +4,10 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { artistDetail, artistSettledSongsSql, artistSummary, artistVisibleSql, namesakeHint } from "../Domain/Artist.js"
-import { afterCursor, keysetPage, type KeysetSort, orderOf } from "../Domain/Keyset.js"
+import { keysetPage, type KeysetSort, type TableKeysetSort } from "../Domain/Keyset.js"
+import { steered } from "../Domain/SteeredPage.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
-import type { PageParamsInput, PageRequest } from "../Domain/Pagination.js"
+import type { PageParamsInput } from "../Domain/Pagination.js"
 import { listAlbumEntry, songSummary } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
 import { withSpan } from "../Spans.js"
@@ -66,18 +67,21 @@ const bySongsSort = (source: KeysetSort["source"]): KeysetSort => ({
 })
 
 /**
- * An artist's public songs as rows `s` of (id, released_at), newest first; the summary is built
+ * Every artist's public songs newest first, as rows `s` of (id, artist_id, released_at, performer,
+ * writer) kept by sql/0037 with the public rule (a list filters `s.artist_id`, and the role's
+ * flag): one index-only range of the artist's, walked from the nearer end; the summary is built
  * for the page's rows only (one primary-key probe each), never for the rows an offset skips.
  */
-const artistSongsSort = (source: KeysetSort["source"]): KeysetSort => ({
-  source,
+const artistSongsSort: TableKeysetSort = {
+  source: `(SELECT o.song_id AS id, o.artist_id, o.released_at, o.performer, o.writer FROM artist_song_orders o
+      WHERE song_is_public(o.public_from, NULL)) s`,
   alias: "s",
   key: "s.released_at",
   keyJson: "iso_date(s.released_at)",
   keyType: "date",
   item: `(SELECT ${songSummary.json("x")} FROM songs x WHERE x.id = s.id)`,
   descending: true
-})
+}
 
 /**
  * The artist's public albums rows `al` (albums columns plus the kept `album_id` and
@@ -96,20 +100,6 @@ const albumsSort = (source: KeysetSort["source"]): KeysetSort => ({
 })
 
 const namesakeHintJsonSql = jsonArraySql(namesakeHint.json("h"), "h.ord")
-
-/**
- * An artist's songs are listed by walking the catalogue's release index while the walk reads at
- * most this many index entries per song of the artist's (a walked entry, index-only, costs a
- * small fraction of the random row read a collected song costs).
- */
-const WALKED_ENTRIES_PER_ARTIST_SONG = 16
-
-/**
- * A walk probes the credits per entry while it reads at most one entry per this many songs of
- * the artist's; past that, hashing the artist's credits once costs less. Any role: a probe is
- * index-only (credits_artist_idx); a role: it reads the song's credits rows.
- */
-const PROBED_ENTRIES_PER_ARTIST_SONG = { any: 4, role: 32 } as const
 
 export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
   effect: Effect.gen(function*() {
@@ -173,63 +163,24 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
 
     /**
      * The artist's public songs in `role`, newest first; found=false when the artist is not
-     * visible. A page expects to walk w / n entries of songs_public_released_idx, where
-     * w = (offset + limit) x live songs and n = the artist's songs in the role (kept: sql/0008 any
-     * role, sql/0016 per tag); chosen once per statement (one-time filters):
-     * - walk that index, index-only, in order from the cursor, when it reads at most
-     *   WALKED_ENTRIES_PER_ARTIST_SONG entries per song of the artist's: public is the index's
-     *   live songs not scheduled now (sql/0008: settled or due). Whether the artist has a credit
-     *   in the role on each walked song: a probe of the credits per entry while the walk is
-     *   short (at most n / PROBED_ENTRIES_PER_ARTIST_SONG entries), else the artist's song ids in
-     *   the role hashed once (one range of credits_artist_idx or credits_artist_role_idx; `IS
-     *   TRUE` keeps the IN a hashed subplan, built only when used: a join would lose the index
-     *   order). No row is read but the page's.
-     * - otherwise collect the artist's songs in the role by key and sort them (OFFSET 0: never a
-     *   walk in disguise).
-     * Totals are kept.
+     * visible. min(offset, total - offset) + limit entries of the artist's range of sql/0037,
+     * index-only (the role is a flag of each entry); totals are kept (sql/0008 any role, sql/0016
+     * per tag).
      */
-    const listArtistSongs = (artistId: number, role: ArtistSongRole, page: PageParamsInput) => {
-      const inRole = role === "any" ? lit("") : sql`JOIN roles r ON r.id = c.role_id AND r.tag = ${role}::text`
-      const kept = role === "any"
-        ? sql`(SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${artistId})`
-        : sql`(SELECT k.settled_songs FROM artist_tag_song_counts k WHERE k.artist_id = ${artistId} AND k.tag = ${role}::text)`
-      const artistSongIds = sql`SELECT c.song_id FROM credits c ${inRole} WHERE c.artist_id = ${artistId}`
-      const sort: KeysetSort = artistSongsSort((p: PageRequest) => {
-        const wanted = (p.after === undefined ? p.offset : 0) + p.limit
-        const chosen = (condition: string) =>
-          sql`(SELECT ${lit(condition)} FROM (
-                 SELECT coalesce(${kept}, 0)::bigint AS n, ${wanted}::bigint * (SELECT cc.live_songs FROM catalogue_counts cc) AS w) k)`
-        const walk = chosen(`k.w <= ${WALKED_ENTRIES_PER_ARTIST_SONG}::bigint * k.n * k.n`)
-        // a role's probe reads the song's few credits (credits_pkey; the OFFSET 0 keeps the artist
-        // out of that scan): given the artist, a prepared statement's generic plan read the
-        // artist's every credit per probe (credits_artist_role_idx without the role)
-        const probe = role === "any"
-          ? sql`EXISTS (SELECT 1 FROM credits c WHERE c.artist_id = ${artistId} AND c.song_id = s.id OFFSET 0)`
-          : sql`EXISTS (SELECT 1 FROM (SELECT c.artist_id, c.role_id FROM credits c WHERE c.song_id = s.id OFFSET 0) c
-                        JOIN roles r ON r.id = c.role_id AND r.tag = ${role}::text WHERE c.artist_id = ${artistId})`
-        const probed = PROBED_ENTRIES_PER_ARTIST_SONG[role === "any" ? "any" : "role"]
-        const credited = sql`CASE WHEN ${chosen(`${probed}::bigint * k.w <= k.n * k.n`)}
-          THEN ${probe} ELSE (s.id IN (${artistSongIds})) IS TRUE END`
-        return [
-          sql`(SELECT s.id, s.released_at FROM songs s
-               WHERE ${walk} AND song_is_live(s.published_at, s.deleted_at)
-                 AND NOT EXISTS (SELECT 1 FROM scheduled_song_links_now l WHERE l.song_id = s.id)
-                 AND ${credited}
-                 AND ${afterCursor(sql, sort, p)}
-               ORDER BY ${lit(orderOf(sort).order)} LIMIT ${wanted}) s`,
-          // the arm's filter above the collection, so that a skipped arm starts no parallel workers
-          sql`(SELECT s.* FROM (
-                 SELECT s.id, s.released_at FROM public_songs s WHERE s.id IN (${artistSongIds}) OFFSET 0) s
-               WHERE NOT ${walk}) s`
-        ]
-      })
-      return keysetPage(sort, [], page, songsScope(artistId, role), {
-        guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`,
-        total: role === "any"
-          ? sql`SELECT public_artist_song_count(${artistId})`
-          : sql`SELECT public_artist_tag_song_count(${artistId}, ${role}::text)`
-      }).pipe(Effect.provide(database), withSpan("ArtistsRepo.listArtistSongs"))
-    }
+    const listArtistSongs = (artistId: number, role: ArtistSongRole, page: PageParamsInput) =>
+      keysetPage(
+        artistSongsSort,
+        [sql`s.artist_id = ${artistId}`, ...role === "any" ? [] : [lit(`s.${role}`)]],
+        page,
+        songsScope(artistId, role),
+        {
+          guard: sql`EXISTS (SELECT 1 FROM public_artists a WHERE a.id = ${artistId})`,
+          total: role === "any"
+            ? sql`SELECT public_artist_song_count(${artistId})`
+            : sql`SELECT public_artist_tag_song_count(${artistId}, ${role}::text)`,
+          steer: steered({})
+        }
+      ).pipe(Effect.provide(database), withSpan("ArtistsRepo.listArtistSongs"))
 
     /**
      * The artist's public albums, newest first; found=false when the artist is not visible. Two

@@ -41,7 +41,9 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "credits_artist_album_count_update", "credits_artist_role_count_delete", "credits_artist_role_count_insert", "credits_artist_role_count_truncate",
     "credits_artist_role_count_update", "credits_artist_song_count_delete", "credits_artist_song_count_insert", "credits_artist_song_count_truncate",
     "credits_artist_song_count_update", "credits_count_delete", "credits_count_insert", "credits_count_truncate",
-    "credits_count_update", "credits_scheduled_count_delete", "credits_scheduled_count_insert", "credits_scheduled_count_update"
+    "credits_count_update", "credits_scheduled_count_delete", "credits_scheduled_count_insert", "credits_scheduled_count_update",
+    // sql/0037: the artists' songs in order
+    "credits_order_delete", "credits_order_insert", "credits_order_truncate", "credits_order_update"
   ],
   curated_lists: ["curated_lists_search_delete", "curated_lists_search_insert", "curated_lists_search_update"],
   curated_list_albums: ["curated_list_albums_search_popularity"],
@@ -58,7 +60,7 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "members_search_delete", "members_search_insert", "members_search_update"
   ],
   // a role changing tag recounts sql/0016's per-tag counts and sql/0022's artists' albums
-  roles: ["roles_artist_album_count_update", "roles_artist_role_count_update"],
+  roles: ["roles_artist_album_count_update", "roles_artist_role_count_update", "roles_artist_song_order_update"],
   song_genres: [
     "song_genres_catalogue_count_truncate", "song_genres_count_delete", "song_genres_count_insert", "song_genres_count_truncate",
     "song_genres_count_update", "song_genres_facet_count_delete", "song_genres_facet_count_insert", "song_genres_facet_count_truncate",
@@ -130,6 +132,8 @@ export const RECOUNTS = [
   // sql/0033, 0035: the genres' and labels' songs in every order, the members' contributions in order
   "recount_owner_song_orders",
   "recount_member_contribution_orders",
+  // sql/0037: the artists' songs in order
+  "recount_artist_song_orders",
   // sql/0021: the popular and title buckets of settled songs (read the list of scheduled songs)
   "recount_song_sort_buckets",
   // the search table (sql/0015) reads the kept counts for its popularity

@@ -57,6 +57,9 @@ export const families = async (url: string): Promise<Array<Family>> => {
       UNION (SELECT artist_id FROM artist_tag_song_counts WHERE tag = 'performer' ORDER BY settled_songs DESC, artist_id LIMIT 2)
       UNION (SELECT artist_id FROM artist_tag_song_counts WHERE tag = 'writer' ORDER BY settled_songs DESC, artist_id LIMIT 2)) x
     ORDER BY v`)
+  const [mostCredited, mostCreditedSongs] = (await column(
+    "SELECT artist_id || ',' || settled_songs AS v FROM artist_song_counts ORDER BY settled_songs DESC, artist_id LIMIT 1"))[0]!
+    .split(",").map(Number) as [number, number]
   const rareArtists = await column(
     "SELECT artist_id AS v FROM artist_counts WHERE live_credits BETWEEN 1 AND 2 ORDER BY artist_id LIMIT 5")
   const albums = await column("SELECT id AS v FROM public_albums WHERE id % 101 = 1 ORDER BY id LIMIT 10")
@@ -185,9 +188,12 @@ export const families = async (url: string): Promise<Array<Family>> => {
     { name: "/v1/artists/{id}", paths: each([...prolificArtists, ...rareArtists], (id) => `/v1/artists/${id}`) },
     {
       name: "/v1/artists/{id}/songs",
-      paths: [...prolificArtists, ...rareArtists].flatMap((id) =>
-        ["", "?role=performer", "?role=writer", "?offset=200"].map((query) => `/v1/artists/${id}/songs${query}`)
-      )
+      paths: [
+        ...[...prolificArtists, ...rareArtists].flatMap((id) =>
+          ["", "?role=performer", "?role=writer", "?offset=200"].map((query) => `/v1/artists/${id}/songs${query}`)
+        ),
+        ...ownerOffsets(mostCreditedSongs).map((o) => `/v1/artists/${mostCredited}/songs?offset=${o}`)
+      ]
     },
     { name: "/v1/artists/{id}/albums", paths: each([...prolificArtists, ...rareArtists], (id) => `/v1/artists/${id}/albums`) },
     { name: "/v1/artists/namesake-hints", paths: [`/v1/artists/namesake-hints?ids=${[...prolificArtists, ...rareArtists].join(",")}`] },

@@ -5,7 +5,8 @@ import { expect } from "bun:test"
  * with no write since (a "due" song: listed in scheduled_song_links, its time come). Triggers are
  * off for the step, as the clock writes nothing; `scheduledAt` is the song's published_at to restore.
  * The kept rows that copy a song's published_at (sql/0033 owner_song_orders, sql/0035
- * member_contribution_orders) follow it, as they would be equal when the time comes.
+ * member_contribution_orders, sql/0037 artist_song_orders) follow it, as they would be equal when
+ * the time comes.
  */
 export const clockPassesScheduledSong = (songId: number, scheduledAt: string): [string, string] => {
   const setTo = (at: string) => `SET session_replication_role = replica;
@@ -13,6 +14,7 @@ export const clockPassesScheduledSong = (songId: number, scheduledAt: string): [
    UPDATE scheduled_song_links SET published_at = ${at} WHERE song_id = ${songId};
    UPDATE owner_song_orders SET public_from = ${at} WHERE song_id = ${songId};
    UPDATE member_contribution_orders SET public_from = ${at} WHERE song_id = ${songId};
+   UPDATE artist_song_orders SET public_from = ${at} WHERE song_id = ${songId};
    SET session_replication_role = DEFAULT`
   return [setTo("now() - interval '1 second'"), setTo(`'${scheduledAt}'`)]
 }
