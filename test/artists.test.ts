@@ -105,6 +105,13 @@ describe("the artist list", () => {
     expect(await ids("aishah")).toEqual([6, 7])
     expect(await ids("canary")).toEqual([])
     expect(await ids("%")).toEqual([])
+    // one or two letters (shorter than a trigram: src/Domain/NameFilter.ts) still match anywhere
+    expect(await ids("ID")).toContain(11)
+    expect(await ids("í")).toContain(11)
+    expect(await ids("sr")).toContain(1)
+    expect(await ids("_")).toEqual([])
+    expect(await ids("A")).toEqual(await ids("á"))
+    expect((await ids("a")).length).toBeGreaterThan(4)
   })
 
   test("bad parameters are bad_request naming the parameter", async () => {

@@ -96,6 +96,11 @@ describe("GET /v1/users", () => {
     expect(byName.data[0]!.name).toBe("Nur Diána")
     const byUsername = decodeWith(ProfileList, (await get("/v1/users?q=sitinur")).body)
     expect(byUsername.data.map((row) => row.username)).toEqual(["sitinurhaliza"])
+    // one or two letters (shorter than a trigram: src/Domain/NameFilter.ts) still match anywhere
+    const usernames = async (q: string) =>
+      decodeWith(ProfileList, (await get(`/v1/users?q=${encodeURIComponent(q)}&limit=80`)).body).data.map((row) => row.username)
+    expect(await usernames("iá")).toContain("Nur_Diana")
+    expect(await usernames("NU")).toEqual(expect.arrayContaining(["Nur_Diana", "sitinurhaliza"]))
     const nobody = decodeWith(ProfileList, (await get("/v1/users?q=canary")).body)
     expect(nobody.meta).toEqual({ total: 0, limit: 20, offset: 0, next_cursor: "" })
     const sqlText = await get("/v1/users?q=" + encodeURIComponent("' OR 1=1 --"))

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { artistDetail, artistSettledSongsSql, artistSummary, artistVisibleSql, namesakeHint } from "../Domain/Artist.js"
 import { keysetPage, type KeysetSort, type TableKeysetSort } from "../Domain/Keyset.js"
+import { foldedNameContains } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -117,8 +118,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       CROSS JOIN LATERAL (SELECT ${lit(artistSettledSongsSql("a"))} AS settled OFFSET 0) k
       LEFT JOIN due_artist_songs d ON d.artist_id = a.id
       WHERE (SELECT fold_name(${q}::text)) <> ''
-        AND (a.search_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%'
-             OR a.search_full_name LIKE '%' || (SELECT fold_name(${q}::text)) || '%')
+        AND ${foldedNameContains(sql, q, ["a.search_name", "a.search_full_name"])}
         AND ${lit(artistVisibleSql("a", { settled: "k.settled", due: "d.artist_id IS NOT NULL" }))}) a`
 
     /**

@@ -3,6 +3,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import { foldedNameContains } from "../Domain/NameFilter.js"
 import { label } from "../Domain/Label.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songBrowsePage } from "../Domain/SongBrowse.js"
@@ -52,8 +53,7 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
       const descending = query.order === undefined ? defaultDescending : query.order === "desc"
       const filters: Array<Statement.Fragment> = []
       if (query.q !== undefined) {
-        filters.push(sql`(l.search_name LIKE '%' || fold_name(${query.q}) || '%'
-                          OR l.search_former_name LIKE '%' || fold_name(${query.q}) || '%')`)
+        filters.push(foldedNameContains(sql, query.q, ["l.search_name", "l.search_former_name"]))
       }
       const scope = `labels|${sortName}|${descending ? "desc" : "asc"}|q=${query.q ?? ""}`
       return keysetPage({ ...sort, descending }, filters, page, scope).pipe(

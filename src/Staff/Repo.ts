@@ -3,6 +3,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
+import { foldedNameContains } from "../Domain/NameFilter.js"
 import { songStatusCondition, staffSongSummary } from "../Domain/Song.js"
 import { hiddenSongCountsSql, staffStatsJson } from "../Domain/Stats.js"
 import { MetaRepo } from "../Meta/Repo.js"
@@ -34,7 +35,7 @@ export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo"
     const listStaffSongs = (status: StaffSongFilter, q: string | undefined, page: PageParamsInput) => {
       const filters = [lit(songStatusCondition[status])]
       // folded like the stored titles; folding also turns LIKE's own characters (% _ \\) into spaces
-      if (q !== undefined) filters.push(sql`s.search_title LIKE '%' || fold_name(${q}) || '%'`)
+      if (q !== undefined) filters.push(foldedNameContains(sql, q, ["s.search_title"]))
       return keysetPage(staffSongSort, filters, page, `admin-songs|${status}|${q ?? ""}`).pipe(
         Effect.provide(database),
         withSpan("StaffRepo.listStaffSongs")

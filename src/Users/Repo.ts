@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort, type TableKeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
+import { foldedNameContains } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { contributionEntry, contributorProfile } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -141,8 +142,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       const q = query.q?.trim() ?? ""
       const filters: Array<Statement.Fragment> = []
       if (q !== "") {
-        filters.push(sql`(m.search_name LIKE '%' || fold_name(${q}) || '%'
-                          OR m.search_username LIKE '%' || fold_name(${q}) || '%')`)
+        filters.push(foldedNameContains(sql, q, ["m.search_name", "m.search_username"]))
       }
       if (query.type !== undefined) filters.push(sql`m.kind = ${KIND[query.type]}`)
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
