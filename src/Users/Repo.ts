@@ -45,24 +45,36 @@ const publicContributionCount = `(
   + coalesce((SELECT due.contributions FROM due_member_contributions due WHERE due.member_id = m.id), 0))::int`
 
 /**
- * The same rows in contribution order (sql/0017): the kept ranks of members without due
- * contributions, one range of member_contribution_ranks_idx, merged with the due members
- * (usually none) at their public count. The exclusion stays outside the UNION ALL, which
- * PostgreSQL then plans as one ordered merge (a subquery inside an arm would stop it).
+ * The ranked members in contribution order (sql/0017: exactly the public members): the kept
+ * ranks of members without due contributions, one range of member_contribution_ranks_idx, merged
+ * with the due members (usually none) at their public count. The exclusion stays outside the
+ * UNION ALL, which PostgreSQL then plans as one ordered merge (a subquery inside an arm would stop it).
  */
+const rankedRows = `(SELECT r.member_id, r.handle, r.settled AS contribution_count, false AS due FROM member_contribution_ranks r
+        UNION ALL
+        SELECT d.member_id, d.handle, d.contribution_count, true FROM due_member_ranks d) k`
+const notMovedToDue = "(k.due OR k.member_id <> ALL (ARRAY(SELECT d.member_id FROM due_member_ranks d)))"
+
+/** The public members' profiles in contribution order, for the filters (q, type) to test. */
 const rankedProfiles = `(
   SELECT m.username, m.name, m.kind, m.avatar_key, m.joined_at, m.search_name, m.search_username,
          k.handle, k.contribution_count
-  FROM (SELECT r.member_id, r.handle, r.settled AS contribution_count, false AS due FROM member_contribution_ranks r
-        UNION ALL
-        SELECT d.member_id, d.handle, d.contribution_count, true FROM due_member_ranks d) k
+  FROM ${rankedRows}
   JOIN members m ON m.id = k.member_id
-  WHERE member_is_public(m.username, m.is_banned)
-    AND (k.due OR k.member_id <> ALL (ARRAY(SELECT d.member_id FROM due_member_ranks d)))) m`
+  WHERE member_is_public(m.username, m.is_banned) AND ${notMovedToDue}) m`
+
+/**
+ * The same order without filters: the ranks alone, so that a walk to a deep page reads the rank
+ * index only (index-only), and the page's profiles are read by key.
+ */
+const rankedMembers = `(SELECT k.member_id AS id, k.handle, k.contribution_count FROM ${rankedRows} WHERE ${notMovedToDue}) m`
 
 /** Contributor profile for row `m` of rankedProfiles, and of publicProfiles. */
 const rankedProfileJson = contributorProfile.json("m", "m.contribution_count")
 const publicProfileJson = contributorProfile.json("m", publicContributionCount)
+
+/** Contributor profile for row `m` of rankedMembers. */
+const rankedMemberJson = `(SELECT ${contributorProfile.json("x", "m.contribution_count")} FROM members x WHERE x.id = m.id)`
 
 const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   contributions: {
@@ -155,7 +167,9 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       // with q or type, few matches are collected by the members' own indexes (trigram, kind)
       // instead of walking the sort's order past every member that does not match
       const steer = steered({ collect: filters, scale: sql`SELECT members FROM public_member_total` })
-      return keysetPage({ ...sort, descending }, filters, page, scope, { total, steer }).pipe(
+      // without filters, contribution order walks the ranks alone
+      const rows = sortName === "contributions" && filters.length === 0 ? { source: rankedMembers, item: rankedMemberJson } : {}
+      return keysetPage({ ...sort, ...rows, descending }, filters, page, scope, { total, steer }).pipe(
         Effect.provide(database),
         withSpan("UsersRepo.listUsers")
       )
