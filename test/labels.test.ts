@@ -47,6 +47,8 @@ describe("GET /v1/labels", () => {
     expect(await names("music")).toEqual(["Rusa Records"])
     expect(await names("RECORDS")).toEqual(["Rusa Records", "Suria Records"])
     expect(await names("nothing-like-this")).toEqual([])
+    // LIKE's own characters and text that folds to nothing are just text: no label contains them
+    for (const text of ["%25", "_", "%25%25", "'"]) expect(await names(text)).toEqual([])
   })
 
   test("walking by cursor gives the same rows as by offset, for every sort", async () => {

@@ -101,6 +101,8 @@ describe("GET /v1/users", () => {
       decodeWith(ProfileList, (await get(`/v1/users?q=${encodeURIComponent(q)}&limit=80`)).body).data.map((row) => row.username)
     expect(await usernames("iá")).toContain("Nur_Diana")
     expect(await usernames("NU")).toEqual(expect.arrayContaining(["Nur_Diana", "sitinurhaliza"]))
+    // LIKE's own characters and text that folds to nothing are just text: no name contains them
+    for (const text of ["%", "_", "%%"]) expect(await usernames(text)).toEqual([])
     const nobody = decodeWith(ProfileList, (await get("/v1/users?q=canary")).body)
     expect(nobody.meta).toEqual({ total: 0, limit: 20, offset: 0, next_cursor: "" })
     const sqlText = await get("/v1/users?q=" + encodeURIComponent("' OR 1=1 --"))

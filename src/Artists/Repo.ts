@@ -117,8 +117,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       SELECT a.*, (k.settled + coalesce(d.songs, 0))::int AS song_count FROM artists a
       CROSS JOIN LATERAL (SELECT ${lit(artistSettledSongsSql("a"))} AS settled OFFSET 0) k
       LEFT JOIN due_artist_songs d ON d.artist_id = a.id
-      WHERE (SELECT fold_name(${q}::text)) <> ''
-        AND ${foldedNameContains(sql, q, ["a.search_name", "a.search_full_name"])}
+      WHERE ${foldedNameContains(sql, q, ["a.search_name", "a.search_full_name"])}
         AND ${lit(artistVisibleSql("a", { settled: "k.settled", due: "d.artist_id IS NOT NULL" }))}) a`
 
     /**

@@ -13,15 +13,17 @@ const TRIGRAM_LENGTH = 3
  * it ran for every row a scan tested, twice a row with two columns (/v1/users?q=an near the end of
  * 32k matches at 1M songs: 0.63 s). A query shorter than a trigram is tested with `strpos`, which
  * no index serves: the rows are read once, not every row through each column's trigram index first.
+ * A query that folds to nothing (only punctuation, LIKE's own characters among it) matches
+ * nothing, as in /v1/search: every name contains the empty text.
  */
 export const foldedNameContains = (sql: SqlClient.SqlClient, q: string, columns: ReadonlyArray<string>): Statement.Fragment => {
   const short = [...q].length < TRIGRAM_LENGTH
   const folded = () => sql`(SELECT fold_name(${q}::text))`
-  return sql`(${
+  return sql`(${folded()} <> '' AND (${
     Statement.join(" OR ", false)(
       columns.map((column) =>
         short ? sql`strpos(${lit(column)}, ${folded()}) > 0` : sql`${lit(column)} LIKE '%' || ${folded()} || '%'`
       )
     )
-  })`
+  }))`
 }
