@@ -9,7 +9,7 @@ import { foldedNameContains } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
-import { listAlbumEntry, songSummary } from "../Domain/Song.js"
+import { listAlbumEntry, songSummaryOf } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
@@ -80,7 +80,7 @@ const artistSongsSort: TableKeysetSort = {
   key: "s.released_at",
   keyJson: "iso_date(s.released_at)",
   keyType: "date",
-  item: `(SELECT ${songSummary.json("x")} FROM songs x WHERE x.id = s.id)`,
+  item: songSummaryOf("s.id"),
   descending: true
 }
 

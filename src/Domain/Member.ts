@@ -5,7 +5,7 @@
 import * as Schema from "effect/Schema"
 import { jsonArraySql } from "./JsonSql.js"
 import { objectSql, shape } from "./Shape.js"
-import { PLACEHOLDER, SongSummary, songSummary } from "./Song.js"
+import { PLACEHOLDER, SongSummary, songSummaryOf } from "./Song.js"
 
 /** Contributor profile. Email, roles, ban state and the internal id are never part of it. */
 export const ContributorProfile = Schema.Struct({
@@ -129,7 +129,7 @@ export const contributionEntry = shape(ContributionEntry, (c: string) => ({
   action: `${c}.action`,
   action_at: `iso_time(${c}.action_at)`,
   details: contributionDetails.json(`${c}.details`),
-  song: `(SELECT ${songSummary.json("s")} FROM songs s WHERE s.id = ${c}.song_id)`
+  song: songSummaryOf(`${c}.song_id`)
 }), { from: "contributions c", args: ["c"] })
 
 const SongContribution = Schema.Struct({ action: Schema.Literal("add", "edit"), action_at: Schema.String, user: UserRef })

@@ -209,6 +209,13 @@ export const songSummary = shape(SongSummary, (s: string) => ({
   artwork_average: `${s}.artwork_average`
 }), { from: "public_songs s", args: ["s"] })
 
+/**
+ * The summary of the song with id `songId` (an SQL expression), one primary-key read: what a
+ * list builds for its page's rows only, never for the rows an offset skips.
+ */
+export const songSummaryOf = (songId: string) =>
+  `(SELECT ${songSummary.json("summarized")} FROM songs summarized WHERE summarized.id = ${songId})`
+
 /** Staff song list entry for songs row `s`. */
 export const staffSongSummary = shape(StaffSongSummary, (s: string) => ({
   ...songSummary.fields(s),

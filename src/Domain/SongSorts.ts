@@ -1,5 +1,5 @@
 import type { TableKeysetSort } from "./Keyset.js"
-import { songSummary } from "./Song.js"
+import { songSummary, songSummaryOf } from "./Song.js"
 
 export type SongSortName = "released" | "popular" | "title"
 
@@ -44,7 +44,7 @@ export const ownSongSort = (owner: SongOwner, name: SongSortName, descending: bo
   key: "s.order_key",
   keyJson: name === "released" ? "iso_date(s.order_key)" : "s.order_key",
   keyType: songSortKeys[name].keyType,
-  item: `(SELECT ${songSummary.json("x")} FROM songs x WHERE x.id = s.id)`,
+  item: songSummaryOf("s.id"),
   descending
 })
 

@@ -6,7 +6,7 @@ import { foldedNameContains } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { contributionEntry, contributorProfile } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
-import { songSummary } from "../Domain/Song.js"
+import { songSummaryOf } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
 
@@ -132,7 +132,7 @@ const lovesSort: KeysetSort = {
   key: "l.loved_at",
   keyJson: timestampKeyJson("l.loved_at"),
   keyType: "timestamptz",
-  item: `(SELECT ${songSummary.json("s")} FROM songs s WHERE s.id = l.song_id)`,
+  item: songSummaryOf("l.song_id"),
   descending: true,
   tie: { key: "l.song_id", keyType: "id" }
 }
