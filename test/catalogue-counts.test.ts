@@ -4,6 +4,7 @@ import { CatalogueStats } from "../src/Domain/Stats.js"
 import { decodeWith, request } from "./support/http.js"
 import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 import { startServer, type TestServer } from "./support/server.js"
+import { publicFromOf, rowsUnlike } from "./support/keptRows.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
 let server: TestServer
@@ -89,13 +90,13 @@ const countedArtistSongs = async () => {
 }
 
 /** sql/0037's rows against the credits, roles and songs as they are now, each set minus the other (0). */
-const ARTIST_ORDERS_UNLIKE = `WITH now AS (
-    SELECT c.song_id, c.artist_id, s.released_at, CASE WHEN s.deleted_at IS NULL THEN s.published_at END AS public_from,
-           bool_or(r.tag = 'performer') AS performer, bool_or(r.tag = 'writer') AS writer
-    FROM credits c JOIN roles r ON r.id = c.role_id JOIN songs s ON s.id = c.song_id
-    GROUP BY 1, 2, 3, 4),
-  kept AS (SELECT song_id, artist_id, released_at, public_from, performer, writer FROM artist_song_orders)
-  SELECT count(*)::int AS n FROM ((SELECT * FROM kept EXCEPT ALL SELECT * FROM now) UNION ALL (SELECT * FROM now EXCEPT ALL SELECT * FROM kept)) d`
+const ARTIST_ORDERS_UNLIKE = rowsUnlike(
+  "SELECT song_id, artist_id, released_at, public_from, performer, writer FROM artist_song_orders",
+  `SELECT c.song_id, c.artist_id, s.released_at, ${publicFromOf("s")} AS public_from,
+          bool_or(r.tag = 'performer') AS performer, bool_or(r.tag = 'writer') AS writer
+   FROM credits c JOIN roles r ON r.id = c.role_id JOIN songs s ON s.id = c.song_id
+   GROUP BY 1, 2, 3, 4`
+)
 
 /** The same numbers counted directly over the public views. */
 const counted = async () => {

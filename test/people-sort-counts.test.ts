@@ -3,6 +3,7 @@ import { request } from "./support/http.js"
 import { walkByCursor } from "./support/pages.js"
 import { startServer, type TestServer } from "./support/server.js"
 import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
+import { publicFromOf, rowsUnlike } from "./support/keptRows.js"
 
 // Its own server and database: the steps below change rows that other test files assert on.
 let server: TestServer
@@ -37,14 +38,10 @@ interface Listed {
 /** The members whose contributions are listed: the most contributing (ids 1-3 of the fixture). */
 const CONTRIBUTORS = "SELECT id, username FROM public_members WHERE id IN (1, 2, 3, 100) ORDER BY id"
 /** The contributions as sql/0035 keeps them, and as they are, each set minus the other. */
-const CONTRIBUTION_ORDERS_UNLIKE = `SELECT count(*)::int AS n FROM (
-  ((SELECT id, member_id, action_at, song_id, public_from FROM member_contribution_orders)
-   EXCEPT ALL (SELECT c.id, c.member_id, c.action_at, c.song_id, CASE WHEN s.deleted_at IS NULL THEN s.published_at END
-               FROM contributions c JOIN songs s ON s.id = c.song_id))
-  UNION ALL
-  ((SELECT c.id, c.member_id, c.action_at, c.song_id, CASE WHEN s.deleted_at IS NULL THEN s.published_at END
-    FROM contributions c JOIN songs s ON s.id = c.song_id)
-   EXCEPT ALL (SELECT id, member_id, action_at, song_id, public_from FROM member_contribution_orders))) d`
+const CONTRIBUTION_ORDERS_UNLIKE = rowsUnlike(
+  "SELECT id, member_id, action_at, song_id, public_from FROM member_contribution_orders",
+  `SELECT c.id, c.member_id, c.action_at, c.song_id, ${publicFromOf("s")} FROM contributions c JOIN songs s ON s.id = c.song_id`
+)
 
 const body = async (path: string) => {
   const reply = await request(server.baseUrl, path)
