@@ -20,6 +20,8 @@ interface Listed {
   /** by name (sql/0025's kept name order) three at a time through next_cursor, and offset 4 limit 3 */
   readonly byNameCursor: ReadonlyArray<number>
   readonly byNameOffset: ReadonlyArray<number>
+  /** per short query (sql/0039's kept names): q's total, by songs as [id, song_count], by name as ids */
+  readonly named: Record<string, { total: number; bySongs: ReadonlyArray<[number, number]>; byName: ReadonlyArray<number> }>
   readonly users: ReadonlyArray<[string, number]>
   readonly userTotal: number
   /**
@@ -34,6 +36,9 @@ interface Listed {
     albums: { total: number; ids: ReadonlyArray<number> }
   }>
 }
+
+/** `q` of one and two characters: no trigram, so the kept names of sql/0039 answer them */
+const SHORT_QUERIES = ["a", "zz", "xq"]
 
 /** /v1/artists by songs and by name, as [id, song_count] (sql/0008); /v1/users as [username, contribution_count] (sql/0009). */
 const served = async (): Promise<Listed> => {
@@ -56,6 +61,13 @@ const served = async (): Promise<Listed> => {
     cursor = body.meta.next_cursor
   }
   const byNameOffset = (await page("/v1/artists?sort=name&offset=4&limit=3")).items.map(([id]) => id)
+  const named: Listed["named"] = {}
+  for (const q of SHORT_QUERIES) {
+    const songs = await page(`/v1/artists?q=${q}&sort=songs&limit=50`)
+    const names = await page(`/v1/artists?q=${q}&sort=name&limit=50`)
+    expect(names.total).toBe(songs.total)
+    named[q] = { total: songs.total, bySongs: songs.items, byName: names.items.map(([id]) => id) }
+  }
   const users = await request(server.baseUrl, "/v1/users?sort=contributions&limit=50")
   expect(users.status).toBe(200)
   const usersBody = users.body as { meta: { total: number }; data: Array<{ username: string; contribution_count: number }> }
@@ -87,6 +99,7 @@ const served = async (): Promise<Listed> => {
     byName: byName.items,
     byNameCursor,
     byNameOffset,
+    named,
     users: members.map((m): [string, number] => [m.username, m.contribution_count]),
     userTotal: usersBody.meta.total,
     perArtist
@@ -95,8 +108,8 @@ const served = async (): Promise<Listed> => {
 
 /** The same lists counted directly over the public views. */
 const counted = async (): Promise<Listed> => {
-  const rows = await server.sql<{ id: number; songs: number; name: string }>(`
-    SELECT a.id, lower(a.name) AS name,
+  const rows = await server.sql<{ id: number; songs: number; name: string; folded: ReadonlyArray<string> }>(`
+    SELECT a.id, lower(a.name) AS name, ARRAY[a.search_name, a.search_full_name] AS folded,
       (SELECT count(DISTINCT c.song_id) FROM credits c JOIN public_songs s ON s.id = c.song_id WHERE c.artist_id = a.id)::int AS songs
     FROM public_artists a`)
   const members = await server.sql<{ username: string; n: number }>(`
@@ -139,6 +152,14 @@ const counted = async (): Promise<Listed> => {
     byName: byName.map((a): [number, number] => [a.id, a.songs]),
     byNameCursor: byName.map((a) => a.id),
     byNameOffset: byName.slice(4, 7).map((a) => a.id),
+    named: Object.fromEntries(SHORT_QUERIES.map((q) => {
+      const matches = (a: (typeof rows)[number]) => a.folded.some((name) => name.includes(q))
+      return [q, {
+        total: rows.filter(matches).length,
+        bySongs: bySongs.filter(matches).map((a): [number, number] => [a.id, a.songs]),
+        byName: byName.filter(matches).map((a) => a.id)
+      }]
+    })),
     users: members.map((m): [string, number] => [m.username, m.n]),
     userTotal: (await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM public_members"))[0]!.n,
     perArtist
@@ -151,6 +172,8 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
     expect(before).toEqual(await counted())
     // the fixture's numbers: a test that could not fail would pass on an empty list
     expect(before.total).toBe(10)
+    expect(before.named["a"]!.total).toBeGreaterThan(2)
+    expect(before.named["a"]!.total).toBeLessThan(before.total)
     expect(before.bySongs[0]![1]).toBeGreaterThan(1)
     expect(Object.values(before.perArtist).filter((a) => a.roles.length > 1 && a.writer > 0 && a.performer > 0).length).toBeGreaterThan(0)
     expect(Object.values(before.perArtist).filter((a) => a.albumCount > 0).length).toBeGreaterThan(2)
@@ -184,6 +207,9 @@ describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contribut
       ["INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 8, 8, 1), (6, 9, 8, 3), (6, 10, 8, 4)",
         "DELETE FROM credits WHERE song_id = 6 AND position IN (8, 9, 10)"],
       ["UPDATE roles SET tag = 'writer' WHERE id = 2", "UPDATE roles SET tag = 'performer' WHERE id = 2"],
+      // an honorific (sql/0039 keeps the folded name with it): the artist is found by "xq"
+      ["UPDATE artists SET prefix_title = 'Xq ' || coalesce(prefix_title, '') WHERE id = 2",
+        "UPDATE artists SET prefix_title = nullif(substr(prefix_title, 4), '') WHERE id = 2"],
       // renames (sql/0025's kept name keys): an artist to the end of the list and one to the front, a hidden artist
       ["UPDATE artists SET name = CASE id WHEN 1 THEN 'Zzz ' || name ELSE 'AAA ' || name END WHERE id IN (1, 8)",
         "UPDATE artists SET name = substr(name, 5) WHERE id IN (1, 8)"],

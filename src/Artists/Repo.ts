@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { artistDetail, artistSettledSongsSql, artistSummary, artistVisibleSql, namesakeHint } from "../Domain/Artist.js"
 import { keysetPage, type KeysetSort, type TableKeysetSort } from "../Domain/Keyset.js"
-import { foldedNameContains } from "../Domain/NameFilter.js"
+import { foldedName, foldedNameContains, isShortQuery } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -33,23 +33,19 @@ const byNameSort = (source: KeysetSort["source"]): KeysetSort => ({
 })
 
 /**
- * Every visible artist in name order as rows `a` of (name_key, id), the same keys as byNameSort:
- * the artists with a settled song are one range of sql/0025's artist_song_counts_name_idx
- * (index-only), merged with the few visible without one. The summary is built for the page's
- * rows only (one primary-key probe each), never for the rows a deep page skips.
+ * Visible artists in name order as rows `a` of (name_key, id), the same keys as byNameSort, built
+ * from `parts` (visibleArtistParts): the summary is built for the page's rows only (one
+ * primary-key probe each), never for the rows a deep page skips.
  */
-const visibleByName: KeysetSort = {
-  source: () => [
-    lit("(SELECT ac.name_key, ac.artist_id AS id FROM artist_song_counts ac WHERE ac.settled_songs > 0) a"),
-    lit("visible_unsettled_artists() a")
-  ],
+const visibleByName = (parts: ReadonlyArray<Statement.Fragment>): KeysetSort => ({
+  source: () => parts,
   alias: "a",
   key: "a.name_key",
   keyJson: "a.name_key",
   keyType: "text",
   item: `(SELECT ${artistSummary.json("x")} FROM artists x WHERE x.id = a.id)`,
   descending: false
-}
+})
 
 /**
  * Visible artists with their public song counts (`a.id`, `a.song_count`), most songs first, then
@@ -121,8 +117,39 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         AND ${lit(artistVisibleSql("a", { settled: "k.settled", due: "d.artist_id IS NOT NULL" }))}) a`
 
     /**
+     * The visible artists whose folded names pass `named` (every visible artist without it), as
+     * parts of rows `a` (name_key, id): those with a settled song from artist_song_counts, which
+     * keeps their names (sql/0039; index-only in name order), and the few others (sql/0025's
+     * visible_unsettled_artists) tested by their own names.
+     */
+    const visibleArtistParts = (named?: (columns: ReadonlyArray<string>) => Statement.Fragment) =>
+      named === undefined
+        ? [
+          lit("(SELECT ac.name_key, ac.artist_id AS id FROM artist_song_counts ac WHERE ac.settled_songs > 0) a"),
+          lit("visible_unsettled_artists() a")
+        ]
+        : [
+          sql`(SELECT ac.name_key, ac.artist_id AS id FROM artist_song_counts ac
+              WHERE ac.settled_songs > 0 AND ${named(["ac.search_name", "ac.search_full_name"])}) a`,
+          sql`(SELECT u.name_key, u.id FROM visible_unsettled_artists() u JOIN artists x ON x.id = u.id
+              WHERE ${named(["x.search_name", "x.search_full_name"])}) a`
+        ]
+
+    const namedParts = (q: string) => visibleArtistParts((columns) => foldedNameContains(sql, q, columns))
+
+    /** sql/0039's walk by song count from the cursor on, of the artists whose names contain the folded q (NULL: all). */
+    const bySongCount = (folded: Statement.Fragment) =>
+      bySongsSort((p) =>
+        sql`artists_by_song_count(${folded}, ${p.after?.[0] ?? null}::int, ${p.after?.[1] ?? null}::int, ${
+          (p.after === undefined ? p.offset : 0) + p.limit
+        }::int) a`
+      )
+
+    /**
      * Without q: by name, the kept name order of sql/0025; by songs, sql/0008's kept index from
-     * the cursor on. Totals: kept (visible_artist_count()); with q, the matches counted.
+     * the cursor on; totals kept (visible_artist_count()). A q of one or two characters (no
+     * trigram) walks the same kept orders, which carry the names (sql/0039), its total one pass
+     * over the kept rows; a longer q collects its matches by the trigram indexes and counts them.
      */
     const listArtists = (params: {
       readonly q: string | undefined
@@ -131,22 +158,15 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     }) => {
       const { page, q, sort } = params
       const scope = listScope(sort, q)
-      const kept = { total: lit("SELECT visible_artist_count()") }
-      const listed = q !== undefined
-        ? keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q)), [], page, scope, { readOnce: true })
-        : sort === "name"
-        ? keysetPage(visibleByName, [], page, scope, kept)
-        : keysetPage(
-          bySongsSort((p) =>
-            sql`artists_by_song_count(${p.after?.[0] ?? null}::int, ${p.after?.[1] ?? null}::int, ${
-              (p.after === undefined ? p.offset : 0) + p.limit
-            }::int) a`
-          ),
-          [],
-          page,
-          scope,
-          kept
-        )
+      const listed = q === undefined
+        ? keysetPage(sort === "name" ? visibleByName(visibleArtistParts()) : bySongCount(lit("NULL::text")), [], page, scope, {
+          total: lit("SELECT visible_artist_count()")
+        })
+        : isShortQuery(q)
+        ? keysetPage(sort === "name" ? visibleByName(namedParts(q)) : bySongCount(foldedName(sql, q)), [], page, scope, {
+          total: sql`SELECT ${Statement.join(" + ", false)(namedParts(q).map((part) => sql`(SELECT count(*) FROM ${part})`))}`
+        })
+        : keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q)), [], page, scope, { readOnce: true })
       return listed.pipe(Effect.provide(database), withSpan("ArtistsRepo.listArtists"))
     }
 

@@ -6,6 +6,12 @@ const lit = Statement.unsafeFragment
 /** Trigrams: a shorter query has none, and its trigram index scan returns every row to recheck. */
 const TRIGRAM_LENGTH = 3
 
+/** The query folded as the names are, once per statement (an init plan). */
+export const foldedName = (sql: SqlClient.SqlClient, q: string): Statement.Fragment => sql`(SELECT fold_name(${q}::text))`
+
+/** A query shorter than a trigram: no trigram index can find its matches. */
+export const isShortQuery = (q: string) => [...q].length < TRIGRAM_LENGTH
+
 /**
  * A list's `q` filter (docs/search.md): the row's folded name `columns` (sql/0004, trigram
  * indexed) contain the folded query, anywhere. The query is folded once per statement (an init
@@ -17,8 +23,8 @@ const TRIGRAM_LENGTH = 3
  * nothing, as in /v1/search: every name contains the empty text.
  */
 export const foldedNameContains = (sql: SqlClient.SqlClient, q: string, columns: ReadonlyArray<string>): Statement.Fragment => {
-  const short = [...q].length < TRIGRAM_LENGTH
-  const folded = () => sql`(SELECT fold_name(${q}::text))`
+  const short = isShortQuery(q)
+  const folded = () => foldedName(sql, q)
   return sql`(${folded()} <> '' AND (${
     Statement.join(" OR ", false)(
       columns.map((column) =>

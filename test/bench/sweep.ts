@@ -44,6 +44,9 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
 
 const enc = encodeURIComponent
 
+/** One and two letters as a list's `q`: no trigram to find them by; common ones and one matching nothing. */
+const SHORT_QUERIES = ["a", "e", "an", "ku", "zq"]
+
 /** The families and their paths, drawn from the catalogue itself (deterministic: ordered queries). */
 export const families = async (url: string): Promise<Array<Family>> => {
   const column = (text: string) => queryColumn(url, text)
@@ -183,7 +186,8 @@ export const families = async (url: string): Promise<Array<Family>> => {
     { name: "/v1/artists?sort=songs", paths: deepOffsets.map((o) => `/v1/artists?sort=songs&offset=${o}`) },
     {
       name: "/v1/artists?q=",
-      paths: artistWords.flatMap((w) => [`/v1/artists?q=${enc(w)}`, `/v1/artists?q=${enc(w)}&sort=songs`])
+      // words, and one and two letters (no trigram: the kept names of sql/0039), common and matching nothing
+      paths: [...artistWords, ...SHORT_QUERIES].flatMap((w) => [`/v1/artists?q=${enc(w)}`, `/v1/artists?q=${enc(w)}&sort=songs`])
     },
     { name: "/v1/artists/{id}", paths: each([...prolificArtists, ...rareArtists], (id) => `/v1/artists/${id}`) },
     {
@@ -211,7 +215,7 @@ export const families = async (url: string): Promise<Array<Family>> => {
       name: "/v1/labels",
       paths: [
         "/v1/labels", "/v1/labels?order=asc", "/v1/labels?sort=name", "/v1/labels?sort=name&order=desc", "/v1/labels?sort=album_count",
-        "/v1/labels?q=records", "/v1/labels?q=xqzw", "/v1/labels?sort=name&q=music", "/v1/labels?offset=500",
+        "/v1/labels?q=records", "/v1/labels?q=xqzw", ...SHORT_QUERIES.map((q) => `/v1/labels?q=${q}`), "/v1/labels?sort=name&q=music", "/v1/labels?offset=500",
         "/v1/labels?sort=album_count&offset=1900"
       ]
     },
@@ -236,7 +240,8 @@ export const families = async (url: string): Promise<Array<Family>> => {
       name: "/v1/users?sort=name (q)",
       paths: [
         "/v1/users?sort=name", "/v1/users?sort=name&order=desc", ...nameFragments.map((q) => `/v1/users?sort=name&q=${enc(q)}`),
-        "/v1/users?sort=name&q=xqzw", "/v1/users?sort=name&type=artists", "/v1/users?sort=name&offset=5000"
+        "/v1/users?sort=name&q=xqzw", "/v1/users?sort=name&type=artists", "/v1/users?sort=name&offset=5000",
+        ...SHORT_QUERIES.map((q) => `/v1/users?sort=name&q=${q}`)
       ]
     },
     {
