@@ -136,13 +136,19 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         ]
 
     const namedParts = (q: string) => visibleArtistParts((columns) => foldedNameContains(sql, q, columns))
+    const namedTotal = (q: string) =>
+      sql`SELECT ${Statement.join(" + ", false)(namedParts(q).map((part) => sql`(SELECT count(*) FROM ${part})`))}`
+    const keptTotal = lit("SELECT visible_artist_count()")
 
-    /** sql/0039's walk by song count from the cursor on, of the artists whose names contain the folded q (NULL: all). */
+    /**
+     * sql/0040's walk by song count: the page's rows themselves (from the cursor on, or past the
+     * offset), of the artists whose names contain the folded q (NULL: all).
+     */
     const bySongCount = (folded: Statement.Fragment) =>
       bySongsSort((p) =>
         sql`artists_by_song_count(${folded}, ${p.after?.[0] ?? null}::int, ${p.after?.[1] ?? null}::int, ${
-          (p.after === undefined ? p.offset : 0) + p.limit
-        }::int) a`
+          p.after === undefined ? p.offset : 0
+        }::int, ${p.limit}::int) a`
       )
 
     /**
@@ -159,13 +165,13 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       const { page, q, sort } = params
       const scope = listScope(sort, q)
       const listed = q === undefined
-        ? keysetPage(sort === "name" ? visibleByName(visibleArtistParts()) : bySongCount(lit("NULL::text")), [], page, scope, {
-          total: lit("SELECT visible_artist_count()")
-        })
+        ? sort === "name"
+          ? keysetPage(visibleByName(visibleArtistParts()), [], page, scope, { total: keptTotal })
+          : keysetPage(bySongCount(lit("NULL::text")), [], page, scope, { total: keptTotal, pagedBySource: true })
         : isShortQuery(q)
-        ? keysetPage(sort === "name" ? visibleByName(namedParts(q)) : bySongCount(foldedName(sql, q)), [], page, scope, {
-          total: sql`SELECT ${Statement.join(" + ", false)(namedParts(q).map((part) => sql`(SELECT count(*) FROM ${part})`))}`
-        })
+        ? sort === "name"
+          ? keysetPage(visibleByName(namedParts(q)), [], page, scope, { total: namedTotal(q) })
+          : keysetPage(bySongCount(foldedName(sql, q)), [], page, scope, { total: namedTotal(q), pagedBySource: true })
         : keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q)), [], page, scope, { readOnce: true })
       return listed.pipe(Effect.provide(database), withSpan("ArtistsRepo.listArtists"))
     }

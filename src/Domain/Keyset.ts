@@ -60,6 +60,8 @@ export interface KeysetOptions {
    * cost is its matches whatever the page (a name search), counted anyway
    */
   readonly readOnce?: boolean | undefined
+  /** The source gives the page's rows itself, past the offset (a walk that skips them, sql/0040) */
+  readonly pagedBySource?: boolean | undefined
   /**
    * How the page finds its rows instead of the plain walk: src/Domain/SteeredPage.ts's `steered`
    * (an offset page steered by the exact `total`, which it requires)
@@ -156,7 +158,7 @@ const plainPlan = (
   const after = afterCursor(sql, sort, page)
   const built = typeof sort.source === "string" ? lit(sort.source) : sort.source(page)
   const a = lit(sort.alias)
-  const skipped = page.after === undefined ? page.offset : 0
+  const skipped = page.after === undefined && !options.pagedBySource ? page.offset : 0
   const parts = Array.isArray(built) ? built : undefined
   const source = options.readOnce
     ? sql`listed ${a}`

@@ -128,6 +128,9 @@ export const families = async (url: string): Promise<Array<Family>> => {
   const each = <A>(values: ReadonlyArray<A>, f: (value: A) => string) => values.map(f)
   const songSorts = ["released", "popular", "title"]
   const deepOffsets = ["0", "2000", "10000"]
+  const visibleArtists = Number((await column("SELECT visible_artist_count() AS v"))[0])
+  // and the middle and last pages of every visible artist
+  const artistOffsets = [...deepOffsets, String(Math.floor(visibleArtists / 2)), String(visibleArtists - 20)]
   return [
     { name: "/v1/songs/{id}", paths: each([...popularSongs, ...rareSongs, ...someSongs], (id) => `/v1/songs/${id}`) },
     {
@@ -182,8 +185,8 @@ export const families = async (url: string): Promise<Array<Family>> => {
     { name: "/v1/albums/{id}", paths: each(albums, (id) => `/v1/albums/${id}`) },
     { name: "/v1/curated-lists", paths: ["/v1/curated-lists", "/v1/curated-lists?offset=40"] },
     { name: "/v1/curated-lists/{id}", paths: each([...lists, ...bigLists], (id) => `/v1/curated-lists/${id}`) },
-    { name: "/v1/artists?sort=name", paths: deepOffsets.map((o) => `/v1/artists?sort=name&offset=${o}`) },
-    { name: "/v1/artists?sort=songs", paths: deepOffsets.map((o) => `/v1/artists?sort=songs&offset=${o}`) },
+    { name: "/v1/artists?sort=name", paths: artistOffsets.map((o) => `/v1/artists?sort=name&offset=${o}`) },
+    { name: "/v1/artists?sort=songs", paths: artistOffsets.map((o) => `/v1/artists?sort=songs&offset=${o}`) },
     {
       name: "/v1/artists?q=",
       // words, and one and two letters (no trigram: the kept names of sql/0039), common and matching nothing
