@@ -152,8 +152,8 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       )
 
     /**
-     * Without q: by name, the kept name order of sql/0025; by songs, sql/0008's kept index from
-     * the cursor on; totals kept (visible_artist_count()). A q of one or two characters (no
+     * Without q: by name, the kept name order of sql/0025; by songs, sql/0008's kept index walked
+     * to the page by sql/0040; totals kept (visible_artist_count()). A q of one or two characters (no
      * trigram) walks the same kept orders, which carry the names (sql/0039), its total one pass
      * over the kept rows; a longer q collects its matches by the trigram indexes and counts them.
      */
