@@ -53,15 +53,19 @@ const served = async (): Promise<Listed> => {
   const bySongs = await page("/v1/artists?sort=songs&limit=50")
   const byName = await page("/v1/artists?sort=name&limit=50")
   expect(byName.total).toBe(bySongs.total)
-  const byNameCursor: Array<number> = []
-  for (let cursor = ""; ;) {
-    const reply = await request(server.baseUrl, `/v1/artists?sort=name&limit=3${cursor === "" ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
-    expect(reply.status).toBe(200)
-    const body = reply.body as { meta: { next_cursor: string }; data: Array<{ id: number }> }
-    byNameCursor.push(...body.data.map((a) => a.id))
-    if (body.meta.next_cursor === "") break
-    cursor = body.meta.next_cursor
+  /** the ids of a sort three at a time through next_cursor */
+  const byCursor = async (sort: string) => {
+    const ids: Array<number> = []
+    for (let cursor = ""; ;) {
+      const reply = await request(server.baseUrl, `/v1/artists?sort=${sort}&limit=3${cursor === "" ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
+      expect(reply.status).toBe(200)
+      const body = reply.body as { meta: { next_cursor: string }; data: Array<{ id: number }> }
+      ids.push(...body.data.map((a) => a.id))
+      if (body.meta.next_cursor === "") return ids
+      cursor = body.meta.next_cursor
+    }
   }
+  const byNameCursor = await byCursor("name")
   const byNameOffset = (await page("/v1/artists?sort=name&offset=4&limit=3")).items.map(([id]) => id)
   const bySongsByOffset: Array<number> = []
   for (let offset = 0; offset < bySongs.total + 3; offset += 3) {
@@ -69,15 +73,7 @@ const served = async (): Promise<Listed> => {
   }
   // past int4 once the limit is added: the walk skips in bigint, due songs or not
   expect((await page("/v1/artists?sort=songs&offset=2147483647")).items).toEqual([])
-  const bySongsByCursor: Array<number> = []
-  for (let cursor = ""; ;) {
-    const reply = await request(server.baseUrl, `/v1/artists?sort=songs&limit=3${cursor === "" ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
-    expect(reply.status).toBe(200)
-    const body = reply.body as { meta: { next_cursor: string }; data: Array<{ id: number }> }
-    bySongsByCursor.push(...body.data.map((a) => a.id))
-    if (body.meta.next_cursor === "") break
-    cursor = body.meta.next_cursor
-  }
+  const bySongsByCursor = await byCursor("songs")
   const named: Listed["named"] = {}
   for (const q of SHORT_QUERIES) {
     const songs = await page(`/v1/artists?q=${q}&sort=songs&limit=50`)
