@@ -23,6 +23,8 @@ interface Listed {
   readonly userTotal: number
   /** /v1/users?type=... totals (sql/0027), artists, fans, groups */
   readonly userKindTotals: ReadonlyArray<number>
+  /** /v1/users in contribution order with each of FILTERS, every page, as [username, contribution_count] (sql/0041) */
+  readonly usersFiltered: ReadonlyArray<ReadonlyArray<[string, number]>>
   /** /v1/labels (by songs), as [id, song_count, album_count], and each label's songs total */
   readonly labels: ReadonlyArray<[number, number, number]>
   readonly labelSongTotals: ReadonlyArray<number>
@@ -51,6 +53,14 @@ const body = async (path: string) => {
 
 const USER_TYPES = [["artists", "artist"], ["fans", "fan"], ["groups", "group"]] as const
 
+/** Filters of the contribution order as the ranks keep them (sql/0041): one and two letters, a word, a kind, both. */
+const FILTERS: ReadonlyArray<{ readonly q?: string; readonly kind?: string }> = [
+  { q: "ri" }, { q: "zz" }, { q: "ina" }, { kind: "fan" }, { q: "a", kind: "artist" }
+]
+const filterQuery = (filter: (typeof FILTERS)[number]) =>
+  [filter.q === undefined ? "" : `q=${filter.q}`, filter.kind === undefined ? "" : `type=${USER_TYPES.find(([, k]) => k === filter.kind)![0]}`]
+    .filter((part) => part !== "").join("&")
+
 /** The lists as the service serves them (sql/0017's ranks and settled counts). */
 const served = async (): Promise<Listed> => {
   const users = (await walkByCursor(server.baseUrl, "/v1/users", 7)) as Array<{ username: string; contribution_count: number }>
@@ -64,6 +74,9 @@ const served = async (): Promise<Listed> => {
     usersAscending: ascending.data.map((m): [string, number] => [m.username as string, m.contribution_count as number]),
     userTotal: (await body("/v1/users?limit=1")).meta.total,
     userKindTotals: await Promise.all(USER_TYPES.map(async ([type]) => (await body(`/v1/users?type=${type}&limit=1`)).meta.total)),
+    usersFiltered: await Promise.all(FILTERS.map(async (filter) =>
+      ((await walkByCursor(server.baseUrl, `/v1/users?${filterQuery(filter)}`, 4)) as Array<{ username: string; contribution_count: number }>)
+        .map((m): [string, number] => [m.username, m.contribution_count]))),
     labels: labels.data.map((l): [number, number, number] => [l.id as number, l.song_count as number, l.album_count as number]),
     labelSongTotals: await Promise.all(labelIds.map(async (id) => (await body(`/v1/labels/${id}/songs?limit=1`)).meta.total)),
     genres: genres.data.map((g): [string, number] => [g.slug as string, g.song_count as number]),
@@ -82,8 +95,8 @@ const served = async (): Promise<Listed> => {
 
 /** The same lists counted directly over the public views. */
 const counted = async (): Promise<Listed> => {
-  const members = await server.sql<{ username: string; kind: string; n: number }>(`
-    SELECT m.username, m.kind, (SELECT count(*) FROM contributions c JOIN public_songs s ON s.id = c.song_id WHERE c.member_id = m.id)::int AS n
+  const members = await server.sql<{ username: string; kind: string; folded: ReadonlyArray<string>; n: number }>(`
+    SELECT m.username, m.kind, ARRAY[m.search_name, m.search_username] AS folded, (SELECT count(*) FROM contributions c JOIN public_songs s ON s.id = c.song_id WHERE c.member_id = m.id)::int AS n
     FROM public_members m`)
   const byCount = [...members].sort((x, y) => y.n - x.n || (x.username.toLowerCase() < y.username.toLowerCase() ? 1 : -1))
   const labels = await server.sql<{ id: number; songs: number; albums: number }>(`
@@ -99,6 +112,9 @@ const counted = async (): Promise<Listed> => {
     usersAscending: [...byCount].reverse().slice(0, 10).map((m): [string, number] => [m.username, m.n]),
     userTotal: members.length,
     userKindTotals: USER_TYPES.map(([, kind]) => members.filter((m) => m.kind === kind).length),
+    usersFiltered: FILTERS.map((filter) =>
+      byCount.filter((m) => (filter.kind === undefined || m.kind === filter.kind) && (filter.q === undefined || m.folded.some((f) => f.includes(filter.q!))))
+        .map((m): [string, number] => [m.username, m.n])),
     labels: [...labels].sort((x, y) => y.songs - x.songs || y.id - x.id).map((l): [number, number, number] => [l.id, l.songs, l.albums]),
     labelSongTotals: labels.map((l) => l.songs),
     genres: [...genres].sort((x, y) => (x.slug < y.slug ? -1 : 1)).map((g): [string, number] => [g.slug, g.songs]),
@@ -119,6 +135,8 @@ describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settle
     expect(before).toEqual(await countedInServedOrder())
     // the fixture's numbers: a test that could not fail would pass on empty lists
     expect(before.users.length).toBeGreaterThan(20)
+    // each filter but "zz" (a renamed member's, below) matches some members and not all: walked past the misses
+    expect(before.usersFiltered.filter((rows) => rows.length > 0 && rows.length < before.users.length).length).toBe(FILTERS.length - 1)
     expect(before.users[0]![1]).toBeGreaterThan(1)
     expect(before.labels[0]![1]).toBeGreaterThan(1)
     expect(before.contributions.some(([, total]) => total > 6)).toBe(true)

@@ -49,28 +49,19 @@ const publicContributionCount = `(
  * ranks of members without due contributions, one range of member_contribution_ranks_idx, merged
  * with the due members (usually none) at their public count. The exclusion stays outside the
  * UNION ALL, which PostgreSQL then plans as one ordered merge (a subquery inside an arm would stop it).
+ * The ranks carry what the filters test (sql/0041: kind, folded name and username), so a walk to a
+ * deep page, filtered or not, reads the rank index only (index-only), and the page's profiles are
+ * read by key.
  */
-const rankedRows = `(SELECT r.member_id, r.handle, r.settled AS contribution_count, false AS due FROM member_contribution_ranks r
+const rankedMembers = `(
+  SELECT k.member_id AS id, k.handle, k.contribution_count, k.kind, k.search_name, k.search_username
+  FROM (SELECT r.member_id, r.handle, r.settled AS contribution_count, r.kind, r.search_name, r.search_username, false AS due
+        FROM member_contribution_ranks r
         UNION ALL
-        SELECT d.member_id, d.handle, d.contribution_count, true FROM due_member_ranks d) k`
-const notMovedToDue = "(k.due OR k.member_id <> ALL (ARRAY(SELECT d.member_id FROM due_member_ranks d)))"
+        SELECT d.member_id, d.handle, d.contribution_count, d.kind, d.search_name, d.search_username, true FROM due_member_ranks d) k
+  WHERE k.due OR k.member_id <> ALL (ARRAY(SELECT d.member_id FROM due_member_ranks d))) m`
 
-/** The public members' profiles in contribution order, for the filters (q, type) to test. */
-const rankedProfiles = `(
-  SELECT m.username, m.name, m.kind, m.avatar_key, m.joined_at, m.search_name, m.search_username,
-         k.handle, k.contribution_count
-  FROM ${rankedRows}
-  JOIN members m ON m.id = k.member_id
-  WHERE member_is_public(m.username, m.is_banned) AND ${notMovedToDue}) m`
-
-/**
- * The same order without filters: the ranks alone, so that a walk to a deep page reads the rank
- * index only (index-only), and the page's profiles are read by key.
- */
-const rankedMembers = `(SELECT k.member_id AS id, k.handle, k.contribution_count FROM ${rankedRows} WHERE ${notMovedToDue}) m`
-
-/** Contributor profile for row `m` of rankedProfiles, and of publicProfiles. */
-const rankedProfileJson = contributorProfile.json("m", "m.contribution_count")
+/** Contributor profile for row `m` of publicProfiles. */
 const publicProfileJson = contributorProfile.json("m", publicContributionCount)
 
 /** Contributor profile for row `m` of rankedMembers. */
@@ -78,12 +69,12 @@ const rankedMemberJson = `(SELECT ${contributorProfile.json("x", "m.contribution
 
 const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   contributions: {
-    source: rankedProfiles,
+    source: rankedMembers,
     alias: "m",
     key: "m.contribution_count",
     keyJson: "m.contribution_count",
     keyType: "int",
-    item: rankedProfileJson,
+    item: rankedMemberJson,
     tie: { key: "m.handle", keyType: "text" },
     defaultDescending: true
   },
@@ -164,12 +155,10 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
           ? sql`SELECT members FROM public_member_total`
           : sql`SELECT coalesce((SELECT members FROM public_member_kind_counts WHERE kind = ${KIND[query.type]}), 0)`
         : sql`SELECT count(*) FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
-      // with q or type, few matches are collected by the members' own indexes (trigram, kind)
+      // with q or type, few matches are collected (by the members' own indexes for joined and name)
       // instead of walking the sort's order past every member that does not match
       const steer = steered({ collect: filters, scale: sql`SELECT members FROM public_member_total` })
-      // without filters, contribution order walks the ranks alone
-      const rows = sortName === "contributions" && filters.length === 0 ? { source: rankedMembers, item: rankedMemberJson } : {}
-      return keysetPage({ ...sort, ...rows, descending }, filters, page, scope, { total, steer }).pipe(
+      return keysetPage({ ...sort, descending }, filters, page, scope, { total, steer }).pipe(
         Effect.provide(database),
         withSpan("UsersRepo.listUsers")
       )
