@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
+import { walkByCursor } from "./support/pages.js"
 import { startServer, type TestServer } from "./support/server.js"
 import { clockPassesScheduledAlbum, clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 
@@ -54,17 +55,8 @@ const served = async (): Promise<Listed> => {
   const byName = await page("/v1/artists?sort=name&limit=50")
   expect(byName.total).toBe(bySongs.total)
   /** the ids of a sort three at a time through next_cursor */
-  const byCursor = async (sort: string) => {
-    const ids: Array<number> = []
-    for (let cursor = ""; ;) {
-      const reply = await request(server.baseUrl, `/v1/artists?sort=${sort}&limit=3${cursor === "" ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
-      expect(reply.status).toBe(200)
-      const body = reply.body as { meta: { next_cursor: string }; data: Array<{ id: number }> }
-      ids.push(...body.data.map((a) => a.id))
-      if (body.meta.next_cursor === "") return ids
-      cursor = body.meta.next_cursor
-    }
-  }
+  const byCursor = async (sort: string) =>
+    ((await walkByCursor(server.baseUrl, `/v1/artists?sort=${sort}`, 3)) as Array<{ id: number }>).map((a) => a.id)
   const byNameCursor = await byCursor("name")
   const byNameOffset = (await page("/v1/artists?sort=name&offset=4&limit=3")).items.map(([id]) => id)
   const bySongsByOffset: Array<number> = []
