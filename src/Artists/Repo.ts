@@ -135,9 +135,9 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
               WHERE ${named(["x.search_name", "x.search_full_name"])}) a`
         ]
 
-    const namedParts = (q: string) => visibleArtistParts((columns) => foldedNameContains(sql, q, columns))
-    const namedTotal = (q: string) =>
-      sql`SELECT ${Statement.join(" + ", false)(namedParts(q).map((part) => sql`(SELECT count(*) FROM ${part})`))}`
+    /** The rows of every part counted: the matches' total. */
+    const countOf = (parts: ReadonlyArray<Statement.Fragment>) =>
+      sql`SELECT ${Statement.join(" + ", false)(parts.map((part) => sql`(SELECT count(*) FROM ${part})`))}`
     const keptTotal = lit("SELECT visible_artist_count()")
 
     /**
@@ -150,6 +150,15 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           p.after === undefined ? p.offset : 0
         }::int, ${p.limit}::int) a`
       )
+
+    /** A q of one or two characters: the kept orders walked with the names they carry, the matches counted once. */
+    const shortQueryPage = (q: string, sort: ArtistSort, page: PageParamsInput, scope: string) => {
+      const named = visibleArtistParts((columns) => foldedNameContains(sql, q, columns))
+      const total = countOf(named)
+      return sort === "name"
+        ? keysetPage(visibleByName(named), [], page, scope, { total })
+        : keysetPage(bySongCount(foldedName(sql, q)), [], page, scope, { total, pagedBySource: true })
+    }
 
     /**
      * Without q: by name, the kept name order of sql/0025; by songs, sql/0008's kept index walked
@@ -169,9 +178,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           ? keysetPage(visibleByName(visibleArtistParts()), [], page, scope, { total: keptTotal })
           : keysetPage(bySongCount(lit("NULL::text")), [], page, scope, { total: keptTotal, pagedBySource: true })
         : isShortQuery(q)
-        ? sort === "name"
-          ? keysetPage(visibleByName(namedParts(q)), [], page, scope, { total: namedTotal(q) })
-          : keysetPage(bySongCount(foldedName(sql, q)), [], page, scope, { total: namedTotal(q), pagedBySource: true })
+        ? shortQueryPage(q, sort, page, scope)
         : keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q)), [], page, scope, { readOnce: true })
       return listed.pipe(Effect.provide(database), withSpan("ArtistsRepo.listArtists"))
     }
