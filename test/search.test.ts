@@ -52,7 +52,7 @@ describe("search across categories", () => {
     expect(all.results.songs!.items.length).toBe(20)
   })
 
-  test("each type's section is the same asked alone or with the others (one ranking body for every kind)", async () => {
+  test("each type's section is the same asked alone or with the others (typos aside: below)", async () => {
     const types = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
     // one letter, two, word starts, inside a word, a typo (fuzzy), honorifics, and no match at all
     for (const text of ["s", "ku", "lagu", "cinta", "aliza", "nurhalisa", "dato sri", "zzqx"]) {
@@ -123,6 +123,17 @@ describe("search across categories", () => {
     expect(await songIds("ghazal untk rabiah")).toEqual([8])
     // 4 letters: a typo is not guessed at
     expect(await artistIds("nasr")).toEqual([])
+  })
+
+  test("typos are guessed only when no asked type matched otherwise", async () => {
+    // a user's handle exactly, and an artist's name within a typo of it
+    const both = (await search(q("sitinurhaliza", "&types=users,artists"))).results
+    expect(both.users!.items[0]).toMatchObject({ username: "sitinurhaliza", score: 1 })
+    expect(both.artists).toEqual({ items: [], total: 0 })
+    const artists = (await search(q("sitinurhaliza", "&types=artists,labels"))).results
+    expect(artists.artists!.items).toEqual([expect.objectContaining({ id: 1, score: 0.25 })])
+    expect(artists.artists!.total).toBe(1)
+    expect(artists.labels).toEqual({ items: [], total: 0 })
   })
 
   test("hidden rows are never found", async () => {

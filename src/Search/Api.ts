@@ -78,7 +78,7 @@ export class SearchApi extends HttpApiGroup.make("Search")
       .annotate(
         OpenApi.Description,
         "Case, diacritics, apostrophes, hyphens and honorifics do not matter. One or two characters match " +
-          "names that start with them. One typo is tolerated in names of 8+ letters, for a type where nothing " +
+          "names that start with them. One typo is tolerated in names of 8+ letters when no asked type " +
           "matches otherwise. Ranked exact > prefix > word > inside a word or fuzzy, then popularity, then id. " +
           `Hidden rows are never found. Each type's total is exact below ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")}; ` +
           `a total of ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} means ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} or more.`
