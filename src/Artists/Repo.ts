@@ -156,8 +156,8 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       const named = visibleArtistParts((columns) => foldedNameContains(sql, q, columns))
       const total = countOf(named)
       return sort === "name"
-        ? keysetPage(visibleByName(named), [], page, scope, { total })
-        : keysetPage(bySongCount(foldedName(sql, q)), [], page, scope, { total, pagedBySource: true })
+        ? keysetPage(visibleByName(named), [], page, scope, { total, countFirst: true })
+        : keysetPage(bySongCount(foldedName(sql, q)), [], page, scope, { total, pagedBySource: true, countFirst: true })
     }
 
     /**

@@ -63,6 +63,13 @@ export interface KeysetOptions {
   /** The source gives the page's rows itself, past the offset (a walk that skips them, sql/0040) */
   readonly pagedBySource?: boolean | undefined
   /**
+   * `total` counts exactly the rows the walk finds, and costs less than a walk that finds none (a
+   * filter on the entries of a kept order walks all of them): counted first, and the walk skipped
+   * when no row is left past the offset. (A part's LIMIT bounded by the count too made Postgres
+   * sort the part instead of walking it in order: not done.)
+   */
+  readonly countFirst?: boolean | undefined
+  /**
    * How the page finds its rows instead of the plain walk: src/Domain/SteeredPage.ts's `steered`
    * (an offset page steered by the exact `total`, which it requires)
    */
@@ -165,15 +172,22 @@ const plainPlan = (
     : parts === undefined
     ? built as Statement.Fragment
     : sql`(${Statement.join(" UNION ALL ", false)(parts.map((part) => sql`SELECT ${a}.* FROM ${part}`))}) ${a}`
+  const counted = options.countFirst === true && options.total !== undefined
   const pagedSource = parts === undefined ? source : sql`(${
     Statement.join(" UNION ALL ", false)(parts.map((part) =>
       sql`(SELECT ${a}.* FROM ${part} WHERE ${where} AND ${after} ORDER BY ${orderBy} LIMIT ${page.limit + skipped})`
     ))
   }) ${a}`
+  const left = counted ? sql`(SELECT c.n FROM counted c) > ${page.after === undefined ? page.offset : 0}` : lit("TRUE")
+  const ctes = [
+    ...(options.readOnce ? [sql`listed AS MATERIALIZED (SELECT ${a}.* FROM ${built as Statement.Fragment}),`] : []),
+    ...(counted ? [sql`counted AS MATERIALIZED (SELECT (${options.total!})::int AS n),`] : [])
+  ]
   return {
-    ctes: options.readOnce ? sql`listed AS MATERIALIZED (SELECT ${a}.* FROM ${built as Statement.Fragment}),` : lit(""),
-    page: sql`SELECT ${a}.* FROM ${pagedSource} WHERE ${where} AND ${after} ORDER BY ${orderBy} LIMIT ${page.limit} OFFSET ${skipped}`,
-    total: options.total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`
+    ctes: Statement.join(" ", false)(ctes),
+    page: sql`SELECT ${a}.* FROM ${pagedSource} WHERE ${where} AND ${after} AND ${left}
+      ORDER BY ${orderBy} LIMIT ${page.limit} OFFSET ${skipped}`,
+    total: counted ? lit("SELECT c.n FROM counted c") : options.total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`
   }
 }
 
