@@ -175,7 +175,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       const scope = listScope(sort, q)
       const listed = q === undefined
         ? sort === "name"
-          ? keysetPage(visibleByName(visibleArtistParts()), [], page, scope, { total: keptTotal })
+          ? keysetPage(visibleByName(visibleArtistParts()), [], page, scope, { total: keptTotal, fromNearerEnd: true })
           : keysetPage(bySongCount(lit("NULL::text")), [], page, scope, { total: keptTotal, pagedBySource: true })
         : isShortQuery(q)
         ? shortQueryPage(q, sort, page, scope)

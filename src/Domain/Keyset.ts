@@ -70,6 +70,11 @@ export interface KeysetOptions {
    */
   readonly countFirst?: boolean | undefined
   /**
+   * `total` is exact and cheap (kept): an offset page past the middle of a list built of parts
+   * reads each part from its end, the nearer one, and puts the rows back in order
+   */
+  readonly fromNearerEnd?: boolean | undefined
+  /**
    * How the page finds its rows instead of the plain walk: src/Domain/SteeredPage.ts's `steered`
    * (an offset page steered by the exact `total`, which it requires)
    */
@@ -172,7 +177,8 @@ const plainPlan = (
     : parts === undefined
     ? built as Statement.Fragment
     : sql`(${Statement.join(" UNION ALL ", false)(parts.map((part) => sql`SELECT ${a}.* FROM ${part}`))}) ${a}`
-  const counted = options.countFirst === true && options.total !== undefined
+  const nearer = options.fromNearerEnd === true && options.total !== undefined && parts !== undefined && page.after === undefined
+  const counted = (options.countFirst === true || nearer) && options.total !== undefined
   const pagedSource = parts === undefined ? source : sql`(${
     Statement.join(" UNION ALL ", false)(parts.map((part) =>
       sql`(SELECT ${a}.* FROM ${part} WHERE ${where} AND ${after} ORDER BY ${orderBy} LIMIT ${page.limit + skipped})`
@@ -183,12 +189,40 @@ const plainPlan = (
     ...(options.readOnce ? [sql`listed AS MATERIALIZED (SELECT ${a}.* FROM ${built as Statement.Fragment}),`] : []),
     ...(counted ? [sql`counted AS MATERIALIZED (SELECT (${options.total!})::int AS n),`] : [])
   ]
+  const forward = sql`SELECT ${a}.* FROM ${pagedSource} WHERE ${where} AND ${after} AND ${left}
+      ORDER BY ${orderBy} LIMIT ${page.limit} OFFSET ${skipped}`
   return {
     ctes: Statement.join(" ", false)(ctes),
-    page: sql`SELECT ${a}.* FROM ${pagedSource} WHERE ${where} AND ${after} AND ${left}
-      ORDER BY ${orderBy} LIMIT ${page.limit} OFFSET ${skipped}`,
+    page: nearer ? fromEnd(sql, sort, where, page, parts!, forward) : forward,
     total: counted ? lit("SELECT c.n FROM counted c") : options.total ?? sql`SELECT count(*) FROM ${source} WHERE ${where}`
   }
+}
+
+/**
+ * `forward` (the walk from the start) while the page lies in the first half of the list, else
+ * each part read from its end: rows [offset, offset + limit) are the last-first rows
+ * [n - offset - limit, n - offset), n the counted total (CTE `counted`).
+ */
+const fromEnd = (
+  sql: SqlClient.SqlClient,
+  sort: KeysetSort,
+  where: Statement.Fragment,
+  page: PageRequest,
+  parts: ReadonlyArray<Statement.Fragment>,
+  forward: Statement.Fragment
+) => {
+  const a = lit(sort.alias)
+  const lastFirst = lit(orderOf(sort).lastFirst)
+  const n = lit("(SELECT c.n FROM counted c)")
+  const offset = sql`CAST(${page.offset} AS bigint)`
+  const firstHalf = sql`2 * ${offset} + ${page.limit} <= ${n}`
+  const tails = Statement.join(" UNION ALL ", false)(parts.map((part) =>
+    sql`(SELECT ${a}.* FROM ${part} WHERE ${where} ORDER BY ${lastFirst} LIMIT greatest(${n} - ${offset}, 0))`
+  ))
+  return sql`(SELECT ${a}.* FROM (${forward}) ${a} WHERE ${firstHalf})
+    UNION ALL
+    (SELECT ${a}.* FROM (${tails}) ${a} WHERE ${offset} < ${n} AND NOT ${firstHalf}
+     ORDER BY ${lastFirst} LIMIT greatest(least(${page.limit}, ${n} - ${offset}), 0) OFFSET greatest(${n} - ${offset} - ${page.limit}, 0))`
 }
 
 /**
