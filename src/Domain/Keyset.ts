@@ -199,6 +199,25 @@ const plainPlan = (
 }
 
 /**
+ * An offset page of a list of `n` rows (an SQL expression) read from either end: in the first
+ * half the walk from the start is the shorter one; past it, rows [offset, offset + limit) are the
+ * last-first rows [n - offset - limit, n - offset) (`fromEnd` of them skipped). `rows`: how many
+ * of the page's rows exist.
+ */
+export const pageHalves = (sql: SqlClient.SqlClient, page: PageRequest, n: Statement.Fragment) => {
+  const offset = sql`CAST(${page.offset} AS bigint)`
+  const limit = sql`CAST(${page.limit} AS bigint)`
+  return {
+    offset,
+    limit,
+    firstHalf: sql`${offset} < ${n} AND 2 * ${offset} + ${limit} <= ${n}`,
+    secondHalf: sql`${offset} < ${n} AND 2 * ${offset} + ${limit} > ${n}`,
+    rows: sql`greatest(least(${limit}, ${n} - ${offset}), 0)`,
+    fromEnd: sql`greatest(${n} - ${offset} - ${limit}, 0)`
+  }
+}
+
+/**
  * `forward` (the walk from the start) while the page lies in the first half of the list, else
  * each part read from its end: rows [offset, offset + limit) are the last-first rows
  * [n - offset - limit, n - offset), n the counted total (CTE `counted`).
@@ -214,15 +233,14 @@ const fromEnd = (
   const a = lit(sort.alias)
   const lastFirst = lit(orderOf(sort).lastFirst)
   const n = lit("(SELECT c.n FROM counted c)")
-  const offset = sql`CAST(${page.offset} AS bigint)`
-  const firstHalf = sql`2 * ${offset} + ${page.limit} <= ${n}`
+  const half = pageHalves(sql, page, n)
   const tails = Statement.join(" UNION ALL ", false)(parts.map((part) =>
-    sql`(SELECT ${a}.* FROM ${part} WHERE ${where} ORDER BY ${lastFirst} LIMIT greatest(${n} - ${offset}, 0))`
+    sql`(SELECT ${a}.* FROM ${part} WHERE ${where} ORDER BY ${lastFirst} LIMIT greatest(${n} - ${half.offset}, 0))`
   ))
-  return sql`(SELECT ${a}.* FROM (${forward}) ${a} WHERE ${firstHalf})
+  return sql`(SELECT ${a}.* FROM (${forward}) ${a} WHERE ${half.firstHalf})
     UNION ALL
-    (SELECT ${a}.* FROM (${tails}) ${a} WHERE ${offset} < ${n} AND NOT ${firstHalf}
-     ORDER BY ${lastFirst} LIMIT greatest(least(${page.limit}, ${n} - ${offset}), 0) OFFSET greatest(${n} - ${offset} - ${page.limit}, 0))`
+    (SELECT ${a}.* FROM (${tails}) ${a} WHERE ${half.secondHalf}
+     ORDER BY ${lastFirst} LIMIT ${half.rows} OFFSET ${half.fromEnd})`
 }
 
 /**

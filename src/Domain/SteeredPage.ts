@@ -1,5 +1,5 @@
 import * as Statement from "@effect/sql/Statement"
-import { afterCursor, orderOf, type PageStrategy, tieOf } from "./Keyset.js"
+import { afterCursor, orderOf, pageHalves, type PageStrategy, tieOf } from "./Keyset.js"
 
 const lit = Statement.unsafeFragment
 
@@ -82,9 +82,9 @@ export const steered = (steering: Steering): PageStrategy => (sql, sort, walkWhe
   const collect = steering.collect ?? []
   const a = lit(sort.alias)
   const n = sql`(SELECT n FROM total)`
-  const offset = sql`CAST(${page.offset} AS bigint)`
-  const limit = sql`CAST(${page.limit} AS bigint)`
-  const position = sort.descending ? sql`greatest(${n} - ${offset} - ${limit}, 0)` : offset
+  const half = pageHalves(sql, page, n)
+  const { limit, offset } = half
+  const position = sort.descending ? half.fromEnd : offset
   const seek = page.after === undefined && page.offset >= SEEK_FROM_OFFSET ? steering.seek : undefined
   /** the walk's rows in one order (walking or collecting: whichever reads fewer rows) */
   const walked = (where: Statement.Fragment, orderBy: string, count: Statement.Fragment, skip: Statement.Fragment) => {
@@ -103,14 +103,13 @@ export const steered = (steering: Steering): PageStrategy => (sql, sort, walkWhe
     : seek !== undefined
     // rows [offset, offset+limit) in the sort's order, counted from the ascending end
     ? [walked(sql`${offset} < ${n} AND (${lit(sort.key)}, ${lit(tieOf(sort).key)}) >= ((SELECT key FROM seek), (SELECT tie FROM seek))`,
-      ascending, sql`greatest(least(${limit}, ${n} - ${offset}), 0)`, sql`greatest(${position} - (SELECT rows_before FROM seek), 0)`)]
+      ascending, half.rows, sql`greatest(${position} - (SELECT rows_before FROM seek), 0)`)]
     : [
       // the first half: the walk to the page is no longer than the walk from the end. OFFSET least(...):
       // planned for offset 2^31-1 as written, the gated-off arm got a parallel sort (workers started for nothing)
-      walked(sql`${offset} < ${n} AND 2 * ${offset} + ${limit} <= ${n}`, order, limit, sql`least(${offset}, ${n})`),
-      // the second half, from the end: rows [offset, offset+limit) are the last-first rows [total-offset-limit, total-offset)
-      walked(sql`${offset} < ${n} AND 2 * ${offset} + ${limit} > ${n}`, lastFirst, sql`greatest(least(${limit}, ${n} - ${offset}), 0)`,
-        sql`greatest(${n} - ${offset} - ${limit}, 0)`)
+      walked(half.firstHalf, order, limit, sql`least(${offset}, ${n})`),
+      // the second half, from the end (pageHalves)
+      walked(half.secondHalf, lastFirst, half.rows, half.fromEnd)
     ]
   // few matches: collected by the filters' own indexes (OFFSET 0: not walked in order), then sorted
   // (no arm without rows: a `WHERE FALSE` arm over the table was planned as a parallel scan, two workers started for nothing)

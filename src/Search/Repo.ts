@@ -2,15 +2,13 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { jsonArraySql } from "../Domain/JsonSql.js"
+import { isShortQuery } from "../Domain/NameFilter.js"
 import { SEARCH_TOTAL_BOUND, searchTypeShapes } from "../Domain/SearchHit.js"
 import { SEARCH_TYPES, type SearchType } from "./Api.js"
 import { type Prepared, Statements } from "../Database.js"
 import { withSpan } from "../Spans.js"
 
 const lit = Statement.unsafeFragment
-
-/** Queries of this many characters or fewer match names that start with them. */
-export const SHORT_QUERY_MAX_LENGTH = 2
 
 /** One type of search result: the table its hits are read from (alias `x`); its hit and section shapes are in src/Domain/SearchHit.ts. */
 interface SearchSource {
@@ -108,7 +106,8 @@ export class SearchRepo extends Effect.Service<SearchRepo>()("catalogue/SearchRe
     }
     /** The asked types' sections as JSON text, by type. */
     const search = (params: SearchParams) => {
-      const short = [...params.q].length <= SHORT_QUERY_MAX_LENGTH
+      // one or two characters (no trigram) match names that start with them
+      const short = isShortQuery(params.q)
       const key: SearchKey = [params.q, params.fuzzy ? "t" : null, String(params.limit)]
       return statements.run(statementOf(params.types, short), key).pipe(
         Effect.map((rows) => new Map(rows.map((row) => [SEARCH_TYPES[row.kind - 1]!, row.section] as const))),
