@@ -9,6 +9,7 @@ import { foldedName, foldedNameContains, isShortQuery } from "../Domain/NameFilt
 import { steered } from "../Domain/SteeredPage.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
+import { DEFAULT_LIMIT } from "../Domain/Params.js"
 import { listAlbumEntry, songSummaryOf } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
 import { withSpan } from "../Spans.js"
@@ -96,6 +97,25 @@ const albumsSort = (source: KeysetSort["source"]): KeysetSort => ({
   tie: { key: "al.album_id", keyType: "id" }
 })
 
+/**
+ * What collecting one match of a short query costs (its artist probed for the public rule and song
+ * count), in entries of a kept order walked: ~10 us against ~0.16 us at 1M songs (docs/query-plans.md).
+ */
+const MATCH_PROBE_IN_WALKED_ENTRIES = 60
+
+/**
+ * Does a short query's page cost less collected from its `matches` kept pairs (each probed, then
+ * sorted) than walked along a kept order of `keptArtists` entries? The walk passes
+ * keptArtists / matches entries for each match up to the page's end (offset + limit, or limit from a
+ * cursor); a page past every match is not walked at all (`countFirst`).
+ */
+export const collectsFewMatches = (matches: number, keptArtists: number, page: PageParamsInput) => {
+  const offset = page.cursor === undefined ? page.offset ?? 0 : 0
+  if (offset >= matches && matches > 0) return false
+  const reached = Math.min(offset + (page.limit ?? DEFAULT_LIMIT), matches)
+  return matches * MATCH_PROBE_IN_WALKED_ENTRIES * matches <= reached * keptArtists
+}
+
 const namesakeHintJsonSql = jsonArraySql(namesakeHint.json("h"), "h.ord")
 
 export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
@@ -104,16 +124,18 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
     const database = yield* databaseContext
 
     /**
-     * Visible artists whose name matches q (trigram indexes of sql/0004), visible by the kept
-     * counts (sql/0008), with their public song counts: cost grows with the matches. The settled
-     * count is probed once a match (OFFSET 0: not copied into both uses) and serves the rule and
-     * the count; the due songs are one set built once (usually empty), not a function call a match.
+     * Visible artists whose name matches q (trigram indexes of sql/0004; `among`, a set of ids the
+     * matches are among, when something narrower finds them), visible by the kept counts
+     * (sql/0008), with their public song counts: cost grows with the matches. The settled count is
+     * probed once a match (OFFSET 0: not copied into both uses) and serves the rule and the count;
+     * the due songs are one set built once (usually empty), not a function call a match.
      */
-    const matchingSql = (q: string) => sql`(
+    const matchingSql = (q: string, among?: Statement.Fragment) => sql`(
       SELECT a.*, (k.settled + coalesce(d.songs, 0))::int AS song_count FROM artists a
       CROSS JOIN LATERAL (SELECT ${lit(artistSettledSongsSql("a"))} AS settled OFFSET 0) k
       LEFT JOIN due_artist_songs d ON d.artist_id = a.id
-      WHERE ${foldedNameContains(sql, q, ["a.search_name", "a.search_full_name"])}
+      WHERE ${among === undefined ? lit("TRUE") : sql`a.id IN (${among})`}
+        AND ${foldedNameContains(sql, q, ["a.search_name", "a.search_full_name"])}
         AND ${lit(artistVisibleSql("a", { settled: "k.settled", due: "d.artist_id IS NOT NULL" }))}) a`
 
     /**
@@ -151,14 +173,33 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         }::int, ${p.limit}::int) a`
       )
 
-    /** A q of one or two characters: the kept orders walked with the names they carry, the matches counted once. */
-    const shortQueryPage = (q: string, sort: ArtistSort, page: PageParamsInput, scope: string) => {
-      const named = visibleArtistParts((columns) => foldedNameContains(sql, q, columns))
-      const total = countOf(named)
-      return sort === "name"
-        ? keysetPage(visibleByName(named), [], page, scope, { total, countFirst: true })
-        : keysetPage(bySongCount(foldedName(sql, q)), [], page, scope, { total, pagedBySource: true, countFirst: true })
-    }
+    /**
+     * A q of one or two characters (no trigram), by sql/0047's kept grams, read first: the kept
+     * orders walked with the names they carry (sql/0039), the total kept, unless the query's
+     * matches are so few that collecting them from the kept pairs costs less than walking to the
+     * page (docs/query-plans.md). A q that folds to more than two characters has no kept gram: its
+     * matches are counted by one pass over the kept names.
+     */
+    const shortQueryPage = (q: string, sort: ArtistSort, page: PageParamsInput, scope: string) =>
+      Effect.gen(function*() {
+        const [facts] = yield* sql<{ kept_matches: number | null; kept_artists: number }>`
+          SELECT kept_matches, kept_artists FROM short_name_query(${q})`.pipe(Effect.orDie)
+        const named = visibleArtistParts((columns) => foldedNameContains(sql, q, columns))
+        const keptMatches = facts?.kept_matches ?? null
+        if (keptMatches !== null && collectsFewMatches(keptMatches, facts!.kept_artists, page)) {
+          const among = sql`SELECT g.artist_id FROM artist_name_grams g WHERE g.gram = ${foldedName(sql, q)}
+            UNION ALL SELECT u.id FROM visible_unsettled_artists() u`
+          return yield* keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q, among)), [], page, scope, {
+            readOnce: true
+          })
+        }
+        const total = keptMatches === null
+          ? countOf(named)
+          : sql`SELECT (SELECT s.kept_matches FROM short_name_query(${q}) s) + (SELECT count(*) FROM ${named[1]!})`
+        return yield* sort === "name"
+          ? keysetPage(visibleByName(named), [], page, scope, { total, countFirst: true, fromNearerEnd: keptMatches !== null })
+          : keysetPage(bySongCount(foldedName(sql, q)), [], page, scope, { total, pagedBySource: true, countFirst: true })
+      })
 
     /**
      * Without q: by name, the kept name order of sql/0025; by songs, sql/0008's kept index walked

@@ -9,3 +9,15 @@ export const rowsUnlike = (kept: string, now: string) =>
 
 /** Songs row `s`'s `public_from` as the kept orders copy it (sql/0033), spelled out: published_at while not deleted. */
 export const publicFromOf = (s: string) => `CASE WHEN ${s}.deleted_at IS NULL THEN ${s}.published_at END`
+
+/**
+ * sql/0047's kept grams against the grams of the kept names written from scratch, and the kept
+ * counts against the pairs: rows of `rowsUnlike`s to sum (0: the same rows).
+ */
+export const artistNameGramsUnlike = [
+  rowsUnlike(
+    "SELECT gram, artist_id FROM artist_name_grams",
+    "SELECT g, artist_id FROM artist_song_counts CROSS JOIN unnest(name_grams(search_name, search_full_name)) g WHERE settled_songs > 0"
+  ),
+  rowsUnlike("SELECT gram, artists FROM artist_name_gram_counts WHERE artists <> 0", "SELECT gram, count(*)::int FROM artist_name_grams GROUP BY gram")
+] as const

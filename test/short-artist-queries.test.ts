@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { collectsFewMatches } from "../src/Artists/Repo.js"
+import { request } from "./support/http.js"
+import { walkByCursor } from "./support/pages.js"
+import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
+import { artistNameGramsUnlike } from "./support/keptRows.js"
+import { startServer, type TestServer } from "./support/server.js"
+
+/**
+ * /v1/artists?q= of one or two characters reads sql/0047's kept grams: the total kept, the page
+ * walked along a kept order, or, for a query with few matches, collected from the kept pairs. A
+ * catalogue of 300 more artists makes both ways happen ("a" walks, "zy" collects), with matches of
+ * every kind among the rare ones: a settled artist, an honorific's full name, an album-only artist,
+ * a hidden one, one whose only song is scheduled; each answer must equal the public rows counted.
+ */
+const catalogue = [
+  `INSERT INTO artists (id, name, slug) SELECT 7000 + n, 'Rama ' || n, 'rama-' || n FROM generate_series(1, 300) AS n`,
+  `INSERT INTO artists (id, name, slug, prefix_title) VALUES (7401, 'Zyqo', 'zyqo', NULL), (7402, 'Anis', 'anis', 'Dato Zy'),
+     (7403, 'Zynthia', 'zynthia', NULL), (7404, 'Zyra', 'zyra', NULL), (7405, 'Zyla', 'zyla', NULL), (7406, 'Bossa', 'bossa', NULL)`,
+  // one to three public songs each (song counts to sort by); 7404's song a draft, 7405's scheduled
+  `INSERT INTO songs (id, title, slug, released_at, date_type, published_at)
+   SELECT 300000 + n, 'Lagu ' || n, 'lagu-' || n, date '2001-01-01' + n, 'FULL', now() - interval '1 day' FROM generate_series(1, 604) AS n`,
+  `INSERT INTO songs (id, title, slug, released_at, date_type, published_at) VALUES
+     (300701, 'Draf', 'draf', date '2002-02-02', 'FULL', NULL),
+     (300702, 'Nanti', 'nanti', date '2002-02-02', 'FULL', now() + interval '3 days')`,
+  `INSERT INTO credits (song_id, position, artist_id, role_id)
+   SELECT 300000 + n, 1, 7000 + (n - 1) % 300 + 1, 1 FROM generate_series(1, 600) AS n WHERE n <= 300 OR n % 3 = 0`,
+  `INSERT INTO credits (song_id, position, artist_id, role_id) VALUES
+     (300601, 1, 7401, 1), (300602, 1, 7402, 1), (300603, 1, 7402, 1), (300604, 1, 7406, 1),
+     (300701, 1, 7404, 1), (300702, 1, 7405, 1)`,
+  `INSERT INTO albums (id, title, slug, album_type, released_at, published_at) VALUES (7403, 'Sintesis', 'sintesis', 'album', date '2003-03-03', now() - interval '1 day')`,
+  `INSERT INTO album_artists (album_id, position, artist_id) VALUES (7403, 1, 7403)`
+]
+
+/** Dense ("a", "ra"), rare ("zy", "qo", "ss" spelled "ß"), none ("x"), and one that is none of the new artists' ("mi"). */
+const QUERIES = ["a", "ra", "zy", "qo", "ß", "x", "mi"]
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer()
+  for (const statement of catalogue) await server.sql(statement)
+}, 60_000)
+afterAll(async () => {
+  await server.stop()
+  await server.database.drop()
+})
+
+type Lists = Record<string, { total: number; byName: ReadonlyArray<number>; bySongs: ReadonlyArray<[number, number]>; grams: number }>
+
+/** Each query's total and both orders: every page by offset (7 a page) and through next_cursor, which must agree. */
+const served = async (): Promise<Lists> => {
+  const lists: Lists = {}
+  for (const q of QUERIES) {
+    const path = (sort: string) => `/v1/artists?q=${encodeURIComponent(q)}&sort=${sort}`
+    const first = await request(server.baseUrl, `${path("name")}&limit=1`)
+    expect(first.status).toBe(200)
+    const total = (first.body as { meta: { total: number } }).meta.total
+    const byOffset = async (sort: string) => {
+      const rows: Array<{ id: number; song_count: number }> = []
+      for (let offset = 0; offset < total + 7; offset += 7) {
+        const reply = await request(server.baseUrl, `${path(sort)}&offset=${offset}&limit=7`)
+        expect(reply.status).toBe(200)
+        expect((reply.body as { meta: { total: number } }).meta.total).toBe(total)
+        rows.push(...(reply.body as { data: Array<{ id: number; song_count: number }> }).data)
+      }
+      expect(((await walkByCursor(server.baseUrl, path(sort), 7)) as Array<{ id: number }>).map((a) => a.id)).toEqual(rows.map((a) => a.id))
+      return rows
+    }
+    lists[q] = {
+      total,
+      byName: (await byOffset("name")).map((a) => a.id),
+      bySongs: (await byOffset("songs")).map((a): [number, number] => [a.id, a.song_count]),
+      // the kept grams against the same grams from the kept names (0: the same rows)
+      grams: (await Promise.all(artistNameGramsUnlike.map((text) => server.sql<{ n: number }>(text)))).reduce((sum, [row]) => sum + row!.n, 0)
+    }
+  }
+  return lists
+}
+
+/** The same counted over public_artists: folded names containing the folded query (docs/search.md). */
+const counted = async (): Promise<Lists> => {
+  const lists: Lists = {}
+  for (const q of QUERIES) {
+    const rows = await server.sql<{ id: number; songs: number }>(`
+      SELECT a.id, (SELECT count(DISTINCT c.song_id) FROM credits c JOIN public_songs s ON s.id = c.song_id WHERE c.artist_id = a.id)::int AS songs
+      FROM public_artists a, fold_name($1) f
+      WHERE f <> '' AND (strpos(a.search_name, f) > 0 OR strpos(a.search_full_name, f) > 0)
+      ORDER BY lower(a.name), a.id`, [q])
+    const bySongs = [...rows].sort((x, y) => y.songs - x.songs || x.id - y.id)
+    lists[q] = { total: rows.length, byName: rows.map((a) => a.id), bySongs: bySongs.map((a): [number, number] => [a.id, a.songs]), grams: 0 }
+  }
+  return lists
+}
+
+describe("short artist queries (sql/0047's kept grams)", () => {
+  test("both ways of finding a short query's page equal counting the public artists, after every kind of change", async () => {
+    // the catalogue makes both ways happen: a test of one way only could not fail for the other
+    const facts = async (q: string) =>
+      (await server.sql<{ kept_matches: number; kept_artists: number }>("SELECT * FROM short_name_query($1)", [q]))[0]!
+    const rare = await facts("zy")
+    const dense = await facts("a")
+    expect(rare.kept_matches).toBe(2)
+    expect(collectsFewMatches(rare.kept_matches, rare.kept_artists, { limit: 7 })).toBe(true)
+    expect(collectsFewMatches(dense.kept_matches, dense.kept_artists, { limit: 7, offset: 140 })).toBe(false)
+
+    const before = await served()
+    expect(before).toEqual(await counted())
+    expect(before["a"]!.total).toBeGreaterThan(300)
+    // Zyqo, Dato Zy Anis (the full name), Zynthia (an album only); not Zyra (a draft), not Zyla (scheduled)
+    expect([...before["zy"]!.byName].sort()).toEqual([7401, 7402, 7403])
+    expect(before["ß"]!.byName).toEqual([7406])
+
+    const [scheduled] = await server.sql<{ published_at: string }>("SELECT published_at::text FROM songs WHERE id = 300702")
+    const steps: Array<[string, string]> = [
+      // renamed: loses "zy" and "qo", gains "yz" and "oq"
+      ["UPDATE artists SET name = 'Oqyz' WHERE id = 7401", "UPDATE artists SET name = 'Zyqo' WHERE id = 7401"],
+      // the honorific gone: 7402 no longer matches "zy" but still "a"
+      ["UPDATE artists SET prefix_title = NULL WHERE id = 7402", "UPDATE artists SET prefix_title = 'Dato Zy' WHERE id = 7402"],
+      // songs unpublished: 7402 leaves the kept names (and the list); a dense artist too
+      ["UPDATE songs SET published_at = NULL WHERE id IN (300602, 300603, 300001)",
+        "UPDATE songs SET published_at = now() - interval '1 day' WHERE id IN (300602, 300603, 300001)"],
+      // a draft published: 7404 joins
+      ["UPDATE songs SET published_at = now() - interval '1 hour' WHERE id = 300701", "UPDATE songs SET published_at = NULL WHERE id = 300701"],
+      // the clock passes 7405's scheduled song: visible through a due song, not yet kept
+      clockPassesScheduledSong(300702, scheduled!.published_at),
+      // the album-only artist's album hidden
+      ["UPDATE albums SET published_at = NULL WHERE id = 7403", "UPDATE albums SET published_at = now() - interval '1 day' WHERE id = 7403"]
+    ]
+    await expectEveryStepCounted(
+      async (statement) => {
+        for (const part of statement.split(";")) if (part.trim() !== "") await server.sql(part)
+      },
+      steps,
+      async () => ({ served: await served(), counted: await counted() }),
+      before
+    )
+  }, 120_000)
+})
