@@ -57,7 +57,9 @@ export const KEPT_COUNT_TRIGGERS: Partial<Record<SeedTable, ReadonlyArray<string
     "members_rank_count_update", "members_settled_total_count_update",
     // a member gaining or losing a public profile moves the live contributors
     "members_visible_update",
-    "members_search_delete", "members_search_insert", "members_search_update"
+    "members_search_delete", "members_search_insert", "members_search_update",
+    // sql/0048: the public members' short name texts
+    "members_name_grams_delete", "members_name_grams_insert", "members_name_grams_truncate", "members_name_grams_update"
   ],
   // a role changing tag recounts sql/0016's per-tag counts and sql/0022's artists' albums
   roles: ["roles_artist_album_count_update", "roles_artist_role_count_update", "roles_artist_song_order_update"],
@@ -138,6 +140,8 @@ export const RECOUNTS = [
   "recount_song_sort_buckets",
   // the search table (sql/0015) reads the kept counts for its popularity
   "recount_search_entries",
+  // sql/0048: the public members' short name texts (sql/0047's artists' follow artist_song_counts)
+  "refill_member_name_grams",
   // last: the feed's first entries read the catalogue as the counts left it
   "feed_backfill"
 ] as const

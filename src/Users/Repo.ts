@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { keysetPage, type KeysetSort, type TableKeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
-import { foldedNameContains } from "../Domain/NameFilter.js"
+import { foldedNameContains, isShortQuery } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { contributionEntry, contributorProfile } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
@@ -149,15 +149,28 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       }
       if (query.type !== undefined) filters.push(sql`m.kind = ${KIND[query.type]}`)
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
+      // sql/0048: a q of one or two characters has its public members kept (NULL: it folds to more)
+      const keptMatches = isShortQuery(q) ? sql`short_member_query_count(${q})` : undefined
+      const counted = sql`SELECT count(*) FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
       // kept counts without q: sql/0009's public members, sql/0027's of one kind; with q, the matches counted
       const total = q === ""
         ? query.type === undefined
           ? sql`SELECT members FROM public_member_total`
           : sql`SELECT coalesce((SELECT members FROM public_member_kind_counts WHERE kind = ${KIND[query.type]}), 0)`
-        : sql`SELECT count(*) FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
-      // with q or type, few matches are collected (by the members' own indexes for joined and name)
-      // instead of walking the sort's order past every member that does not match
-      const steer = steered({ collect: filters, scale: sql`SELECT members FROM public_member_total` })
+        : keptMatches !== undefined && query.type === undefined
+        ? sql`SELECT coalesce(${keptMatches}, (${counted}))`
+        : counted
+      // with q or type, few matches are collected (by the members' own indexes for joined and name,
+      // or a short q's kept members by key) instead of walking the sort's order past every member
+      // that does not match
+      const steer = steered({
+        collect: filters,
+        scale: sql`SELECT members FROM public_member_total`,
+        keys: keptMatches === undefined ? undefined : [{
+          ids: sql`SELECT h.handle FROM short_member_query_handles(${q}) h`,
+          size: sql`coalesce(${keptMatches}, 2147483647)`
+        }]
+      })
       return keysetPage({ ...sort, descending }, filters, page, scope, { total, steer }).pipe(
         Effect.provide(database),
         withSpan("UsersRepo.listUsers")

@@ -21,3 +21,13 @@ export const artistNameGramsUnlike = [
   ),
   rowsUnlike("SELECT gram, artists FROM artist_name_gram_counts WHERE artists <> 0", "SELECT gram, count(*)::int FROM artist_name_grams GROUP BY gram")
 ] as const
+
+/** The same for sql/0048's kept grams of the public members. */
+export const memberNameGramsUnlike = [
+  rowsUnlike(
+    "SELECT gram, member_id FROM member_name_grams",
+    `SELECT g, id FROM members CROSS JOIN unnest(name_grams(search_name, search_username)) g
+     WHERE member_is_public(username, is_banned)`
+  ),
+  rowsUnlike("SELECT gram, members FROM member_name_gram_counts WHERE members <> 0", "SELECT gram, count(*)::int FROM member_name_grams GROUP BY gram")
+] as const

@@ -3,10 +3,12 @@ import { collectsFewMatches } from "../src/Artists/Repo.js"
 import { request } from "./support/http.js"
 import { walkByCursor } from "./support/pages.js"
 import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
-import { artistNameGramsUnlike } from "./support/keptRows.js"
+import { artistNameGramsUnlike, memberNameGramsUnlike } from "./support/keptRows.js"
 import { startServer, type TestServer } from "./support/server.js"
 
 /**
+ * /v1/artists?q= and /v1/users?q= of one or two characters read kept grams (sql/0047, sql/0048).
+ *
  * /v1/artists?q= of one or two characters reads sql/0047's kept grams: the total kept, the page
  * walked along a kept order, or, for a query with few matches, collected from the kept pairs. A
  * catalogue of 300 more artists makes both ways happen ("a" walks, "zy" collects), with matches of
@@ -29,7 +31,14 @@ const catalogue = [
      (300601, 1, 7401, 1), (300602, 1, 7402, 1), (300603, 1, 7402, 1), (300604, 1, 7406, 1),
      (300701, 1, 7404, 1), (300702, 1, 7405, 1)`,
   `INSERT INTO albums (id, title, slug, album_type, released_at, published_at) VALUES (7403, 'Sintesis', 'sintesis', 'album', date '2003-03-03', now() - interval '1 day')`,
-  `INSERT INTO album_artists (album_id, position, artist_id) VALUES (7403, 1, 7403)`
+  `INSERT INTO album_artists (album_id, position, artist_id) VALUES (7403, 1, 7403)`,
+  // members: 300 public ones, and rare names of every kind: by name, by username only, banned, no handle
+  `INSERT INTO members (id, username, name, kind, joined_at)
+   SELECT 7000 + n, 'ahli' || n, 'Ahli Rama ' || n, CASE WHEN n % 3 = 0 THEN 'artist' ELSE 'fan' END, timestamptz '2020-01-01' + n * interval '1 day'
+   FROM generate_series(1, 300) AS n`,
+  `INSERT INTO members (id, username, name, kind, joined_at, is_banned) VALUES
+     (7401, 'zyqo', 'Zyqo', 'fan', '2021-01-01', false), (7402, 'dzy', 'Dato Anis', 'artist', '2021-01-02', false),
+     (7403, 'zyban', 'Zyra', 'fan', '2021-01-03', true), (7404, NULL, 'Zylo', 'fan', '2021-01-04', false)`
 ]
 
 /** Dense ("a", "ra"), rare ("zy", "qo", "ss" spelled "ß"), none ("x"), and one that is none of the new artists' ("mi"). */
@@ -91,6 +100,87 @@ const counted = async (): Promise<Lists> => {
   }
   return lists
 }
+
+/** Each users query's members' handles in every sort and order, by offset (25 a page) and through next_cursor, which must agree. */
+const USER_ORDERS = ["sort=contributions", "sort=joined&order=asc", "sort=name", "sort=name&order=desc", "sort=name&type=fans"]
+
+/** Dense ("a"), rare ("zy", "qo"), none ("x") */
+const USER_QUERIES = ["a", "zy", "qo", "x"]
+
+const servedUsers = async (): Promise<Record<string, ReadonlyArray<string>>> => {
+  const lists: Record<string, ReadonlyArray<string>> = {}
+  for (const q of USER_QUERIES) {
+    for (const order of USER_ORDERS) {
+      const path = `/v1/users?q=${encodeURIComponent(q)}&${order}`
+      const first = await request(server.baseUrl, `${path}&limit=1`)
+      expect(first.status).toBe(200)
+      const total = (first.body as { meta: { total: number } }).meta.total
+      const handles: Array<string> = []
+      for (let offset = 0; offset < total + 25; offset += 25) {
+        const reply = await request(server.baseUrl, `${path}&offset=${offset}&limit=25`)
+        expect((reply.body as { meta: { total: number } }).meta.total).toBe(total)
+        handles.push(...(reply.body as { data: Array<{ username: string }> }).data.map((m) => m.username))
+      }
+      expect(((await walkByCursor(server.baseUrl, path, 25)) as Array<{ username: string }>).map((m) => m.username)).toEqual(handles)
+      lists[`${q} ${order}`] = handles
+    }
+    lists[`${q} grams`] = [String((await Promise.all(memberNameGramsUnlike.map((text) => server.sql<{ n: number }>(text))))
+      .reduce((sum, [row]) => sum + row!.n, 0))]
+  }
+  return lists
+}
+
+/** The same over public_members: folded name or username containing the folded query, in each order. */
+const countedUsers = async (): Promise<Record<string, ReadonlyArray<string>>> => {
+  const lists: Record<string, ReadonlyArray<string>> = {}
+  const orderBy: Record<string, string> = {
+    "sort=contributions": "n DESC, lower(m.username) DESC",
+    "sort=joined&order=asc": "m.joined_at, lower(m.username)",
+    "sort=name": "lower(m.name), lower(m.username)",
+    "sort=name&order=desc": "lower(m.name) DESC, lower(m.username) DESC",
+    "sort=name&type=fans": "lower(m.name), lower(m.username)"
+  }
+  for (const q of USER_QUERIES) {
+    for (const order of USER_ORDERS) {
+      const rows = await server.sql<{ username: string }>(`
+        SELECT m.username, (SELECT count(*) FROM contributions c JOIN public_songs s ON s.id = c.song_id WHERE c.member_id = m.id) AS n
+        FROM public_members m, fold_name($1) f
+        WHERE f <> '' AND (strpos(m.search_name, f) > 0 OR strpos(m.search_username, f) > 0)
+          AND (${order.includes("type=fans") ? "m.kind = 'fan'" : "TRUE"})
+        ORDER BY ${orderBy[order]}`, [q])
+      lists[`${q} ${order}`] = rows.map((m) => m.username)
+    }
+    lists[`${q} grams`] = ["0"]
+  }
+  return lists
+}
+
+describe("short users queries (sql/0048's kept grams)", () => {
+  test("a short query's members, read by key or walked, equal counting the public members, after every kind of change", async () => {
+    const before = await servedUsers()
+    expect(before).toEqual(await countedUsers())
+    // the rare ones: by name, by username only (dzy); not banned (zyban), not without a handle
+    expect([...before["zy sort=name"]!].sort()).toEqual(["dzy", "zyqo"])
+    expect(before["a sort=name"]!.length).toBeGreaterThan(300)
+    const steps: Array<[string, string]> = [
+      // renamed: loses "zy" and "qo"
+      ["UPDATE members SET name = 'Oqyz', username = 'oqyz' WHERE id = 7401", "UPDATE members SET name = 'Zyqo', username = 'zyqo' WHERE id = 7401"],
+      // banned, and unbanned
+      ["UPDATE members SET is_banned = true WHERE id = 7402", "UPDATE members SET is_banned = false WHERE id = 7402"],
+      ["UPDATE members SET is_banned = false WHERE id = 7403", "UPDATE members SET is_banned = true WHERE id = 7403"],
+      // a handle given, and a member gone
+      ["UPDATE members SET username = 'zylo' WHERE id = 7404", "UPDATE members SET username = NULL WHERE id = 7404"],
+      ["DELETE FROM members WHERE id = 7001", `INSERT INTO members (id, username, name, kind, joined_at)
+        VALUES (7001, 'ahli1', 'Ahli Rama 1', 'fan', timestamptz '2020-01-01' + interval '1 day')`]
+    ]
+    await expectEveryStepCounted(
+      (statement) => server.sql(statement),
+      steps,
+      async () => ({ served: await servedUsers(), counted: await countedUsers() }),
+      before
+    )
+  }, 180_000)
+})
 
 describe("short artist queries (sql/0047's kept grams)", () => {
   test("both ways of finding a short query's page equal counting the public artists, after every kind of change", async () => {
