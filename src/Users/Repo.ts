@@ -150,7 +150,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       if (query.type !== undefined) filters.push(sql`m.kind = ${KIND[query.type]}`)
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
       // sql/0048: a q of one or two characters has its public members kept (NULL: it folds to more)
-      const keptMatches = isShortQuery(q) ? sql`short_member_query_count(${q})` : undefined
+      const keptMatches = q !== "" && isShortQuery(q) ? sql`short_member_query_count(${q})` : undefined
       const counted = sql`SELECT count(*) FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
       // kept counts without q: sql/0009's public members, sql/0027's of one kind; with q, the matches counted
       const total = q === ""
