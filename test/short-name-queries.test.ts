@@ -104,8 +104,8 @@ const counted = async (): Promise<Lists> => {
 /** Each users query's members' handles in every sort and order, by offset (25 a page) and through next_cursor, which must agree. */
 const USER_ORDERS = ["sort=contributions", "sort=joined&order=asc", "sort=name", "sort=name&order=desc", "sort=name&type=fans"]
 
-/** Dense ("a"), rare ("zy", "qo"), none ("x") */
-const USER_QUERIES = ["a", "zy", "qo", "x"]
+/** Dense ("a"), rare ("zy", "qo"), none ("x"); and longer ones, whose matches are read by key (few: "zyq") or not */
+const USER_QUERIES = ["a", "zy", "qo", "x", "zyq", "rama 2"]
 
 const servedUsers = async (): Promise<Record<string, ReadonlyArray<string>>> => {
   const lists: Record<string, ReadonlyArray<string>> = {}
@@ -155,8 +155,8 @@ const countedUsers = async (): Promise<Record<string, ReadonlyArray<string>>> =>
   return lists
 }
 
-describe("short users queries (sql/0048's kept grams)", () => {
-  test("a short query's members, read by key or walked, equal counting the public members, after every kind of change", async () => {
+describe("users queries (sql/0048's kept grams; a longer q's matches by their handles)", () => {
+  test("a query's members, read by key or walked, equal counting the public members, after every kind of change", async () => {
     const before = await servedUsers()
     expect(before).toEqual(await countedUsers())
     // the rare ones: by name, by username only (dzy); not banned (zyban), not without a handle

@@ -151,7 +151,10 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
       // sql/0048: a q of one or two characters has its public members kept (NULL: it folds to more)
       const keptMatches = q !== "" && isShortQuery(q) ? sql`short_member_query_count(${q})` : undefined
-      const counted = sql`SELECT count(*) FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
+      /** the matches themselves, by the members' own indexes (trigram for q): the list's rows */
+      const matching = (columns: string) =>
+        sql`SELECT ${lit(columns)} FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
+      const counted = matching("count(*)")
       // kept counts without q: sql/0009's public members, sql/0027's of one kind; with q, the matches counted
       const total = q === ""
         ? query.type === undefined
@@ -160,16 +163,18 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
         : keptMatches !== undefined && query.type === undefined
         ? sql`SELECT coalesce(${keptMatches}, (${counted}))`
         : counted
-      // with q or type, few matches are collected (by the members' own indexes for joined and name,
-      // or a short q's kept members by key) instead of walking the sort's order past every member
-      // that does not match
+      // with q or type, few matches are collected (by the members' own indexes for joined and name)
+      // or read by key (a short q's kept members; a longer q's matches by their handles: the ranks
+      // of the contribution order carry no trigram index) instead of walking the sort's order past
+      // every member that does not match
       const steer = steered({
         collect: filters,
         scale: sql`SELECT members FROM public_member_total`,
-        keys: keptMatches === undefined ? undefined : [{
-          ids: sql`SELECT h.handle FROM short_member_query_handles(${q}) h`,
-          size: sql`coalesce(${keptMatches}, 2147483647)`
-        }]
+        keys: q === ""
+          ? undefined
+          : keptMatches === undefined
+          ? [{ ids: matching("lower(m.username)") }]
+          : [{ ids: sql`SELECT h.handle FROM short_member_query_handles(${q}) h`, size: sql`coalesce(${keptMatches}, 2147483647)` }]
       })
       return keysetPage({ ...sort, descending }, filters, page, scope, { total, steer }).pipe(
         Effect.provide(database),
