@@ -41,8 +41,11 @@ const catalogue = [
      (7403, 'zyban', 'Zyra', 'fan', '2021-01-03', true), (7404, NULL, 'Zylo', 'fan', '2021-01-04', false)`
 ]
 
-/** Dense ("a", "ra"), rare ("zy", "qo", "ss" spelled "ß"), none ("x"), and one that is none of the new artists' ("mi"). */
-const QUERIES = ["a", "ra", "zy", "qo", "ß", "x", "mi"]
+/**
+ * Dense ("a", "ra"), rare ("zy", "qo", "ss" spelled "ß"), none ("x"), one that is none of the new
+ * artists' ("mi"); longer ones, dense ("ama") and rare ("zyq", an honorific's "dato zy")
+ */
+const QUERIES = ["a", "ra", "zy", "qo", "ß", "x", "mi", "ama", "zyq", "dato zy"]
 
 let server: TestServer
 beforeAll(async () => {
@@ -182,16 +185,18 @@ describe("users queries (sql/0048's kept grams; a longer q's matches by their ha
   }, 180_000)
 })
 
-describe("short artist queries (sql/0047's kept grams)", () => {
-  test("both ways of finding a short query's page equal counting the public artists, after every kind of change", async () => {
+describe("artist queries (sql/0047's kept grams, sql/0049's kept names' trigrams)", () => {
+  test("both ways of finding a query's page equal counting the public artists, after every kind of change", async () => {
     // the catalogue makes both ways happen: a test of one way only could not fail for the other
     const facts = async (q: string) =>
-      (await server.sql<{ kept_matches: number; kept_artists: number }>("SELECT * FROM short_name_query($1)", [q]))[0]!
-    const rare = await facts("zy")
-    const dense = await facts("a")
-    expect(rare.kept_matches).toBe(2)
-    expect(collectsFewMatches(rare.kept_matches, rare.kept_artists, { limit: 7 })).toBe(true)
-    expect(collectsFewMatches(dense.kept_matches, dense.kept_artists, { limit: 7, offset: 140 })).toBe(false)
+      (await server.sql<{ kept_matches: number; kept_artists: number }>("SELECT * FROM artist_name_query($1)", [q]))[0]!
+    // (a gram's kept matches are exact; a longer query's are counted only as far as the choice needs: a thirtieth of the kept artists)
+    for (const [q, kept, collected] of [["zy", 2, true], ["zyq", 1, true], ["a", 310, false], ["ama", 11, false]] as const) {
+      const { kept_matches, kept_artists } = await facts(q)
+      expect({ q, kept: kept_matches }).toEqual({ q, kept })
+      expect({ q, collected: collectsFewMatches(kept_matches, kept_artists, { limit: 7, offset: collected ? 0 : 140 }) })
+        .toEqual({ q, collected })
+    }
 
     const before = await served()
     expect(before).toEqual(await counted())

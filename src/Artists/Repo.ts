@@ -157,9 +157,6 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
               WHERE ${named(["x.search_name", "x.search_full_name"])}) a`
         ]
 
-    /** The rows of every part counted: the matches' total. */
-    const countOf = (parts: ReadonlyArray<Statement.Fragment>) =>
-      sql`SELECT ${Statement.join(" + ", false)(parts.map((part) => sql`(SELECT count(*) FROM ${part})`))}`
     const keptTotal = lit("SELECT visible_artist_count()")
 
     /**
@@ -174,38 +171,35 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       )
 
     /**
-     * A q of one or two characters (no trigram), by sql/0047's kept grams, read first: the kept
-     * orders walked with the names they carry (sql/0039), the total kept, unless the query's
-     * matches are so few that collecting them from the kept pairs costs less than walking to the
-     * page (docs/query-plans.md). A q that folds to more than two characters has no kept gram: its
-     * matches are counted by one pass over the kept names.
+     * Artists whose names contain q, by the kept facts of sql/0047 and sql/0049, read first (one
+     * small statement): the kept orders walked with the names they carry (sql/0039), the total
+     * kept or counted from the kept names' own indexes, unless the matches are so few that
+     * collecting them (each probed) costs less than walking to the page (docs/query-plans.md): a q
+     * of one or two characters (no trigram) from its kept gram's artists and the few visible
+     * artists without a settled song, a longer one from the artists' trigram indexes.
      */
-    const shortQueryPage = (q: string, sort: ArtistSort, page: PageParamsInput, scope: string) =>
+    const namedPage = (q: string, sort: ArtistSort, page: PageParamsInput, scope: string) =>
       Effect.gen(function*() {
-        const [facts] = yield* sql<{ kept_matches: number | null; kept_artists: number }>`
-          SELECT kept_matches, kept_artists FROM short_name_query(${q})`.pipe(Effect.orDie)
-        const named = visibleArtistParts((columns) => foldedNameContains(sql, q, columns))
-        const keptMatches = facts?.kept_matches ?? null
-        if (keptMatches !== null && collectsFewMatches(keptMatches, facts!.kept_artists, page)) {
-          const among = sql`SELECT g.artist_id FROM artist_name_grams g WHERE g.gram = ${foldedName(sql, q)}
-            UNION ALL SELECT u.id FROM visible_unsettled_artists() u`
+        const [facts] = yield* sql<{ kept_matches: number; kept_artists: number }>`
+          SELECT kept_matches, kept_artists FROM artist_name_query(${q})`.pipe(Effect.orDie)
+        if (facts === undefined || collectsFewMatches(facts.kept_matches, facts.kept_artists, page)) {
+          const among = isShortQuery(q)
+            ? sql`SELECT m.artist_id FROM artist_kept_name_matches(${q}) m UNION ALL SELECT u.id FROM visible_unsettled_artists() u`
+            : undefined
           return yield* keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q, among)), [], page, scope, {
             readOnce: true
           })
         }
-        const total = keptMatches === null
-          ? countOf(named)
-          : sql`SELECT (SELECT s.kept_matches FROM short_name_query(${q}) s) + (SELECT count(*) FROM ${named[1]!})`
+        const named = visibleArtistParts((columns) => foldedNameContains(sql, q, columns))
+        const total = sql`SELECT artist_kept_name_count(${q}, NULL) + (SELECT count(*) FROM ${named[1]!})`
         return yield* sort === "name"
-          ? keysetPage(visibleByName(named), [], page, scope, { total, countFirst: true, fromNearerEnd: keptMatches !== null })
+          ? keysetPage(visibleByName(named), [], page, scope, { total, countFirst: true, fromNearerEnd: true })
           : keysetPage(bySongCount(foldedName(sql, q)), [], page, scope, { total, pagedBySource: true, countFirst: true })
       })
 
     /**
      * Without q: by name, the kept name order of sql/0025; by songs, sql/0008's kept index walked
-     * to the page by sql/0040; totals kept (visible_artist_count()). A q of one or two characters (no
-     * trigram) walks the same kept orders, which carry the names (sql/0039), its total one pass
-     * over the kept rows; a longer q collects its matches by the trigram indexes and counts them.
+     * to the page by sql/0040; totals kept (visible_artist_count()). With q: `namedPage`.
      */
     const listArtists = (params: {
       readonly q: string | undefined
@@ -218,9 +212,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
         ? sort === "name"
           ? keysetPage(visibleByName(visibleArtistParts()), [], page, scope, { total: keptTotal, fromNearerEnd: true })
           : keysetPage(bySongCount(lit("NULL::text")), [], page, scope, { total: keptTotal, pagedBySource: true })
-        : isShortQuery(q)
-        ? shortQueryPage(q, sort, page, scope)
-        : keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q)), [], page, scope, { readOnce: true })
+        : namedPage(q, sort, page, scope)
       return listed.pipe(Effect.provide(database), withSpan("ArtistsRepo.listArtists"))
     }
 
