@@ -43,9 +43,10 @@ const catalogue = [
 
 /**
  * Dense ("a", "ra"), rare ("zy", "qo", "ss" spelled "ß"), none ("x"), one that is none of the new
- * artists' ("mi"); longer ones, dense ("ama") and rare ("zyq", an honorific's "dato zy")
+ * artists' ("mi"); longer ones, dense ("ama"), rare ("zyq", an honorific's "dato zy") and one
+ * whose trigrams say little ("a 😀": sql/0050 bounds it by its rarest two characters)
  */
-const QUERIES = ["a", "ra", "zy", "qo", "ß", "x", "mi", "ama", "zyq", "dato zy"]
+const QUERIES = ["a", "ra", "zy", "qo", "ß", "x", "mi", "ama", "zyq", "dato zy", "a 😀"]
 
 let server: TestServer
 beforeAll(async () => {
@@ -191,7 +192,7 @@ describe("artist queries (sql/0047's kept grams, sql/0049's kept names' trigrams
     const facts = async (q: string) =>
       (await server.sql<{ kept_matches: number; kept_artists: number }>("SELECT * FROM artist_name_query($1)", [q]))[0]!
     // (a gram's kept matches are exact; a longer query's are counted only as far as the choice needs: a thirtieth of the kept artists)
-    for (const [q, kept, collected] of [["zy", 2, true], ["zyq", 1, true], ["a", 310, false], ["ama", 11, false]] as const) {
+    for (const [q, kept, collected] of [["zy", 2, true], ["zyq", 1, true], ["a 😀", 0, true], ["a", 310, false], ["ama", 11, false]] as const) {
       const { kept_matches, kept_artists } = await facts(q)
       expect({ q, kept: kept_matches }).toEqual({ q, kept })
       expect({ q, collected: collectsFewMatches(kept_matches, kept_artists, { limit: 7, offset: collected ? 0 : 140 }) })
