@@ -171,6 +171,9 @@ export const families = async (url: string): Promise<Array<Family>> => {
         ]),
         ...[bigLabels[0]!, bigLabels[1]!, smallLabels[0]!].flatMap((l) => years.map((y) => `/v1/songs?label=${l}&year=${y}&sort=title`)),
         `/v1/songs?genre=${genres[0]}&year=2015&offset=1000`,
+        // deep in another order: the genre's songs of the year read by key (6k at 1M), then sorted
+        `/v1/songs?genre=${genres[0]}&year=2015&sort=title&offset=3000`,
+        `/v1/songs?genre=${genres[0]}&year=2023&sort=popular&order=asc&offset=100`,
         `/v1/songs?genre=${genres[0]}&label=${bigLabels[0]}&sort=popular&offset=400`
       ]
     },
