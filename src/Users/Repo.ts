@@ -167,9 +167,12 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       // or read by key (a short q's kept members; a longer q's matches by their handles: the ranks
       // of the contribution order carry no trigram index) instead of walking the sort's order past
       // every member that does not match
+      const publicMembers = sql`SELECT members FROM public_member_total`
       const steer = steered({
         collect: filters,
-        scale: sql`SELECT members FROM public_member_total`,
+        scale: publicMembers,
+        // a short q is tested on every member (no trigram), not found by an index
+        scanned: q !== "" && isShortQuery(q) ? publicMembers : undefined,
         keys: q === ""
           ? undefined
           : keptMatches === undefined
