@@ -55,6 +55,9 @@ export const families = async (url: string): Promise<Array<Family>> => {
   const someSongs = await column("SELECT id AS v FROM public_songs WHERE id % 997 = 1 ORDER BY id LIMIT 10")
   // the most credited artists (a prolific writer who rarely performs among them), and the most
   // prolific performers and writers by kept public songs
+  const prolificNamesakes = await column(`SELECT a.id AS v FROM artist_song_counts c JOIN public_artists a ON a.id = c.artist_id
+    WHERE EXISTS (SELECT 1 FROM public_artists o WHERE fold_name(o.name) = fold_name(a.name) AND o.id <> a.id)
+    ORDER BY c.settled_songs DESC, a.id LIMIT 20`)
   const prolificArtists = await column(`SELECT v FROM (
       (SELECT artist_id AS v FROM artist_counts ORDER BY live_credits DESC, artist_id LIMIT 5)
       UNION (SELECT artist_id FROM artist_tag_song_counts WHERE tag = 'performer' ORDER BY settled_songs DESC, artist_id LIMIT 2)
@@ -206,7 +209,14 @@ export const families = async (url: string): Promise<Array<Family>> => {
       ]
     },
     { name: "/v1/artists/{id}/albums", paths: each([...prolificArtists, ...rareArtists], (id) => `/v1/artists/${id}/albums`) },
-    { name: "/v1/artists/namesake-hints", paths: [`/v1/artists/namesake-hints?ids=${[...prolificArtists, ...rareArtists].join(",")}`] },
+    {
+      name: "/v1/artists/namesake-hints",
+      paths: [
+        `/v1/artists/namesake-hints?ids=${[...prolificArtists, ...rareArtists].join(",")}`,
+        // a page of the most credited artists that have namesakes: each gets a hint
+        `/v1/artists/namesake-hints?ids=${prolificNamesakes.join(",")}`
+      ]
+    },
     { name: "/v1/genres", paths: ["/v1/genres"] },
     { name: "/v1/genres/{slug}", paths: each(genres.slice(0, 6), (g) => `/v1/genres/${g}`) },
     {
