@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
+import { clockPassesScheduledSong } from "./support/keptCountSteps.js"
 import { startServer, type TestServer } from "./support/server.js"
 
 /**
@@ -41,7 +42,11 @@ const catalogue = [
   `INSERT INTO songs (id, title, slug, released_at, date_type, published_at, vidsvc_views) VALUES
      (400301, 'Tanpa Tontonan', 'tanpa-tontonan', date '2015-01-01', 'FULL', now() - interval '1 day', NULL),
      (400302, 'Esok', 'esok-kembar', date '2014-01-01', 'FULL', now() + interval '1 day', 9)`,
-  `INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (400301, 1, 8003, 6), (400301, 2, 8004, 5), (400302, 1, 8004, 1)`
+  `INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (400301, 1, 8003, 6), (400301, 2, 8004, 5), (400302, 1, 8004, 1)`,
+  // 8003: a scheduled song in two roles, the most viewed, due in a day
+  `INSERT INTO songs (id, title, slug, released_at, date_type, published_at, vidsvc_views) VALUES
+     (400401, 'Lusa', 'lusa-kembar', date '2016-01-01', 'FULL', timestamptz '2031-01-01', 90000)`,
+  `INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (400401, 1, 8003, 4), (400401, 2, 8003, 1)`
 ]
 
 let server: TestServer
@@ -85,6 +90,17 @@ const served = async () => {
 }
 
 describe("namesake hints: the role and the best-known song", () => {
+  test("a scheduled song counts once the clock passes its time, with no write", async () => {
+    const [due, back] = clockPassesScheduledSong(400401, "2031-01-01T00:00:00Z")
+    expect((await served())[2]).toEqual({ id: 8003, role: "Guitar", song: "Tanpa Tontonan", song_year: 2015 })
+    await server.sql(due)
+    // a song in each of three roles: the first by sort order; the due song has the most views
+    expect((await served())[2]).toEqual({ id: 8003, role: "Vocals", song: "Lusa", song_year: 2016 })
+    expect(await served()).toEqual(await expected())
+    await server.sql(back)
+    expect((await served())[2]).toEqual({ id: 8003, role: "Guitar", song: "Tanpa Tontonan", song_year: 2015 })
+  })
+
   test("both ways give the definition's answer", async () => {
     expect(await walked()).toEqual([[8001, true], [8002, false], [8003, false], [8004, false]])
     const hints = await served()
