@@ -51,13 +51,9 @@ const catalogue = [
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startServer()
-  for (const statement of catalogue) await server.sql(statement)
+  server = await startServer({ statements: catalogue })
 }, 60_000)
-afterAll(async () => {
-  await server.stop()
-  await server.database.drop()
-})
+afterAll(() => server.close())
 
 const IDS = [8001, 8002, 8003, 8004]
 

@@ -50,13 +50,9 @@ const QUERIES = ["a", "ra", "zy", "qo", "ß", "x", "mi", "ama", "zyq", "dato zy"
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startServer()
-  for (const statement of catalogue) await server.sql(statement)
+  server = await startServer({ statements: catalogue })
 }, 60_000)
-afterAll(async () => {
-  await server.stop()
-  await server.database.drop()
-})
+afterAll(() => server.close())
 
 /** The rows of `rowsUnlike` queries summed (0: every kept table as written from scratch). */
 const unlikeRows = async (queries: ReadonlyArray<string>) =>

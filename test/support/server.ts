@@ -31,6 +31,8 @@ export interface TestServer {
   /** Runs SQL on the server's own database connection (the embedded database allows no other). */
   readonly sql: <A extends object = Record<string, unknown>>(text: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<A>>
   readonly stop: () => Promise<void>
+  /** stop, then drop the database (a file's own server, in its afterAll) */
+  readonly close: () => Promise<void>
 }
 
 const loadFixture = (sql: SqlClient.SqlClient) =>
@@ -42,10 +44,14 @@ const loadFixture = (sql: SqlClient.SqlClient) =>
 
 /**
  * Starts the real service on a free port over `database` (a fresh one when not given) and
- * loads the fixture when the database is empty.
+ * loads the fixture when the database is empty; then runs `statements` (a test file's own rows).
  */
 export const startServer = async (
-  options: { readonly env?: Record<string, string>; readonly database?: TestDatabase } = {}
+  options: {
+    readonly env?: Record<string, string>
+    readonly database?: TestDatabase
+    readonly statements?: ReadonlyArray<string>
+  } = {}
 ): Promise<TestServer> => {
   const database = options.database ?? (await resolveTestDatabase())
   const env = { ...TEST_ENV, ...databaseEnv(database), ...options.env }
@@ -61,11 +67,13 @@ export const startServer = async (
       return { port: server.address._tag === "TcpAddress" ? server.address.port : 0, sql }
     })
   )
+  for (const text of options.statements ?? []) await runtime.runPromise(sql.unsafe(text))
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     database,
     sql: (text, params = []) => runtime.runPromise(sql.unsafe(text, params)) as never,
-    stop: () => runtime.dispose()
+    stop: () => runtime.dispose(),
+    close: () => runtime.dispose().then(database.drop)
   }
 }
 
