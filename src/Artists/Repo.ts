@@ -119,30 +119,31 @@ export const collectsFewMatches = (matches: number, keptArtists: number, page: P
 const namesakeHintJsonSql = jsonArraySql(namesakeHint.json("h"), "h.ord")
 
 /**
- * The artist's best-known public song (most video views, then earliest, then id) as one row
- * (title, released_at), or none. An artist of s public songs among P: their songs are collected
- * from sql/0037's kept pairs, each probed for its views (s probes), while s² < P; a more prolific
- * one's is found by walking the catalogue's popular order with a credit probe a song (about P / s
- * of them: ~150 for an artist of 7k songs at 1M, where collecting cost ~60 ms), then the songs of
- * those views read for the earliest. `EXISTS (... OFFSET 0)`: a probe, not a join.
+ * The best-known public song (most video views, then earliest, then id) of the artist of row `h`,
+ * as one row (title, released_at), or none. An artist of s public songs among P (its settled count
+ * kept): its songs are collected from sql/0037's kept pairs, each probed for its views, while
+ * s² < P; a more prolific one's is found by walking the catalogue's popular order with a credit
+ * probe a song (about P / s of them: ~150 for an artist of 7k songs at 1M, where collecting cost
+ * ~60 ms), then the songs of those views read for the earliest. `EXISTS (... OFFSET 0)`: a probe,
+ * not a join.
  */
-const bestSongSql = (artistId: string) => `
+const bestSongSql = (h: string) => `
   SELECT best.title, best.released_at FROM (
-    SELECT (ac.settled_songs::bigint * ac.settled_songs >= (SELECT songs FROM public_catalogue_counts)) IS TRUE AS walk
-    FROM (SELECT ${artistId}) x LEFT JOIN artist_song_counts ac ON ac.artist_id = ${artistId}) way
+    SELECT k.settled * k.settled >= (SELECT songs FROM public_catalogue_counts) AS walk
+    FROM (SELECT ${artistSettledSongsSql(h)}::bigint AS settled) k) way
   CROSS JOIN LATERAL (
     (SELECT s.title, s.released_at FROM artist_song_orders o JOIN songs s ON s.id = o.song_id
-     WHERE NOT way.walk AND o.artist_id = ${artistId} AND song_is_public(o.public_from, NULL)
+     WHERE NOT way.walk AND o.artist_id = ${h}.id AND song_is_public(o.public_from, NULL)
      ORDER BY s.vidsvc_views DESC NULLS LAST, s.released_at, s.id LIMIT 1)
     UNION ALL
     (SELECT tie.title, tie.released_at FROM (
        SELECT coalesce(s.vidsvc_views, -1) AS views FROM public_songs s
-       WHERE way.walk AND EXISTS (SELECT 1 FROM credits c WHERE c.artist_id = ${artistId} AND c.song_id = s.id OFFSET 0)
+       WHERE way.walk AND EXISTS (SELECT 1 FROM credits c WHERE c.artist_id = ${h}.id AND c.song_id = s.id OFFSET 0)
        ORDER BY coalesce(s.vidsvc_views, -1) DESC, s.id DESC LIMIT 1) top
      CROSS JOIN LATERAL (
        SELECT s.title, s.released_at, s.id FROM public_songs s
        WHERE coalesce(s.vidsvc_views, -1) = top.views
-         AND EXISTS (SELECT 1 FROM credits c WHERE c.artist_id = ${artistId} AND c.song_id = s.id OFFSET 0)
+         AND EXISTS (SELECT 1 FROM credits c WHERE c.artist_id = ${h}.id AND c.song_id = s.id OFFSET 0)
        OFFSET 0) tie
      ORDER BY tie.released_at, tie.id LIMIT 1)) best`
 
@@ -321,7 +322,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
           LEFT JOIN LATERAL (
             SELECT r.title FROM public_artist_role_song_counts(h.id) rc JOIN roles r ON r.id = rc.role_id
             ORDER BY rc.songs DESC, r.sort_order, r.id LIMIT 1) top_role ON true
-          LEFT JOIN LATERAL (${lit(bestSongSql("h.id"))}) best_song ON true
+          LEFT JOIN LATERAL (${lit(bestSongSql("h"))}) best_song ON true
           LEFT JOIN LATERAL (
             SELECT al.title, al.released_at FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id
             WHERE aa.artist_id = h.id

@@ -149,8 +149,9 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
       }
       if (query.type !== undefined) filters.push(sql`m.kind = ${KIND[query.type]}`)
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
+      const shortQuery = q !== "" && isShortQuery(q)
       // sql/0048: a q of one or two characters has its public members kept (NULL: it folds to more)
-      const keptMatches = q !== "" && isShortQuery(q) ? sql`short_member_query_count(${q})` : undefined
+      const keptMatches = shortQuery ? sql`short_member_query_count(${q})` : undefined
       /** the matches themselves, by the members' own indexes (trigram for q): the list's rows */
       const matching = (columns: string) =>
         sql`SELECT ${lit(columns)} FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
@@ -172,7 +173,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
         collect: filters,
         scale: publicMembers,
         // a short q is tested on every member (no trigram), not found by an index
-        scanned: q !== "" && isShortQuery(q) ? publicMembers : undefined,
+        scanned: shortQuery ? publicMembers : undefined,
         keys: q === ""
           ? undefined
           : keptMatches === undefined
