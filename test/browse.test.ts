@@ -238,7 +238,7 @@ describe("deep pagination (issue 4 point 2)", () => {
     expect(popular.map((r) => r.id)).toEqual(popularExpected.map((r) => r.id))
   }, 600_000)
 
-  test("any offset, up to the largest the API takes, serves the rows of that offset (walked from the nearer end, or sought by date)", async () => {
+  test("any offset, up to the largest the API takes, serves the rows of that offset (walked from the nearer end, or sought by date; a year alone in each order)", async () => {
     const orders: ReadonlyArray<[string, string]> = [
       ["sort=released", "released_at DESC, id DESC"],
       ["sort=released&order=asc", "released_at ASC, id ASC"],
@@ -247,7 +247,12 @@ describe("deep pagination (issue 4 point 2)", () => {
       ["sort=title", "lower(title) ASC, id ASC"],
       ["sort=title&order=desc", "lower(title) DESC, id DESC"],
       ["sort=released&year=2000", "released_at DESC, id DESC"],
-      ["sort=released&order=asc&year=2000", "released_at ASC, id ASC"]
+      ["sort=released&order=asc&year=2000", "released_at ASC, id ASC"],
+      // a year alone in popular and title order: a range of sql/0051's year indexes
+      ["sort=popular&year=2000", "coalesce(vidsvc_views, -1) DESC, id DESC"],
+      ["sort=popular&order=asc&year=2000", "coalesce(vidsvc_views, -1) ASC, id ASC"],
+      ["sort=title&year=2000", "lower(title) ASC, id ASC"],
+      ["sort=title&order=desc&year=2000", "lower(title) DESC, id DESC"]
     ]
     for (const [query, order] of orders) {
       const where = query.includes("year=2000") ? "extract(year FROM released_at) = 2000" : "TRUE"

@@ -113,16 +113,25 @@ export const songBrowsePage = (
     collect.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label})`)
     walk.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label} OFFSET 0)`)
   }
-  // in release order a year is a range of the index: its walk reads that year's songs at most
-  const yearInOrder = sortName === "released" && browse.year !== undefined
+  // a year is a range of an index in the catalogue's order: of the release dates, or alone (no
+  // genre, no label) of sql/0051's year indexes in popular and title order. Its walk reads that
+  // year's songs at most
+  const yearInOrder = browse.year !== undefined &&
+    (sortName === "released" || (browse.genre === undefined && browse.label === undefined))
   // with a year, its range (~25k songs at 1M) drives the collection (the genre and label probed):
   // a prepared statement's plan cannot tell a label of 90k songs from one of 500
   const collectYear = [...walk]
   if (browse.year !== undefined) {
     const year = releasedIn(sql, "s.released_at", browse.year)
     collectYear.push(year)
-    // in another order the walk tests the year on each row (IS TRUE: not a range the planner would start from)
-    walk.push(yearInOrder ? year : sql`(${year}) IS TRUE`)
+    // in an owner's order the walk tests the year on each row (IS TRUE: not a range the planner would start from)
+    walk.push(
+      !yearInOrder
+        ? sql`(${year}) IS TRUE`
+        : sortName === "released"
+        ? year
+        : sql`extract(year FROM s.released_at) = CAST(${browse.year} AS numeric)`
+    )
   }
   const scope = list.scope ?? `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
   const seek = browse.genre === undefined && browse.label === undefined ? songSeek(sql, sortName, browse.year) : undefined
@@ -157,7 +166,7 @@ export const songBrowsePage = (
     }]
   ]
   const yearSongs = browse.year === undefined ? undefined : yearSongCount(sql, browse.year)
-  // a year in release order is never collected by a scan (read by key from a small genre or label only)
+  // a year in its order's index is never collected by a scan (read by key from a small genre or label only)
   const steer = {
     collect: seek !== undefined || ownAlone || (yearInOrder && keys.length === 0) ? [] : browse.year !== undefined ? collectYear : collect,
     range: yearInOrder ? yearSongs : undefined,
