@@ -170,7 +170,13 @@ export const songBrowsePage = (
   const steer = {
     collect: seek !== undefined || ownAlone || (yearInOrder && keys.length === 0) ? [] : browse.year !== undefined ? collectYear : collect,
     range: yearInOrder ? yearSongs : undefined,
-    scanned: browse.year !== undefined ? yearSongs : undefined,
+    // a genre and a label without a year are collected by joining their two link ranges: a
+    // prepared statement's generic plan reads both whole (it cannot tell which is small)
+    scanned: browse.year !== undefined
+      ? yearSongs
+      : browse.genre !== undefined && browse.label !== undefined
+      ? sql`SELECT (${genreSongCount(sql, browse.genre)}) + public_label_song_count(${browse.label})`
+      : undefined,
     // the rows of the unfiltered walk: the owner's songs in its own order, else the catalogue's
     scale: labelSort !== undefined
       ? sql`SELECT public_label_song_count(${browse.label})`
