@@ -112,6 +112,30 @@ describe("the search table (sql/0015)", () => {
     expect(await drift()).toBe(0)
   }, 60_000)
 
+  test("more matches inside a word than the bound: the page is still the most popular of them (sql/0052)", async () => {
+    // "a zqs" sits inside 2,100 titles ("Rosa Zqsayang n": the 'a' ends a word), and starts a word in
+    // one; past twice the bound's names the count stops and the page is walked in popularity order
+    await addSongs(40_000, 40_000 + 2 * SEARCH_TOTAL_BOUND + 99, "Rosa Zqsayang")
+    await addSongs(43_000, 43_000, "A Zqsayang")
+    // the two most viewed are hidden (one scheduled: its entry waits for its time); a tie on views
+    // across the page's last place is decided by id
+    await server.sql("UPDATE songs SET published_at = now() + interval '1 day' WHERE id = 42099")
+    await server.sql("UPDATE songs SET deleted_at = now() WHERE id = 42098")
+    await server.sql("UPDATE songs SET vidsvc_views = 42094 WHERE id = 42090")
+    const expected = await server.sql<{ id: number }>(
+      `SELECT s.id FROM public_songs s, fold_name('a zqs') q
+       WHERE strpos(s.search_title, q) > 0 AND NOT (starts_with(s.search_title, q) OR strpos(s.search_title, ' ' || q) > 0)
+       ORDER BY coalesce(s.vidsvc_views, 0) DESC, s.id LIMIT 4`
+    )
+    expect(expected.map((row) => row.id)).toEqual([42_097, 42_096, 42_095, 42_090])
+    const page = await songs("a zqs", 5)
+    expect(page.total).toBe(SEARCH_TOTAL_BOUND)
+    expect(page.items.map((s) => [s.id, s.score])).toEqual([[43_000, 0.75], ...expected.map((row) => [row.id, 0.25])])
+    // with no room left on the page for them, they are only counted
+    const first = await songs("a zqs", 1)
+    expect({ total: first.total, ids: first.items.map((s) => s.id) }).toEqual({ total: SEARCH_TOTAL_BOUND, ids: [43_000] })
+  }, 60_000)
+
   test("a common word's page is still exact first, then prefix, then later words, each by popularity", async () => {
     await addSongs(20_000, 20_000 + SEARCH_TOTAL_BOUND + 99, "Dan Zzrindu")
     await server.sql("INSERT INTO songs (id, title, slug, released_at, date_type, published_at, vidsvc_views) VALUES " +
