@@ -31,6 +31,9 @@ const yearSongCount = (sql: SqlClient.SqlClient, year: number) =>
 const genreSongCount = (sql: SqlClient.SqlClient, slug: string) =>
   sql`SELECT coalesce((SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${slug}), 0)`
 
+/** The label's public songs (sql/0017's settled count and the due ones). */
+const labelSongCount = (sql: SqlClient.SqlClient, label: number) => sql`SELECT public_label_song_count(${label})`
+
 /**
  * The browse's total from kept counts: one filter or none from sql/0003 and 0006, two or three
  * from sql/0018's song_facet_counts. An unknown genre slug matches nothing.
@@ -48,7 +51,7 @@ const keptSongTotal = (sql: SqlClient.SqlClient, browse: SongBrowse): Statement.
     return genreSongCount(sql, browse.genre)
   }
   if (browse.label !== undefined) {
-    return sql`SELECT public_label_song_count(${browse.label})`
+    return labelSongCount(sql, browse.label)
   }
   if (browse.year !== undefined) {
     return yearSongCount(sql, browse.year)
@@ -116,7 +119,7 @@ export const songBrowsePage = (
   // a year is a range of an index in the catalogue's order: of the release dates, or alone (no
   // genre, no label) of sql/0051's year indexes in popular and title order. Its walk reads that
   // year's songs at most
-  const yearInOrder = browse.year !== undefined &&
+  const yearIsRange = browse.year !== undefined &&
     (sortName === "released" || (browse.genre === undefined && browse.label === undefined))
   // with a year, its range (~25k songs at 1M) drives the collection (the genre and label probed):
   // a prepared statement's plan cannot tell a label of 90k songs from one of 500
@@ -126,7 +129,7 @@ export const songBrowsePage = (
     collectYear.push(year)
     // in an owner's order the walk tests the year on each row (IS TRUE: not a range the planner would start from)
     walk.push(
-      !yearInOrder
+      !yearIsRange
         ? sql`(${year}) IS TRUE`
         : sortName === "released"
         ? year
@@ -161,25 +164,25 @@ export const songBrowsePage = (
       size: alone
         ? undefined
         : browse.year === undefined
-        ? sql`SELECT public_label_song_count(${browse.label})`
+        ? labelSongCount(sql, browse.label)
         : keptSize(sql`NULL`, browse.label)
     }]
   ]
   const yearSongs = browse.year === undefined ? undefined : yearSongCount(sql, browse.year)
   // a year in its order's index is never collected by a scan (read by key from a small genre or label only)
   const steer = {
-    collect: seek !== undefined || ownAlone || (yearInOrder && keys.length === 0) ? [] : browse.year !== undefined ? collectYear : collect,
-    range: yearInOrder ? yearSongs : undefined,
+    collect: seek !== undefined || ownAlone || (yearIsRange && keys.length === 0) ? [] : browse.year !== undefined ? collectYear : collect,
+    range: yearIsRange ? yearSongs : undefined,
     // a genre and a label without a year are collected by joining their two link ranges: a
     // prepared statement's generic plan reads both whole (it cannot tell which is small)
     scanned: browse.year !== undefined
       ? yearSongs
       : browse.genre !== undefined && browse.label !== undefined
-      ? sql`SELECT (${genreSongCount(sql, browse.genre)}) + public_label_song_count(${browse.label})`
+      ? sql`SELECT (${genreSongCount(sql, browse.genre)}) + (${labelSongCount(sql, browse.label)})`
       : undefined,
     // the rows of the unfiltered walk: the owner's songs in its own order, else the catalogue's
     scale: labelSort !== undefined
-      ? sql`SELECT public_label_song_count(${browse.label})`
+      ? labelSongCount(sql, browse.label ?? 0)
       : genreSort !== undefined
       ? genreSongCount(sql, browse.genre ?? "")
       : sql`SELECT live_songs FROM catalogue_counts`,
