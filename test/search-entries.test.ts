@@ -98,6 +98,25 @@ describe("the search table (sql/0015)", () => {
     expect((await songs("fajar menyingsing")).items.map((s) => s.id)).toEqual([6000])
   })
 
+  test("an artist without a settled song is found by a due song or a public album, not before (sql/0054)", async () => {
+    const artists = async (text: string) =>
+      (await search(`q=${encodeURIComponent(text)}&types=artists`)).artists!.items.map((a) => a.id)
+    await server.sql(`
+      INSERT INTO artists (id, name, slug) VALUES (7000, 'Qistinawira Zulkarnain', 'qistinawira'),
+        (7001, 'Qistinawira Hassan', 'qistinawira-hassan'), (7002, 'Qistinawira Rahman', 'qistinawira-rahman');
+      INSERT INTO albums (id, title, slug, album_type, published_at) VALUES (7001, 'Zyxalbum', 'zyxalbum', 'album', now()),
+        (7002, 'Zyxhidden', 'zyxhidden', 'album', NULL);
+      INSERT INTO album_artists (album_id, position, artist_id) VALUES (7001, 1, 7001), (7002, 1, 7002)`)
+    await addSongs(7000, 7000, "Lagu Qistinawira", new Date(Date.now() + 1500).toISOString())
+    await server.sql("INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (7000, 1, 7000, 1)")
+    // by word start and inside a word: the album's artist only; the scheduled song's and the hidden album's not yet
+    expect(await artists("qistinawira")).toEqual([7001])
+    expect(await artists("stinawira")).toEqual([7001])
+    await Bun.sleep(2000)
+    expect((await artists("qistinawira")).sort()).toEqual([7000, 7001])
+    expect((await artists("stinawira")).sort()).toEqual([7000, 7001])
+  })
+
   test(`total is exact below ${SEARCH_TOTAL_BOUND}; ${SEARCH_TOTAL_BOUND} means that many or more`, async () => {
     await addSongs(10_000, 10_000 + SEARCH_TOTAL_BOUND + 99, "Zzgema")
     const many = await songs("zzgema", 3)
