@@ -122,9 +122,10 @@ const namesakeHintJsonSql = jsonArraySql(namesakeHint.json("h"), "h.ord")
  * The best-known public song (most video views, then earliest, then id) of the artist of row `h`,
  * as one row (title, released_at), or none. An artist of s public songs among P (its settled count
  * kept): its songs are collected from sql/0037's kept pairs, each probed for its views, while
- * s² < P; a more prolific one's is found by walking the catalogue's popular order with a credit
- * probe a song (about P / s of them: ~150 for an artist of 7k songs at 1M, where collecting cost
- * ~60 ms), then the songs of those views read for the earliest. `EXISTS (... OFFSET 0)`: a probe,
+ * s² < P (the views and dates from sql/0058's index alone, the title of the best one only); a
+ * more prolific one's is found by walking the catalogue's popular order with a credit probe a
+ * song (about P / s of them: ~150 for an artist of 7k songs at 1M, where collecting cost ~60 ms),
+ * then the songs of those views read for the earliest. `EXISTS (... OFFSET 0)`: a probe,
  * not a join.
  */
 const bestSongSql = (h: string) => `
@@ -132,9 +133,11 @@ const bestSongSql = (h: string) => `
     SELECT k.settled * k.settled >= (SELECT songs FROM public_catalogue_counts) AS walk
     FROM (SELECT ${artistSettledSongsSql(h)}::bigint AS settled) k) way
   CROSS JOIN LATERAL (
-    (SELECT s.title, s.released_at FROM artist_song_orders o JOIN songs s ON s.id = o.song_id
-     WHERE NOT way.walk AND o.artist_id = ${h}.id AND song_is_public(o.public_from, NULL)
-     ORDER BY s.vidsvc_views DESC NULLS LAST, s.released_at, s.id LIMIT 1)
+    (SELECT s.title, s.released_at FROM (
+       SELECT v.id FROM artist_song_orders o JOIN songs v ON v.id = o.song_id
+       WHERE NOT way.walk AND o.artist_id = ${h}.id AND song_is_public(o.public_from, NULL)
+       ORDER BY v.vidsvc_views DESC NULLS LAST, v.released_at, v.id LIMIT 1) b
+     JOIN songs s ON s.id = b.id)
     UNION ALL
     (SELECT tie.title, tie.released_at FROM (
        SELECT coalesce(s.vidsvc_views, -1) AS views FROM public_songs s
