@@ -75,7 +75,8 @@ describe("live and public rules (sql/0014, sql/0019)", () => {
     // one analyzed while empty (a migration's ANALYZE) is read whole whatever the rule; the question
     // is whether the partial index can serve the view at all
     const plan = async (query: string) => {
-      const results = await server.sql<any>(`BEGIN; SET LOCAL enable_seqscan = off; EXPLAIN ${query}; COMMIT`)
+      // a text of several statements answers one row list per statement
+      const results = await server.sql(`BEGIN; SET LOCAL enable_seqscan = off; EXPLAIN ${query}; COMMIT`)
       const rows = (results as unknown as ReadonlyArray<ReadonlyArray<{ "QUERY PLAN": string }>>).find((r) => r.length > 0) ?? []
       return rows.map((row) => row["QUERY PLAN"]).join("\n")
     }
