@@ -43,6 +43,9 @@ const spellingsOf = (path: string): ReadonlyArray<{ readonly name: string; reado
     { name: "escaped letter", path: path.slice(0, at) + `%${letter.charCodeAt(0).toString(16)}` + path.slice(at + 1), same: false },
     { name: "escaped slash", path: segments.length > 2 ? path.slice(0, lastSlash) + "%2F" + path.slice(lastSlash + 1) : path + "%2F", same: false },
     { name: "trailing slash", path: path + "/", same: false },
+    // the platform's router ends a path at `;`: after a middle segment it would serve the prefix
+    { name: "semicolon inside", path: lastSlash > 0 ? path.slice(0, lastSlash) + ";x" + path.slice(lastSlash) : path.slice(0, 2) + ";x" + path.slice(2), same: false },
+    { name: "semicolon at the end", path: path + ";x", same: false },
     { name: "dot segment", path: path.slice(0, lastSlash) + "/." + path.slice(lastSlash), same: true },
     { name: "dot-dot segment", path: "/v1/x/.." + path.slice(path.startsWith("/v1") ? 3 : 0), same: path.startsWith("/v1") }
   ]

@@ -75,13 +75,19 @@ const walk = (node: Node, segments: ReadonlyArray<string>, at: number): Route | 
 const ESCAPED_UNRESERVED = /%(?:[46][1-9a-fA-F]|[57][0-9aA]|3[0-9]|2[dDeE]|5[fF]|7[eE])/
 
 /**
+ * A raw `;` or `#`: the platform's router (find-my-way) ends the path there, reading the rest as a
+ * query, so `/v1/songs/1;x/similar` would be served as `/v1/songs/1`. No path of the API holds one.
+ */
+const ROUTER_PATH_END = /[;#]/
+
+/**
  * The route a path names, matched exactly as written: case-sensitive, `//` is not `/`, no
- * trailing slash, no escaped letters or digits. Literal segments win over parameters:
+ * trailing slash, no escaped letters or digits, no `;`. Literal segments win over parameters:
  * `/v1/artists/namesake-hints` is not artist `namesake-hints`.
  * Dot segments never get here: Bun resolves them while parsing the request target.
  */
 export const matchRoute = (path: string): Route | undefined => {
-  if (path[0] !== "/" || (path.includes("%") && ESCAPED_UNRESERVED.test(path))) return undefined
+  if (path[0] !== "/" || ROUTER_PATH_END.test(path) || (path.includes("%") && ESCAPED_UNRESERVED.test(path))) return undefined
   return walk(tree, path.slice(1).split("/"), 0)
 }
 
