@@ -7,7 +7,10 @@ import { sharedServer, type TestServer } from "./support/server.js"
 // PL/pgSQL, which keeps its plans for the session. This reads the migrated schema and fails on a
 // new one.
 
-/** Written only by the seed and the write triggers, never in a read: planned where they run. */
+/**
+ * Never called by a read: the write triggers' (name_grams, song_is_settled), and one nothing calls
+ * any more (contribution_details_json, sql/0013: src/Domain/Member.ts builds that JSON).
+ */
 const WRITE_PATH_ONLY = ["contribution_details_json", "name_grams", "song_is_settled"]
 
 describe("functions a read calls are planned once per session", () => {
