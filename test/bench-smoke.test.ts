@@ -28,7 +28,7 @@ const mtimeOf = (path: string) => {
 
 describe("bench smoke", () => {
   test.skipIf(skipReason !== undefined)(
-    "bun run bench --smoke drives the service and both baselines through every scenario with byte-equal answers",
+    "bun run bench --smoke drives the service and the three baselines through every scenario with byte-equal answers",
     async () => {
       const resultsBefore = mtimeOf(RESULTS)
       const child = Bun.spawn(["bun", "test/bench/run.ts", "--smoke"], {
@@ -44,23 +44,25 @@ describe("bench smoke", () => {
       ])
       if (code !== 0) console.error(stderr)
       expect(code).toBe(0)
-      expect(stderr).toMatch(/byte-equal: \d+ paths x 2 baselines/)
+      expect(stderr).toMatch(/byte-equal: \d+ paths x 3 baselines/)
       for (const scenario of ["detail-uniform", "detail-zipf", "list-first", "list-deep", "search", "search-1", "flood-429"]) {
         expect(stdout).toContain(`| ${scenario} | service`)
       }
-      for (const baseline of ["Bun.SQL", "pg prepared"]) {
+      for (const baseline of ["Bun.SQL", "pg prepared", "HttpApi floor"]) {
         expect(stdout).toContain(`| detail-uniform | ${baseline} |`)
         expect(stdout).toContain(`| list-deep | ${baseline} |`)
       }
       // every figure of the service rows is a number
       const serviceRow = stdout.split("\n").find((line) => line.startsWith("| detail-uniform | service |"))
       expect(serviceRow?.split("|").slice(3, 9).every((cell) => /^\s*\d+(\.\d+)?\s*$/.test(cell))).toBe(true)
-      expect(stdout).toContain("Targets (issue 7):")
-      // five targets, and the p99 one for each service scenario under load (all but search-1)
+      expect(stdout).toContain("Targets (issues 7 and 14):")
+      expect(stdout).toMatch(/\| list-first \| \d+\.\d+x \| \d+\.\d+x \| \d+ \| \d+\.\d+x \|/)
+      // five targets of issue 7, the p99 one for each service scenario under load (all but search-1)
+      // and five of issue 14 (search vs detail; both list pages vs both hand-written baselines)
       for (const scenario of ["detail-uniform", "detail-zipf", "list-first", "list-deep", "search", "flood-429"]) {
         expect(stdout).toMatch(new RegExp(`\\| p99 at \\d+ connections: ${scenario}[ |]`))
       }
-      expect(stdout.match(/\| (yes|\*\*no\*\*) \|/g)?.length).toBe(5 + 6)
+      expect(stdout.match(/\| (yes|\*\*no\*\*) \|/g)?.length).toBe(5 + 6 + 5)
       // a smoke run never overwrites the recorded results
       expect(mtimeOf(RESULTS)).toBe(resultsBefore)
       // and drops its own database

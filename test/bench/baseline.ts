@@ -1,21 +1,38 @@
 /**
- * A hand-written server for the benchmark's baselines: Bun.serve plus either Bun.SQL or a `pg`
- * pool with named prepared statements, running the statements the service's repository runs
- * (captured by statements.ts) and answering the same bytes. Only what the scenarios ask:
+ * A hand-written server for the benchmark's baselines, running the statements the service's
+ * repository runs (captured by statements.ts) and answering the same bytes:
+ *
+ * - `bunsql`: Bun.serve plus Bun.SQL;
+ * - `pg`: Bun.serve plus a `pg` pool with named prepared statements;
+ * - `httpapi`: the stack's floor: the same `pg` reads as the answers of a bare `HttpApi` on
+ *   `@effect/platform-bun` (the stack of the README), tracer off, nothing of the
+ *   service's (no edge, cache, log line or repository), so what it costs over `pg` is the stack's.
+ *
+ * Only what the scenarios ask:
  *
  *   GET /v1/songs/{id}                     song detail
  *   GET /v1/songs?limit=20[&cursor=...]    the default browse list, page 1 or after a cursor
  *
- * Usage: DATABASE_URL=... bun test/bench/baseline.ts <bunsql|pg> <port> <statements.json>
+ * Usage: DATABASE_URL=... bun test/bench/baseline.ts <bunsql|pg|httpapi> <port> <statements.json>
  */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as BunHttpServer from "@effect/platform-bun/BunHttpServer"
+import * as BunRuntime from "@effect/platform-bun/BunRuntime"
 import { SQL } from "bun"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import pg from "pg"
 import type { BaselineStatements } from "./statements.js"
 
 const [driver, portText, statementsFile] = process.argv.slice(2)
 const databaseUrl = process.env.DATABASE_URL
-if ((driver !== "bunsql" && driver !== "pg") || portText === undefined || statementsFile === undefined || !databaseUrl) {
-  console.error("usage: DATABASE_URL=... bun test/bench/baseline.ts <bunsql|pg> <port> <statements.json>")
+if ((driver !== "bunsql" && driver !== "pg" && driver !== "httpapi") || portText === undefined || statementsFile === undefined || !databaseUrl) {
+  console.error("usage: DATABASE_URL=... bun test/bench/baseline.ts <bunsql|pg|httpapi> <port> <statements.json>")
   process.exit(2)
 }
 const statements = (await Bun.file(statementsFile).json()) as BaselineStatements
@@ -41,10 +58,15 @@ const pgQuery = (): Query => {
 
 const query = driver === "bunsql" ? bunSqlQuery() : pgQuery()
 
-const JSON_TYPE = { "content-type": "application/json; charset=utf-8" }
-const json = (body: string, status = 200) => new Response(body, { status, headers: JSON_TYPE })
+/** An answer, made a Response by Bun.serve's drivers and an HttpServerResponse by the floor. */
+interface Answer {
+  readonly status: number
+  readonly body: string
+}
+const json = (body: string, status = 200): Answer => ({ status, body })
 const error = (status: number, code: string, message: string) =>
   json(JSON.stringify({ error: { code, message } }), status)
+const CONTENT_TYPE = "application/json; charset=utf-8"
 
 const songDetail = async (id: number) => {
   const rows = await query("detail", statements.detail.text, [id])
@@ -78,18 +100,50 @@ const songList = async (cursor: string | null) => {
   return json(`{"data":${String(row["json"])},"meta":${JSON.stringify(meta)}}`)
 }
 
-const server = Bun.serve({
-  port: Number(portText),
-  hostname: "127.0.0.1",
-  async fetch(request) {
-    const url = new URL(request.url)
-    const detail = /^\/v1\/songs\/([1-9][0-9]{0,8})$/.exec(url.pathname)
-    if (detail !== null) return songDetail(Number(detail[1]))
-    if (url.pathname === "/v1/songs" && url.searchParams.get("limit") === String(statements.listLimit)) {
-      return songList(url.searchParams.get("cursor"))
-    }
-    if (url.pathname === "/v1/health") return json(`{"data":{"status":"ok"}}`)
-    return error(404, "not_found", `No endpoint at ${url.pathname}.`)
+const answerOf = (pathname: string, searchParams: URLSearchParams): Answer | Promise<Answer> => {
+  const detail = /^\/v1\/songs\/([1-9][0-9]{0,8})$/.exec(pathname)
+  if (detail !== null) return songDetail(Number(detail[1]))
+  if (pathname === "/v1/songs" && searchParams.get("limit") === String(statements.listLimit)) {
+    return songList(searchParams.get("cursor"))
   }
-})
-console.log(`baseline ${driver} listening on ${server.port}`)
+  if (pathname === "/v1/health") return json(`{"data":{"status":"ok"}}`)
+  return error(404, "not_found", `No endpoint at ${pathname}.`)
+}
+
+const port = Number(portText)
+if (driver === "httpapi") {
+  // the routes declared as the service declares its own (path and query through Schema); each answer as it is
+  const Floor = HttpApi.make("floor").add(
+    HttpApiGroup.make("songs")
+      .add(HttpApiEndpoint.get("detail", "/v1/songs/:songId").setPath(Schema.Struct({ songId: Schema.String })))
+      .add(HttpApiEndpoint.get("list", "/v1/songs").setUrlParams(Schema.Struct({ limit: Schema.String, cursor: Schema.optional(Schema.String) })))
+      .add(HttpApiEndpoint.get("health", "/v1/health"))
+  )
+  const respond = (answer: Answer | Promise<Answer>) =>
+    Effect.map(Effect.promise(async () => answer), (a) => HttpServerResponse.text(a.body, { status: a.status, contentType: CONTENT_TYPE }))
+  const Songs = HttpApiBuilder.group(Floor, "songs", (handlers) =>
+    handlers
+      .handle("detail", ({ path }) => respond(answerOf(`/v1/songs/${path.songId}`, new URLSearchParams())))
+      .handle("list", ({ urlParams: { cursor, limit } }) =>
+        respond(answerOf("/v1/songs", new URLSearchParams(cursor === undefined ? { limit } : { limit, cursor }))))
+      .handle("health", () => respond(answerOf("/v1/health", new URLSearchParams()))))
+  const Live = HttpApiBuilder.serve().pipe(
+    Layer.provide(HttpApiBuilder.api(Floor).pipe(Layer.provide(Songs))),
+    Layer.provide(BunHttpServer.layer({ port, hostname: "127.0.0.1" })),
+    Layer.provide(Layer.setTracerEnabled(false))
+  )
+  console.log(`baseline ${driver} listening on ${port}`)
+  BunRuntime.runMain(Layer.launch(Live))
+} else {
+  const headers = { "content-type": CONTENT_TYPE }
+  const toResponse = (answer: Answer) => new Response(answer.body, { status: answer.status, headers })
+  const server = Bun.serve({
+    port,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const url = new URL(request.url)
+      return toResponse(await answerOf(url.pathname, url.searchParams))
+    }
+  })
+  console.log(`baseline ${driver} listening on ${server.port}`)
+}

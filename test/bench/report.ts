@@ -9,7 +9,7 @@ export type ScenarioName =
   | "search"
   | "search-1"
   | "flood-429"
-export type RoleName = "service" | "service-cached" | "service-limited" | "bunsql" | "pg"
+export type RoleName = "service" | "service-cached" | "service-limited" | "bunsql" | "pg" | "httpapi"
 
 export interface Measurement {
   readonly wrk: WrkResult
@@ -58,7 +58,7 @@ const SCENARIOS: ReadonlyArray<{ readonly name: ScenarioName; readonly title: st
   { name: "flood-429", title: "one client past its bucket (360 per 60 s): 429s" }
 ]
 
-const ROLES: ReadonlyArray<RoleName> = ["service", "service-cached", "service-limited", "bunsql", "pg"]
+const ROLES: ReadonlyArray<RoleName> = ["service", "service-cached", "service-limited", "bunsql", "pg", "httpapi"]
 const isService = (role: RoleName) => role.startsWith("service")
 
 const median = (values: ReadonlyArray<number>) => {
@@ -130,7 +130,7 @@ export const renderReport = (results: Results, context: ReportContext) => {
     SCENARIOS.flatMap(({ name: scenario }) => {
       const service = serviceRoleOf(results, scenario)
       if (service === undefined) return []
-      return (["bunsql", "pg"] as const)
+      return (["bunsql", "pg", "httpapi"] as const)
         .filter((baseline) => rolesOf(results, scenario).includes(baseline))
         .map((baseline) => [
           scenario,
@@ -200,8 +200,35 @@ export const renderReport = (results: Results, context: ReportContext) => {
         shown: `${fixed(value, 1)} ms`
       }
     })(),
-    { what: "service peak RSS under load", target: "<= 300 MiB", value: servicePeakRss, met: servicePeakRss <= 300, shown: `${fixed(servicePeakRss, 0)} MiB` }
+    { what: "service peak RSS under load", target: "<= 300 MiB", value: servicePeakRss, met: servicePeakRss <= 300, shown: `${fixed(servicePeakRss, 0)} MiB` },
+    (() => {
+      const value = medianRatio(results, "search", "service", "detail-uniform", "service", (m) => m.wrk.requestsPerSecond)
+      return { what: "search, req/s vs uncached song detail (issue 14)", target: ">= 0.5x", value, met: value >= 0.5, shown: ratio(value) }
+    })(),
+    ...(["list-first", "list-deep"] as const).flatMap((scenario) =>
+      (["bunsql", "pg"] as const).map((baseline) => {
+        const value = medianRatio(results, scenario, "service", scenario, baseline, (m) => m.wrk.requestsPerSecond)
+        return { what: `${scenario}, req/s vs ${name(baseline)} (issue 14)`, target: ">= 0.9x", value, met: value >= 0.9, shown: ratio(value) }
+      })
+    )
   ]
+  /** The stack's floor (baseline.ts httpapi): what the prescribed HTTP stack alone costs over the same reads. */
+  const floorTable = table(
+    ["scenario", "floor vs Bun.SQL, req/s", "floor vs pg prepared, req/s", "floor CPU us/req", "service vs floor, req/s"],
+    SCENARIOS.flatMap(({ name: scenario }) => {
+      const service = serviceRoleOf(results, scenario)
+      if (service === undefined || !rolesOf(results, scenario).includes("httpapi")) return []
+      const rps = (m: Measurement) => m.wrk.requestsPerSecond
+      return [[
+        scenario,
+        ratio(medianRatio(results, scenario, "httpapi", scenario, "bunsql", rps)),
+        ratio(medianRatio(results, scenario, "httpapi", scenario, "pg", rps)),
+        fixed(medianOf(results, scenario, "httpapi", (m) => m.cpuPerRequestUs), 0),
+        ratio(medianRatio(results, scenario, service, scenario, "httpapi", rps))
+      ]]
+    })
+  )
+
   /** How far a missed target is: the factor the measured figure must improve by. */
   const gapOf = (t: (typeof targets)[number]) => {
     if (t.met || !Number.isFinite(t.value)) return t.met ? "" : "-"
@@ -234,7 +261,9 @@ export const renderReport = (results: Results, context: ReportContext) => {
     ratiosTable,
     "A deep cursor page against page 1 (same round):",
     deepTable,
-    "Targets (issue 7):",
+    `The stack's floor: ${name("httpapi")} (a bare HttpApi on @effect/platform-bun over the same pg reads, nothing of the service's) against the hand-written baselines (same rounds):`,
+    floorTable,
+    "Targets (issues 7 and 14):",
     targetsTable,
     "Where the time goes and what was tried: [README.md, \"Where the time goes\"](README.md#where-the-time-goes)."
   ]

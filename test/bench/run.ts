@@ -148,10 +148,11 @@ const main = async () => {
   const statements = await captureStatements(databaseUrl, Number(publicIds[0]), cursors[0]!)
   const statementsFile = join(workDir, "statements.json")
   writeFileSync(statementsFile, JSON.stringify(statements))
-  const startBaseline = async (driver: "bunsql" | "pg") => {
+  const baselineNames = { bunsql: "Bun.SQL", pg: "pg prepared", httpapi: "HttpApi floor" } as const
+  const startBaseline = async (driver: keyof typeof baselineNames) => {
     const port = freePort()
     const server = await startServer(
-      driver === "bunsql" ? "Bun.SQL" : "pg prepared",
+      baselineNames[driver],
       ["bun", join(HERE, "baseline.ts"), driver, String(port), statementsFile],
       { DATABASE_URL: databaseUrl },
       port
@@ -159,7 +160,7 @@ const main = async () => {
     servers.push(server)
     return server
   }
-  const [bunsql, pgPrepared] = await Promise.all([startBaseline("bunsql"), startBaseline("pg")])
+  const [bunsql, pgPrepared, floor] = await Promise.all([startBaseline("bunsql"), startBaseline("pg"), startBaseline("httpapi")])
 
   // Same bytes, or no measurement.
   const samplePaths = [
@@ -169,21 +170,22 @@ const main = async () => {
   ]
   for (const path of samplePaths) {
     const expected = (await getJson(service.baseUrl + path)).text
-    for (const baseline of [bunsql, pgPrepared]) {
+    for (const baseline of [bunsql, pgPrepared, floor]) {
       const actual = (await getJson(baseline.baseUrl + path)).text
       if (actual !== expected) {
         throw new Error(`${baseline.name} answers other bytes than the service for ${path}:\n${expected.slice(0, 300)}\n${actual.slice(0, 300)}`)
       }
     }
   }
-  log(`byte-equal: ${samplePaths.length} paths x 2 baselines`)
+  log(`byte-equal: ${samplePaths.length} paths x 3 baselines`)
 
   const roles: Record<RoleName, ServerProcess> = {
     service,
     "service-cached": serviceCached,
     "service-limited": serviceLimited,
     bunsql,
-    pg: pgPrepared
+    pg: pgPrepared,
+    httpapi: floor
   }
   const scenarios: ReadonlyArray<{
     readonly name: ScenarioName
@@ -195,7 +197,7 @@ const main = async () => {
     /** the same traffic for this many seconds right before each measured run (a warm response cache) */
     readonly warmSeconds?: number
   }> = [
-    { name: "detail-uniform", script: "uniform", list: lists.uniform, roles: ["service", "bunsql", "pg"] },
+    { name: "detail-uniform", script: "uniform", list: lists.uniform, roles: ["service", "bunsql", "pg", "httpapi"] },
     // steady state: the response cache is warm when measuring (every server gets the same warm-up)
     {
       name: "detail-zipf",
@@ -204,8 +206,8 @@ const main = async () => {
       roles: ["service-cached", "bunsql", "pg"],
       warmSeconds: options.smoke ? 0 : 5
     },
-    { name: "list-first", script: "uniform", list: lists.first, roles: ["service", "bunsql", "pg"] },
-    { name: "list-deep", script: "uniform", list: lists.deep, roles: ["service", "bunsql", "pg"] },
+    { name: "list-first", script: "uniform", list: lists.first, roles: ["service", "bunsql", "pg", "httpapi"] },
+    { name: "list-deep", script: "uniform", list: lists.deep, roles: ["service", "bunsql", "pg", "httpapi"] },
     { name: "search", script: "uniform", list: lists.search, roles: ["service"] },
     // one client's latency: what a search box feels (the 50-connection run measures saturation)
     { name: "search-1", script: "uniform", list: lists.search, roles: ["service"], connections: 1 },
