@@ -100,11 +100,12 @@ const songList = async (cursor: string | null) => {
   return json(`{"data":${String(row["json"])},"meta":${JSON.stringify(meta)}}`)
 }
 
-const answerOf = (pathname: string, searchParams: URLSearchParams): Answer | Promise<Answer> => {
+/** The answer for a path; `param` reads a query parameter (null when absent). */
+const answerOf = (pathname: string, param: (name: string) => string | null): Answer | Promise<Answer> => {
   const detail = /^\/v1\/songs\/([1-9][0-9]{0,8})$/.exec(pathname)
   if (detail !== null) return songDetail(Number(detail[1]))
-  if (pathname === "/v1/songs" && searchParams.get("limit") === String(statements.listLimit)) {
-    return songList(searchParams.get("cursor"))
+  if (pathname === "/v1/songs" && param("limit") === String(statements.listLimit)) {
+    return songList(param("cursor"))
   }
   if (pathname === "/v1/health") return json(`{"data":{"status":"ok"}}`)
   return error(404, "not_found", `No endpoint at ${pathname}.`)
@@ -121,12 +122,13 @@ if (driver === "httpapi") {
   )
   const respond = (answer: Answer | Promise<Answer>) =>
     Effect.map(Effect.promise(async () => answer), (a) => HttpServerResponse.text(a.body, { status: a.status, contentType: CONTENT_TYPE }))
+  const none = () => null
   const Songs = HttpApiBuilder.group(Floor, "songs", (handlers) =>
     handlers
-      .handle("detail", ({ path }) => respond(answerOf(`/v1/songs/${path.songId}`, new URLSearchParams())))
-      .handle("list", ({ urlParams: { cursor, limit } }) =>
-        respond(answerOf("/v1/songs", new URLSearchParams(cursor === undefined ? { limit } : { limit, cursor }))))
-      .handle("health", () => respond(answerOf("/v1/health", new URLSearchParams()))))
+      .handle("detail", ({ path }) => respond(answerOf(`/v1/songs/${path.songId}`, none)))
+      .handle("list", ({ urlParams }) =>
+        respond(answerOf("/v1/songs", (name) => (name === "limit" ? urlParams.limit : name === "cursor" ? urlParams.cursor ?? null : null))))
+      .handle("health", () => respond(answerOf("/v1/health", none))))
   const Live = HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.api(Floor).pipe(Layer.provide(Songs))),
     Layer.provide(BunHttpServer.layer({ port, hostname: "127.0.0.1" })),
@@ -142,7 +144,7 @@ if (driver === "httpapi") {
     hostname: "127.0.0.1",
     async fetch(request) {
       const url = new URL(request.url)
-      return toResponse(await answerOf(url.pathname, url.searchParams))
+      return toResponse(await answerOf(url.pathname, (name) => url.searchParams.get(name)))
     }
   })
   console.log(`baseline ${driver} listening on ${server.port}`)
