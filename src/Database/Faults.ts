@@ -30,8 +30,13 @@ export class DatabaseFault extends Error {
 
 const messageOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
-/** SQLSTATEs of a database that is down, starting, out of connections, or that cancelled on a timeout. */
-const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014"])
+/**
+ * SQLSTATEs of a database that is down, starting, out of connections, or that cancelled on a
+ * timeout; and a hot standby's recovery conflicts (a read cancelled because replay needed its lock,
+ * snapshot or a buffer: 40001, or 40P01 when the statement waited on replay itself), the only way a
+ * read-only service meets a serialization failure or a deadlock.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014", "40001", "40P01"])
 const UNAVAILABLE_NODE_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",

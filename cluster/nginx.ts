@@ -1,0 +1,69 @@
+/**
+ * The front of the cluster: nginx as load balancer and HTTP cache over the replicas. The same
+ * directives serve deploy/nginx.conf (the compose recipe); docs/deploy.md explains each.
+ */
+export interface FrontOptions {
+  readonly listen: string
+  readonly upstreams: ReadonlyArray<string>
+  readonly cacheDir: string
+  readonly prefixDir: string
+  /** the worker's user when started as root (nginx ignores it otherwise) */
+  readonly user?: string
+}
+
+export const nginxConfig = (options: FrontOptions) => `# written by cluster/Cluster.ts
+${options.user === undefined ? "" : `user ${options.user};`}
+worker_processes 1;
+daemon on;
+pid ${options.prefixDir}/nginx.pid;
+error_log ${options.prefixDir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  client_body_temp_path ${options.prefixDir}/client_body;
+  proxy_temp_path ${options.prefixDir}/proxy;
+  fastcgi_temp_path ${options.prefixDir}/fastcgi;
+  uwsgi_temp_path ${options.prefixDir}/uwsgi;
+  scgi_temp_path ${options.prefixDir}/scgi;
+  log_format cluster '$remote_addr "$request" $status $upstream_cache_status $upstream_addr $upstream_status $request_time';
+  access_log ${options.prefixDir}/access.log cluster buffer=64k flush=1s;
+
+  # Passive health: a replica that refuses or times out is left alone for 2 s; the idempotent
+  # request goes to the next one (open-source nginx has no active checks; see docs/deploy.md).
+  upstream catalogue {
+${options.upstreams.map((address) => `    server ${address} max_fails=1 fail_timeout=2s;`).join("\n")}
+    keepalive 32;
+  }
+
+  # The key is what the service answers by; Vary (Accept-Encoding) is honoured by nginx per entry.
+  proxy_cache_path ${options.cacheDir} levels=1:2 keys_zone=catalogue:10m max_size=256m inactive=10m use_temp_path=off;
+
+  server {
+    listen ${options.listen};
+    location / {
+      proxy_pass http://catalogue;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      # appended, never replaced: the service (TRUST_PROXY=1) reads the last entry, the address nginx saw
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_connect_timeout 1s;
+      proxy_read_timeout 10s;
+      # GET and HEAD only (nginx never retries a non-idempotent request); a 503 is the service's answer
+      proxy_next_upstream error timeout http_502 http_504;
+      proxy_next_upstream_tries 3;
+      proxy_next_upstream_timeout 10s;
+
+      proxy_cache catalogue;
+      proxy_cache_key $scheme$host$request_uri;
+      # Cache-Control decides: public max-age=60 is stored, no-store (errors, staff) never
+      proxy_cache_revalidate on;
+      proxy_cache_lock on;
+      proxy_cache_use_stale updating;
+      # belt and braces: a request with credentials is neither served from nor stored in the cache
+      proxy_cache_bypass $http_authorization;
+      proxy_no_cache $http_authorization;
+      add_header X-Proxy-Cache $upstream_cache_status always;
+    }
+  }
+}
+`

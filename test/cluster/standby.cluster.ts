@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { clusterSql, replicaUrl, signalReplica, startReplica, type ReplicaSpec } from "../../cluster/Cluster.js"
+import { cluster, get } from "./support.js"
+
+const state = cluster()
+/** A replica beside the cluster's, reading the primary: what the standby's readers must equal. */
+const onPrimary: ReplicaSpec = { name: "extra-primary", port: state.ports.proxy + 10, reads: "primary" }
+const onStandby = state.replicas.find((replica) => replica.reads === "standby1")!
+
+beforeAll(async () => {
+  await startReplica(state, onPrimary)
+}, 90_000)
+
+afterAll(async () => {
+  await signalReplica(state, onPrimary, "SIGTERM")
+})
+
+/** Waits until both standbys have replayed everything the primary has written. */
+export const standbysCaughtUp = async () => {
+  const target = clusterSql(state, "primary", "SELECT pg_current_wal_lsn()").trim()
+  for (const name of ["standby1", "standby2"] as const) {
+    for (let i = 0; i < 200; i++) {
+      const behind = clusterSql(state, name, `SELECT pg_last_wal_replay_lsn() < '${target}'::pg_lsn`).trim()
+      if (behind === "f") break
+      await Bun.sleep(50)
+    }
+  }
+}
+
+const LISTS = [
+  "/v1/songs?limit=50",
+  "/v1/songs?sort=title&limit=50",
+  "/v1/albums?limit=50",
+  "/v1/artists?limit=50",
+  "/v1/artists?sort=song_count&limit=50",
+  "/v1/curated-lists?limit=50",
+  "/v1/genres",
+  "/v1/labels?limit=50",
+  "/v1/users?limit=50",
+  "/v1/stats",
+  "/v1/search?q=cinta",
+  "/v1/search?q=siti",
+  "/v1/search?q=a",
+  "/v1/search?q=rindu&type=songs",
+  "/v1/changes?limit=1000"
+]
+
+describe("reads on the standby", () => {
+  test("search, lists and details on the standby answer byte for byte as on the primary", async () => {
+    await standbysCaughtUp()
+    const paths = [...LISTS]
+    for (const [list, detail] of [["/v1/songs?limit=50", "/v1/songs/"], ["/v1/albums?limit=50", "/v1/albums/"], ["/v1/artists?limit=50", "/v1/artists/"], ["/v1/curated-lists?limit=50", "/v1/curated-lists/"]] as const) {
+      const page = JSON.parse((await get(replicaUrl(onPrimary), list)).body) as { data: Array<{ id: number }> }
+      expect(page.data.length).toBeGreaterThan(0)
+      for (const item of page.data) paths.push(`${detail}${item.id}`)
+    }
+    for (const path of paths) {
+      const [primary, standby] = await Promise.all([get(replicaUrl(onPrimary), path), get(replicaUrl(onStandby), path)])
+      expect({ path, status: standby.status, body: standby.body }).toEqual({ path, status: primary.status, body: primary.body })
+      expect(standby.headers.etag).toBe(primary.headers.etag)
+    }
+  }, 60_000)
+})

@@ -1,0 +1,83 @@
+import http from "node:http"
+import { readState, type ClusterState } from "../../cluster/Cluster.js"
+
+/** The cluster test/cluster/run.ts started (CLUSTER_DIR). */
+export const cluster = (): ClusterState => {
+  const state = readState(process.env.CLUSTER_DIR)
+  if (state === undefined) throw new Error("no cluster: run these through `bun run test:cluster`")
+  return state
+}
+
+export interface Answer {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+}
+
+/**
+ * One GET from a chosen loopback address (127.0.0.0/8 is all ours): the proxy sees a distinct
+ * client for each, as it would for distinct machines.
+ */
+export const get = (base: string, path: string, options: { readonly from?: string; readonly headers?: Record<string, string>; readonly method?: string } = {}) =>
+  new Promise<Answer>((resolve, reject) => {
+    const url = new URL(path, base)
+    const request = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: options.method ?? "GET",
+        headers: { connection: "close", ...options.headers },
+        ...(options.from === undefined ? {} : { localAddress: options.from })
+      },
+      (response) => {
+        const chunks: Array<Buffer> = []
+        response.on("data", (chunk: Buffer) => chunks.push(chunk))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }))
+        response.on("error", reject)
+      }
+    )
+    request.setTimeout(15_000, () => request.destroy(new Error("timeout")))
+    request.on("error", reject)
+    request.end()
+  })
+
+/** Public paths that reach a replica (a fresh query string misses the front cache), from many client addresses. */
+export interface LoadResult {
+  readonly sent: number
+  readonly failures: ReadonlyArray<string>
+}
+
+export const runLoad = async (base: string, paths: ReadonlyArray<string>, until: Promise<unknown>, concurrency = 6): Promise<LoadResult> => {
+  let sent = 0
+  let running = true
+  const failures: Array<string> = []
+  void until.finally(() => (running = false))
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      while (running) {
+        const n = sent++
+        const path = `${paths[n % paths.length]}${paths[n % paths.length]!.includes("?") ? "&" : "?"}load=${n}`
+        // spread over 200 addresses so that no client meets its rate limit
+        const from = `127.0.${1 + (n % 200)}.${1 + worker}`
+        try {
+          const answer = await get(base, path, { from })
+          if (answer.status !== 200) failures.push(`${answer.status} ${path} ${answer.body.slice(0, 120)}`)
+        } catch (error) {
+          failures.push(`${String(error)} ${path}`)
+        }
+      }
+    })
+  )
+  return { sent, failures }
+}
+
+export const PUBLIC_PATHS = [
+  "/v1/songs?limit=5",
+  "/v1/songs/1",
+  "/v1/artists?limit=5",
+  "/v1/albums/1",
+  "/v1/search?q=cinta",
+  "/v1/genres",
+  "/v1/stats"
+]
