@@ -128,6 +128,9 @@ const initPrimary = (state: ClusterState) => {
       "full_page_writes = off",
       // a standby's replay waits at most this long for a query in its way, then cancels it (docs/deploy.md)
       "max_standby_streaming_delay = '1s'",
+      // past that delay replay cancels the statement (a recovery conflict, 40001) before the
+      // statement's own deadlock check would find a cycle with replay (40P01)
+      "deadlock_timeout = '5s'",
       "hot_standby_feedback = off",
       "track_commit_timestamp = on"
     ].join("\n") + "\n"

@@ -11,7 +11,7 @@ import { ArtistsLive } from "./Artists/Http.js"
 import { AppConfig } from "./Config.js"
 import { ChangesLive } from "./Changes/Http.js"
 import { CuratedListsLive } from "./CuratedLists/Http.js"
-import { DatabaseLive, DatabaseMode, migrate } from "./Database.js"
+import { DatabaseLive, DatabaseMode, migrate, missingMigrations } from "./Database.js"
 import { DiscoveryLive } from "./Discovery/Http.js"
 import { GenresLive } from "./Genres/Http.js"
 import { LabelsLive } from "./Labels/Http.js"
@@ -58,6 +58,14 @@ export const DatabaseReady = Layer.effectDiscard(
     // A read replica (hot standby) cannot take DDL: the primary is migrated with `bun run migrate`.
     const sql = yield* SqlClient.SqlClient
     const [standby] = yield* sql<{ readonly replica: boolean }>`SELECT pg_is_in_recovery() AS replica`
+    if (standby?.replica === true) {
+      const missing = yield* missingMigrations
+      if (missing.length > 0) {
+        return yield* Effect.fail(
+          new Error(`the read replica's schema lacks ${missing.join(", ")}: run bun run migrate against the primary`)
+        )
+      }
+    }
     const applied = standby?.replica === true ? [] : yield* migrate
     yield* Effect.logInfo(`database: ${mode.description}${standby?.replica === true ? " (read replica)" : ""}`).pipe(
       Effect.annotateLogs({ migrations_applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none" })

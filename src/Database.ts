@@ -229,6 +229,20 @@ const sqlFileLoader: Migrator.Loader = Effect.sync(() =>
 export const runMigrations = Migrator.make({})({ loader: sqlFileLoader, table: "schema_migrations" })
 
 /**
+ * A read replica (hot standby) takes no DDL: its schema is the primary's. The migrations it lacks
+ * (none when the primary is current), named as their files are.
+ */
+export const missingMigrations = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const files = yield* sqlFileLoader
+  const [table] = yield* sql<{ readonly present: boolean }>`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`
+  const applied = table?.present === true
+    ? new Set((yield* sql<{ readonly migration_id: number }>`SELECT migration_id FROM schema_migrations`).map((row) => Number(row.migration_id)))
+    : new Set<number>()
+  return files.filter(([id]) => !applied.has(id)).map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`)
+})
+
+/**
  * The migrations, on PostgreSQL over a connection of their own without the request bounds: a
  * migration that fills a kept count reads the whole catalogue (tens of seconds at 1M songs),
  * past both the statement timeout and the deadline a request gets. Embedded: the one connection.

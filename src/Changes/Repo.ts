@@ -103,14 +103,17 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
         ),
         -- Transaction ids are the cluster's: one running in another database writes no change of
         -- this one, so only those positively seen there are let by; any other holds the feed.
+        -- A hot standby's snapshot lists no running transaction (pg_current_snapshot() leaves
+        -- them out in recovery) and it sees none of the primary's sessions: there the xmin is the
+        -- snapshot's own, every running transaction included.
         h AS (
-          SELECT coalesce(
+          SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(pg_current_snapshot()) ELSE coalesce(
               (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
                WHERE NOT EXISTS (
                  SELECT 1 FROM pg_stat_activity a
                  WHERE a.backend_xid IS NOT NULL AND a.datname IS DISTINCT FROM current_database()
                    AND a.backend_xid::text = (x::text::numeric % 4294967296)::text)),
-              pg_snapshot_xmax(pg_current_snapshot())) AS xmin,
+              pg_snapshot_xmax(pg_current_snapshot())) END AS xmin,
             least(now(), greatest((SELECT horizon FROM start), coalesce(
               (SELECT min(xact_start) FROM pg_stat_activity
                WHERE backend_xid IS NOT NULL AND datname = current_database() AND pid <> pg_backend_pid()),

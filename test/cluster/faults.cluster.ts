@@ -103,10 +103,15 @@ describe("the standby", () => {
       const answer = await detail
       if (answer.status !== 200) expectUnavailableEnvelope(answer)
       expect(answer.status).toBe(503)
-      const [conflicts] = (await standby.query<{ n: number }>(
-        "SELECT (confl_lock + confl_deadlock + confl_snapshot)::int AS n FROM pg_stat_database_conflicts WHERE datname = current_database()"
-      )).rows
-      expect(conflicts!.n).toBeGreaterThan(0)
+      // the cancelled session reports its conflict to the statistics within a second or so
+      let conflicts = 0
+      for (let i = 0; i < 40 && conflicts === 0; i++, await Bun.sleep(100)) {
+        await standby.query("SELECT pg_stat_clear_snapshot()")
+        conflicts = (await standby.query<{ n: number }>(
+          "SELECT (confl_lock + confl_deadlock + confl_snapshot)::int AS n FROM pg_stat_database_conflicts WHERE datname = current_database()"
+        )).rows[0]!.n
+      }
+      expect(conflicts).toBeGreaterThan(0)
     } finally {
       await primary.query("ROLLBACK").catch(() => undefined)
       await Promise.all([primary.end(), flusher.end(), standby.end()])

@@ -28,6 +28,7 @@ export const get = (base: string, path: string, options: { readonly from?: strin
         path: url.pathname + url.search,
         method: options.method ?? "GET",
         headers: { connection: "close", ...options.headers },
+        agent: false,
         ...(options.from === undefined ? {} : { localAddress: options.from })
       },
       (response) => {
