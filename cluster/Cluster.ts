@@ -222,25 +222,39 @@ const startRedis = (state: ClusterState) =>
 
 const nginxPrefix = (state: ClusterState) => join(state.dir, "nginx")
 
-const startProxy = (state: ClusterState) => {
+const PROXY_USER = IS_ROOT ? "www-data" : undefined
+
+const writeProxyConfig = (state: ClusterState, upstreams: ReadonlyArray<ReplicaSpec>) => {
   const prefix = nginxPrefix(state)
-  const cache = join(prefix, "cache")
-  mkdirSync(cache, { recursive: true })
-  const user = IS_ROOT ? "www-data" : undefined
-  if (user !== undefined) execFileSync("chown", ["-R", `${user}`, prefix])
   const conf = join(prefix, "nginx.conf")
   writeFileSync(
     conf,
     nginxConfig({
       listen: `127.0.0.1:${state.ports.proxy}`,
-      upstreams: state.replicas.filter((replica) => replica.reads !== "primary").map((replica) => `127.0.0.1:${replica.port}`),
-      cacheDir: cache,
+      upstreams: upstreams.map((replica) => `127.0.0.1:${replica.port}`),
+      cacheDir: join(prefix, "cache"),
       prefixDir: prefix,
-      ...(user === undefined ? {} : { user })
+      ...(PROXY_USER === undefined ? {} : { user: PROXY_USER })
     })
   )
-  run("nginx", ["-p", prefix, "-c", conf])
+  return conf
 }
+
+const startProxy = (state: ClusterState) => {
+  const prefix = nginxPrefix(state)
+  mkdirSync(join(prefix, "cache"), { recursive: true })
+  if (PROXY_USER !== undefined) execFileSync("chown", ["-R", PROXY_USER, prefix])
+  run("nginx", ["-p", prefix, "-c", writeProxyConfig(state, state.replicas.filter((replica) => replica.reads !== "primary"))])
+}
+
+/** Puts only `upstreams` behind the proxy (a reload: connections in flight finish on the old workers). */
+export const setProxyUpstreams = async (state: ClusterState, upstreams: ReadonlyArray<ReplicaSpec>) => {
+  const conf = writeProxyConfig(state, upstreams)
+  run("nginx", ["-p", nginxPrefix(state), "-c", conf, "-s", "reload"])
+  await Bun.sleep(500)
+}
+
+export const proxyAccessLog = (state: ClusterState) => join(nginxPrefix(state), "access.log")
 
 /** Empties the front cache (nginx keeps no index on disk it could not rebuild: a reload forgets it). */
 export const purgeProxyCache = async (state: ClusterState) => {

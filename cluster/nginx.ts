@@ -1,31 +1,35 @@
 /**
- * The front of the cluster: nginx as load balancer and HTTP cache over the replicas. The same
- * directives serve deploy/nginx.conf (the compose recipe); docs/deploy.md explains each.
+ * The front of the cluster: nginx as load balancer and HTTP cache over the replicas. The same text
+ * is the compose recipe's deploy/nginx.conf (a test keeps the two equal); docs/deploy.md explains it.
  */
 export interface FrontOptions {
   readonly listen: string
   readonly upstreams: ReadonlyArray<string>
   readonly cacheDir: string
-  readonly prefixDir: string
+  /** where a local nginx keeps its pid, logs and temporary files; none in a container (stdout, stderr) */
+  readonly prefixDir?: string
   /** the worker's user when started as root (nginx ignores it otherwise) */
   readonly user?: string
 }
 
-export const nginxConfig = (options: FrontOptions) => `# written by cluster/Cluster.ts
-${options.user === undefined ? "" : `user ${options.user};`}
-worker_processes 1;
-daemon on;
-pid ${options.prefixDir}/nginx.pid;
-error_log ${options.prefixDir}/error.log warn;
+const localFiles = (prefix: string) => `daemon on;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;`
+
+const localHttpFiles = (prefix: string) => `
+  client_body_temp_path ${prefix}/client_body;
+  proxy_temp_path ${prefix}/proxy;
+  fastcgi_temp_path ${prefix}/fastcgi;
+  uwsgi_temp_path ${prefix}/uwsgi;
+  scgi_temp_path ${prefix}/scgi;`
+
+export const nginxConfig = (options: FrontOptions) => `# written by cluster/nginx.ts
+${options.user === undefined ? "" : `user ${options.user};\n`}worker_processes ${options.prefixDir === undefined ? "auto" : 1};
+${options.prefixDir === undefined ? "daemon off;\nerror_log stderr warn;" : localFiles(options.prefixDir)}
 events { worker_connections 4096; }
-http {
-  client_body_temp_path ${options.prefixDir}/client_body;
-  proxy_temp_path ${options.prefixDir}/proxy;
-  fastcgi_temp_path ${options.prefixDir}/fastcgi;
-  uwsgi_temp_path ${options.prefixDir}/uwsgi;
-  scgi_temp_path ${options.prefixDir}/scgi;
+http {${options.prefixDir === undefined ? "" : localHttpFiles(options.prefixDir)}
   log_format cluster '$remote_addr "$request" $status $upstream_cache_status $upstream_addr $upstream_status $request_time';
-  access_log ${options.prefixDir}/access.log cluster buffer=64k flush=1s;
+  access_log ${options.prefixDir === undefined ? "/dev/stdout" : `${options.prefixDir}/access.log`} cluster buffer=64k flush=1s;
 
   # Passive health: a replica that refuses or times out is left alone for 2 s; the idempotent
   # request goes to the next one (open-source nginx has no active checks; see docs/deploy.md).
