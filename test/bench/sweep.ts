@@ -350,7 +350,8 @@ const measure = async (baseUrl: string, family: Family, requests: number): Promi
   for (const path of family.paths) await timeOne(baseUrl + path)
   const times: Array<number> = []
   const statuses = new Map<number, number>()
-  for (let i = 0; i < requests; i++) {
+  // every path at least once: a family's largest groups are often its last paths
+  for (let i = 0; i < Math.max(requests, family.paths.length); i++) {
     const { ms, status } = await timeOne(baseUrl + family.paths[i % family.paths.length]!)
     times.push(ms)
     statuses.set(status, (statuses.get(status) ?? 0) + 1)
@@ -378,8 +379,8 @@ const renderSection = (songs: number, how: string, largest: ReadonlyArray<string
     "",
     how,
     "",
-    `One client, response cache off, ${requests} requests per family (cycling over its paths, after one warm-up`,
-    `pass over them); milliseconds over HTTP on loopback. Target p95 <= ${limit95} ms${songs >= 1_000_000 ? ", p99 <= 100 ms" : ""}.`,
+    `One client, response cache off, ${requests} requests per family or one per path if more (cycling over its paths,`,
+    `after one warm-up pass over them); milliseconds over HTTP on loopback. Target p95 <= ${limit95} ms${songs >= 1_000_000 ? ", p99 <= 100 ms" : ""}.`,
     "",
     "The largest groups of the catalogue among the paths (beside typical and rare ones):",
     "",
