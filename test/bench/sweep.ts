@@ -178,7 +178,8 @@ export const sweepPaths = async (url: string): Promise<SweepPaths> => {
   const [mostCreditedPerformer] = performerCounts[0]!.split(",")
   const largest = [
     `the most credited performers ${performerCounts.map((a) => a.replace(",", " (")).join(" songs), ")} songs) and writers ${
-      writerCounts.map((a) => a.replace(",", " (")).join(" songs), ")} songs): the similar songs of their most watched songs and of the 6 most watched songs of both, their songs and albums`,
+      writerCounts.map((a) => a.replace(",", " (")).join(" songs), ")} songs): the similar songs of their most watched songs and of the 6 most watched songs of both`,
+    `the artists of the most credits and the two most credited performers and writers ${prolificArtists.join(", ")}: their songs in every role and their albums`,
     `the artist of the most songs in any role ${mostCredited} (${mostCreditedSongs} songs): his songs at the middle and near the end`,
     `the artists of the most albums ${albumArtists.map((a) => a.replace(",", " (")).join(" albums), ")} albums): their albums`,
     `the 20 most credited artists with namesakes: one page of namesake hints`,
