@@ -215,6 +215,28 @@ describe("the change feed across replicas reading standbys with different lag", 
     await expectMirrorEqualsCatalogue(mirror)
   }, 120_000)
 
+  test("a schedule committed after its own due time, while another fell due and was read, is not skipped", async () => {
+    const [writer, late] = writers as [pg.Client, pg.Client]
+    // song 12 has never been public: only its schedule can announce it (and artist 10 with it)
+    await writer.query("UPDATE songs SET published_at = now() + interval '7 days', deleted_at = NULL WHERE id = 12")
+    await writer.query("UPDATE songs SET published_at = now() - interval '1 day', deleted_at = NULL WHERE id = 101")
+    const mirror = new Mirror()
+    await expectMirrorEqualsCatalogue(mirror)
+    expect(mirror.rows.has("songs/12")).toBe(false)
+    await writer.query("UPDATE songs SET published_at = clock_timestamp() + interval '400 milliseconds' WHERE id = 101")
+    await late.query("BEGIN")
+    await late.query("UPDATE songs SET published_at = clock_timestamp() + interval '100 milliseconds' WHERE id = 12")
+    // readers pass both due times (and read song 101's) while the schedule of song 12 is uncommitted
+    for (let i = 0; i < 8; i++) {
+      await Bun.sleep(150)
+      await mirror.poll(replicaUrl(fresh))
+      await mirror.poll(replicaUrl(stale))
+    }
+    await late.query("COMMIT")
+    await expectMirrorEqualsCatalogue(mirror)
+    expect(mirror.rows.has("songs/12")).toBe(true)
+  }, 120_000)
+
   test("a mirror following the proxy while the primary is edited equals the public catalogue and never skips", async () => {
     const mirror = new Mirror()
     await expectMirrorEqualsCatalogue(mirror)
@@ -238,7 +260,11 @@ describe("the change feed across replicas reading standbys with different lag", 
           // (first a song no one has seen: only its schedule can announce it and its new artist)
           const song = step === 0 ? 12 : pick(SONGS)
           await third.query(`UPDATE songs SET published_at = clock_timestamp() + interval '200 milliseconds', deleted_at = NULL WHERE id = ${song}`)
-          await Bun.sleep(700 + random(800))
+          // other writers commit meanwhile, so that readers move on past its due time
+          for (let other = 0; other < 4; other++) {
+            await Bun.sleep(200 + random(200))
+            await first.query(`UPDATE songs SET title = left(title, 40) || '*' WHERE id = ${103 + random(6)}`)
+          }
           await third.query("COMMIT")
         } else {
           await first.query(randomEdit())
