@@ -50,9 +50,12 @@ LANGUAGE sql STABLE AS $$
   UNION SELECT x.song_id, 'genres', x.genre_id::text FROM song_genres x WHERE x.song_id IN (SELECT unnest(song_ids))
   UNION SELECT x.song_id, 'labels', x.label_id::text FROM song_labels x WHERE x.song_id IN (SELECT unnest(song_ids))
   UNION SELECT t.song_id, 'albums', t.album_id::text FROM album_tracks t WHERE t.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT l.song_id, 'curated_lists', l.list_id::text FROM curated_list_songs l WHERE l.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT l.song_id, 'curated_lists', l.list_id::text
+        FROM curated_list_songs l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
+        WHERE l.song_id IN (SELECT unnest(song_ids))
   UNION SELECT t.song_id, 'curated_lists', l.list_id::text
         FROM album_tracks t JOIN curated_list_albums l ON l.album_id = t.album_id
+        JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
         WHERE through_albums AND t.song_id IN (SELECT unnest(song_ids))
   UNION SELECT t.song_id, 'artists', aa.artist_id::text
         FROM album_tracks t JOIN album_artists aa ON aa.album_id = t.album_id
@@ -77,7 +80,9 @@ LANGUAGE sql STABLE AS $$
           AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = t.album_id)
   UNION SELECT al.id, 'labels', al.label_id::text FROM albums al
         WHERE with_label AND al.id IN (SELECT unnest(album_ids)) AND al.label_id IS NOT NULL
-  UNION SELECT l.album_id, 'curated_lists', l.list_id::text FROM curated_list_albums l WHERE l.album_id IN (SELECT unnest(album_ids))
+  UNION SELECT l.album_id, 'curated_lists', l.list_id::text
+        FROM curated_list_albums l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
+        WHERE l.album_id IN (SELECT unnest(album_ids))
 $$;
 
 -- Due touches of scheduled songs, written anew: the song and the rows it will change at its time,
@@ -474,7 +479,10 @@ BEGIN
     END IF;
     song_ids := ARRAY(SELECT song_id FROM album_tracks WHERE album_id = ANY(album_ids));
   END IF;
-  PERFORM feed_touch('curated_lists', list_ids, false);
+  -- a list shows only the entries of its content type
+  PERFORM feed_touch('curated_lists', ARRAY(
+    SELECT id::text FROM curated_lists WHERE id::text = ANY(list_ids)
+      AND content_type = CASE TG_TABLE_NAME WHEN 'curated_list_songs' THEN 'songs' ELSE 'albums' END), false);
   PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY(song_ids) AND song_is_scheduled(s.published_at, s.deleted_at)));
   PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id = ANY(album_ids) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
@@ -485,23 +493,31 @@ END $$;
 -- linked to them; the scheduled songs they contributed to or love name them at their time if public.
 CREATE OR REPLACE FUNCTION feed_members_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
-  member_ids integer[] := '{}';
+  changed integer[];
+  member_ids integer[];
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+  IF TG_OP = 'DELETE' THEN
     PERFORM feed_touch('users', ARRAY(SELECT username FROM old_rows WHERE member_is_public(username, is_banned)), true);
-  END IF;
-  IF TG_OP = 'INSERT' THEN
+  ELSIF TG_OP = 'INSERT' THEN
     PERFORM feed_touch('users', ARRAY(SELECT username FROM new_rows), false);
-  END IF;
-  IF TG_OP = 'UPDATE' THEN
-    PERFORM feed_touch('users', ARRAY(SELECT n.username FROM new_rows n JOIN old_rows o ON o.id = n.id
-                                      WHERE (n.username, n.name, n.kind, n.avatar_key, n.is_banned, n.joined_at)
-                                            IS DISTINCT FROM (o.username, o.name, o.kind, o.avatar_key, o.is_banned, o.joined_at)), false);
+  ELSE
+    -- what a profile shows, and what others show of it
+    changed := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
+                     WHERE (n.username, n.name, n.kind, n.avatar_key, n.is_banned, n.joined_at)
+                           IS DISTINCT FROM (o.username, o.name, o.kind, o.avatar_key, o.is_banned, o.joined_at));
+    IF cardinality(changed) = 0 THEN RETURN NULL; END IF;
+    PERFORM feed_touch('users', ARRAY(SELECT username FROM old_rows WHERE id = ANY(changed) AND member_is_public(username, is_banned)), true);
+    PERFORM feed_touch('users', ARRAY(SELECT username FROM new_rows WHERE id = ANY(changed)), false);
     member_ids := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
                         WHERE (n.username, n.name, n.avatar_key, n.is_banned)
-                              IS DISTINCT FROM (o.username, o.name, o.avatar_key, o.is_banned));
+                              IS DISTINCT FROM (o.username, o.name, o.avatar_key, o.is_banned)
+                          -- a member not public before nor after shows nowhere
+                          AND (member_is_public(o.username, o.is_banned) OR member_is_public(n.username, n.is_banned)));
     IF cardinality(member_ids) > 0 THEN
-      PERFORM feed_touch('songs', ARRAY(SELECT song_id::text FROM contributions WHERE member_id IN (SELECT unnest(member_ids))), false);
+      -- song contributors show the member; song credits show the username of an artist's member
+      PERFORM feed_touch('songs', ARRAY(SELECT song_id::text FROM contributions WHERE member_id IN (SELECT unnest(member_ids))
+                                        UNION SELECT c.song_id::text FROM credits c JOIN artists a ON a.id = c.artist_id
+                                        WHERE a.member_id IN (SELECT unnest(member_ids))), false);
       PERFORM feed_touch('artists', ARRAY(SELECT id::text FROM artists WHERE member_id IN (SELECT unnest(member_ids))), false);
       PERFORM feed_due_linked('users', ARRAY(SELECT username FROM new_rows WHERE id = ANY(member_ids) AND username IS NOT NULL
                                              UNION SELECT username FROM old_rows WHERE id = ANY(member_ids) AND username IS NOT NULL));
