@@ -334,6 +334,127 @@ describe("change feed", () => {
     await expectMirrorEqualsCatalogue(mirror)
   })
 
+  test("linking a hidden and a scheduled song to public rows adds no entry; at its time the song and the public rows it changes appear, at that time", async () => {
+    const marker = async () => {
+      const mirror = new Mirror()
+      await mirror.catchUp()
+      return mirror.cursor
+    }
+    // what a public edit alone puts in the feed, to compare with the same edit after hidden ones
+    const markerEntries = async (since: string | undefined) => {
+      await server.sql(`UPDATE songs SET title = title || '.' WHERE id = 8`)
+      const data = await readUntil(since, (entries) => touches(entries, "songs", 8))
+      return sorted(new Set(data.map((entry) => `${entry.type}/${entry.id}/${entry.change}`)))
+    }
+    const alone = await markerEntries(await marker())
+    expect(alone).toContain("songs/8/upsert")
+
+    const since = await marker()
+    await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES
+                        (910, 'CANARY Hidden Link', 'hidden-link', '2020-01-01', NULL),
+                        (911, 'Soon Linked', 'soon-linked', '2020-01-01', clock_timestamp() + interval '2.5 seconds')`)
+    for (const id of [910, 911]) {
+      await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (${id}, 1, 4, 1)`)
+      await server.sql(`INSERT INTO song_genres (song_id, genre_id) VALUES (${id}, 3)`)
+      await server.sql(`INSERT INTO song_labels (song_id, label_id) VALUES (${id}, 3)`)
+      await server.sql(`INSERT INTO album_tracks (album_id, position, song_id) VALUES (2, ${id}, ${id})`)
+      await server.sql(`INSERT INTO song_versions (song_id, original_song_id) VALUES (${id}, 4)`)
+      await server.sql(`INSERT INTO curated_list_songs (list_id, position, song_id) VALUES (1, ${id}, ${id})`)
+      await server.sql(`INSERT INTO contributions (member_id, song_id, action) VALUES (6, ${id}, 'add')`)
+      await server.sql(`INSERT INTO loves (member_id, song_id) VALUES (2, ${id})`)
+      await server.sql(`UPDATE songs SET title = title || '!' WHERE id = ${id}`)
+    }
+    expect(await markerEntries(since)).toEqual(alone)
+
+    const [{ published }] = await server.sql<{ published: string }>(
+      `SELECT to_char(published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS published FROM songs WHERE id = 911`
+    ) as [{ published: string }]
+    const before = await marker()
+    await Bun.sleep(Math.max(0, Date.parse(published) - Date.now()) + 200)
+    const data = await readUntil(before, (entries) => touches(entries, "songs", 911))
+    // the song, and every public row whose paths show it now: its performer, genre, label, album (and
+    // the album's list, as the album entry counts its songs), list, the song it is a version of, the
+    // member who added it and the one who loves it
+    expect(sorted(new Set(data.map((entry) => `${entry.type}/${entry.id}/${entry.change}/${entry.at}`)))).toEqual(
+      sorted(new Set(["songs/911", "artists/4", "genres/3", "labels/3", "albums/2", "curated_lists/1", "curated_lists/2", "songs/4", "users/zul", "users/sitinurhaliza"]
+        .map((row) => `${row}/upsert/${published}`)))
+    )
+    expect(JSON.stringify(data)).not.toContain('"id":910')
+  })
+
+  test("a schedule withdrawn before its time leaves no trace, also after that time", async () => {
+    const mirror = new Mirror()
+    await mirror.catchUp()
+    const markerEntries = async (since: string | undefined) => {
+      await server.sql(`UPDATE songs SET title = title || '.' WHERE id = 8`)
+      const data = await readUntil(since, (entries) => touches(entries, "songs", 8))
+      return sorted(new Set(data.map((entry) => `${entry.type}/${entry.id}/${entry.change}`)))
+    }
+    const alone = await markerEntries(mirror.cursor)
+    await mirror.catchUp()
+    const ids = [920, 921, 922, 923, 924]
+    await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at)
+                      SELECT id, 'Withdrawn ' || id, 'withdrawn', '2020-01-01', clock_timestamp() + interval '1.5 seconds'
+                      FROM unnest(ARRAY[${ids}]) AS id`)
+    await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) SELECT id, 1, 4, 1 FROM unnest(ARRAY[${ids}]) AS id`)
+    await server.sql(`INSERT INTO song_genres (song_id, genre_id) SELECT id, 3 FROM unnest(ARRAY[${ids}]) AS id`)
+    await server.sql(`INSERT INTO album_tracks (album_id, position, song_id) SELECT 2, id, id FROM unnest(ARRAY[${ids}]) AS id`)
+    // unpublished, deleted, moved a year on, moved to a time already past its links' reach (a hard delete), and links removed
+    await server.sql(`UPDATE songs SET published_at = NULL WHERE id = 920`)
+    await server.sql(`UPDATE songs SET deleted_at = now() WHERE id = 921`)
+    await server.sql(`UPDATE songs SET published_at = published_at + interval '1 year' WHERE id = 922`)
+    await server.sql(`DELETE FROM credits WHERE song_id = 923`)
+    await server.sql(`DELETE FROM song_genres WHERE song_id = 923`)
+    await server.sql(`DELETE FROM album_tracks WHERE song_id = 923`)
+    await server.sql(`DELETE FROM credits WHERE song_id = 924`)
+    await server.sql(`DELETE FROM song_genres WHERE song_id = 924`)
+    await server.sql(`DELETE FROM album_tracks WHERE song_id = 924`)
+    await server.sql(`DELETE FROM songs WHERE id = 924`)
+    await server.sql(`UPDATE songs SET published_at = NULL WHERE id = 923`)
+    await Bun.sleep(1800)
+    expect(await markerEntries(mirror.cursor)).toEqual(alone)
+  })
+
+  test("hidden writes between two public changes move no position: a limit=1 reader pages the same way", async () => {
+    /** Pages of limit=1 from the cursor before a public edit to the entry of the next one, and the positions they named. */
+    const walk = async (hidden: (round: number) => Promise<void>, round: number) => {
+      const mirror = new Mirror()
+      await mirror.catchUp()
+      await server.sql(`UPDATE songs SET title = title || '.' WHERE id = 8`)
+      await hidden(round)
+      await server.sql(`UPDATE songs SET title = title || '.' WHERE id = 5`)
+      await readUntil(mirror.cursor, (entries) => touches(entries, "songs", 5))
+      const positions: Array<string> = []
+      const shown: Array<string> = []
+      let cursor = mirror.cursor
+      for (let page = 0; page < 200; page++) {
+        const { data, meta } = await readPage(cursor, 1)
+        shown.push(...data.map((entry) => `${entry.type}/${entry.id}`))
+        if (meta.next_cursor === cursor) break
+        cursor = meta.next_cursor
+        positions.push(JSON.parse(Buffer.from(cursor, "base64url").toString()).k[1] as string)
+      }
+      const first = BigInt(positions[0]!)
+      return { shown, steps: positions.map((p) => String(BigInt(p) - first)) }
+    }
+    const none = await walk(async () => {}, 0)
+    const many = await walk(async (round) => {
+      for (let i = 0; i < 12; i++) {
+        const id = 930 + round * 20 + i
+        await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES
+                            (${id}, 'CANARY Quiet', 'quiet', '2020-01-01', ${i % 2 === 0 ? "NULL" : "now() + interval '1 day'"})`)
+        await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (${id}, 1, 4, 1)`)
+        await server.sql(`INSERT INTO song_genres (song_id, genre_id) VALUES (${id}, 2)`)
+        await server.sql(`UPDATE songs SET title = 'CANARY Quieter' WHERE id = ${id}`)
+      }
+    }, 1)
+    expect(many.shown).toEqual(none.shown)
+    expect(many.steps).toEqual(none.steps)
+    await server.sql(`DELETE FROM song_genres WHERE song_id BETWEEN 950 AND 969;
+                      DELETE FROM credits WHERE song_id BETWEEN 950 AND 969;
+                      DELETE FROM songs WHERE id BETWEEN 950 AND 969`)
+  })
+
   test("a forged or foreign cursor and a bad limit are bad_request", async () => {
     const songs = await request(server.baseUrl, "/v1/songs?limit=1")
     const foreign = songs.body.meta.next_cursor as string
