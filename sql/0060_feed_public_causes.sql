@@ -277,6 +277,18 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- A song's performers and writers as others show them (each artist once, in credit order), from
+-- credits given as 'song:position:artist:role' texts.
+CREATE FUNCTION feed_credited_names(credits text[], song integer) RETURNS text LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (
+    SELECT string_agg(x.tag || x.artist, ',' ORDER BY x.tag, x.first_position, x.artist)
+    FROM (SELECT r.tag, split_part(c, ':', 3)::int AS artist, min(split_part(c, ':', 2)::int) AS first_position
+          FROM unnest(credits) AS u(c) JOIN roles r ON r.id = split_part(c, ':', 4)::int
+          WHERE split_part(c, ':', 1)::int = song AND r.tag IN ('performer', 'writer')
+          GROUP BY r.tag, split_part(c, ':', 3)::int) x);
+END $$;
+
 -- Tables of a song's links: only links of a public song touch anything, and only what they change.
 -- A credit changes the song's summary (its performers): the song, the old artist and every row that
 -- shows the song; a genre or label: the song and the genre or label; a track: the album, the rows
@@ -289,6 +301,10 @@ DECLARE
   song_ids integer[] := '{}';
   public_ids integer[];
   linked text[] := '{}';
+  added text[] := '{}';
+  removed text[] := '{}';
+  after_credits text[];
+  before_credits text[];
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN song_ids := ARRAY(SELECT song_id FROM old_rows); END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN song_ids := song_ids || ARRAY(SELECT song_id FROM new_rows); END IF;
@@ -312,10 +328,35 @@ BEGIN
     public_ids := ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY(song_ids) AND song_is_public_at(s.published_at, s.deleted_at, t));
     IF cardinality(public_ids) > 0 THEN
       IF TG_TABLE_NAME = 'credits' THEN
+        -- the credits of these songs after and before the statement, as 'song:position:artist:role' texts
         IF TG_OP IN ('UPDATE', 'DELETE') THEN
-          PERFORM feed_touch('artists', ARRAY(SELECT artist_id::text FROM old_rows WHERE song_id = ANY(public_ids)), true);
+          removed := ARRAY(SELECT concat_ws(':', song_id, position, artist_id, role_id) FROM old_rows WHERE song_id = ANY(public_ids));
         END IF;
-        PERFORM feed_touch_songs(public_ids, '{}', true, false);
+        IF TG_OP IN ('UPDATE', 'INSERT') THEN
+          added := ARRAY(SELECT concat_ws(':', song_id, position, artist_id, role_id) FROM new_rows WHERE song_id = ANY(public_ids));
+        END IF;
+        after_credits := ARRAY(SELECT concat_ws(':', song_id, position, artist_id, role_id) FROM credits WHERE song_id = ANY(public_ids));
+        before_credits := ARRAY(SELECT x FROM unnest(after_credits) AS u(x) WHERE NOT x = ANY(added)) || removed;
+        PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT split_part(x, ':', 1) FROM unnest(added || removed) AS u(x)), true);
+        -- an artist shows the roles it holds on each song: touched when those moved
+        PERFORM feed_touch('artists', ARRAY(
+          SELECT p.artist FROM (SELECT DISTINCT split_part(x, ':', 1) AS song, split_part(x, ':', 3) AS artist
+                                FROM unnest(added || removed) AS u(x)) p
+          WHERE ARRAY(SELECT DISTINCT split_part(x, ':', 4) FROM unnest(after_credits) AS u(x)
+                      WHERE split_part(x, ':', 1) = p.song AND split_part(x, ':', 3) = p.artist ORDER BY 1)
+                IS DISTINCT FROM
+                ARRAY(SELECT DISTINCT split_part(x, ':', 4) FROM unnest(before_credits) AS u(x)
+                      WHERE split_part(x, ':', 1) = p.song AND split_part(x, ':', 3) = p.artist ORDER BY 1)), true);
+        -- others show a song's performers and writers, each artist once in credit order: only a song
+        -- whose lists of them moved is touched with the rows that show it
+        public_ids := ARRAY(SELECT x FROM unnest(public_ids) AS u(x)
+                            WHERE feed_credited_names(after_credits, x) IS DISTINCT FROM feed_credited_names(before_credits, x));
+        PERFORM feed_touch_songs(public_ids, '{}', false, false);
+        -- an album that names nobody shows its tracks' performers in its entry
+        PERFORM feed_touch('curated_lists', ARRAY(
+          SELECT l.list_id::text FROM album_tracks tr JOIN curated_list_albums l ON l.album_id = tr.album_id
+          JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
+          WHERE tr.song_id = ANY(public_ids) AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), false);
       ELSIF TG_TABLE_NAME = 'album_tracks' THEN
         IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT album_id::text FROM old_rows WHERE song_id = ANY(public_ids)); END IF;
         IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT album_id::text FROM new_rows WHERE song_id = ANY(public_ids)); END IF;
@@ -352,25 +393,25 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- loves: the song's love count and the member's loves, when the song is public.
+-- loves: the song's love count and the member's loves, when both the song and the member are public.
 CREATE OR REPLACE FUNCTION feed_loves_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   t timestamptz := clock_timestamp();
   song_ids integer[] := '{}';
-  member_ids integer[] := '{}';
+  shown text[] := '{}';
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN
     song_ids := ARRAY(SELECT song_id FROM old_rows);
-    member_ids := ARRAY(SELECT o.member_id FROM old_rows o JOIN songs s ON s.id = o.song_id
-                        WHERE song_is_public_at(s.published_at, s.deleted_at, t));
+    shown := ARRAY(SELECT o.song_id || ':' || m.username FROM old_rows o JOIN songs s ON s.id = o.song_id JOIN members m ON m.id = o.member_id
+                   WHERE song_is_public_at(s.published_at, s.deleted_at, t) AND member_is_public(m.username, m.is_banned));
   END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN
     song_ids := song_ids || ARRAY(SELECT song_id FROM new_rows);
-    member_ids := member_ids || ARRAY(SELECT n.member_id FROM new_rows n JOIN songs s ON s.id = n.song_id
-                                      WHERE song_is_public_at(s.published_at, s.deleted_at, t));
+    shown := shown || ARRAY(SELECT n.song_id || ':' || m.username FROM new_rows n JOIN songs s ON s.id = n.song_id JOIN members m ON m.id = n.member_id
+                            WHERE song_is_public_at(s.published_at, s.deleted_at, t) AND member_is_public(m.username, m.is_banned));
   END IF;
-  PERFORM feed_touch('songs', ARRAY(SELECT x::text FROM unnest(song_ids) AS u(x)), false);
-  PERFORM feed_touch('users', ARRAY(SELECT username FROM members WHERE id = ANY(member_ids)), false);
+  PERFORM feed_touch('songs', ARRAY(SELECT split_part(x, ':', 1) FROM unnest(shown) AS u(x)), true);
+  PERFORM feed_touch('users', ARRAY(SELECT substr(x, strpos(x, ':') + 1) FROM unnest(shown) AS u(x)), true);
   PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY(song_ids) AND song_is_scheduled(s.published_at, s.deleted_at)));
   RETURN NULL;
 END $$;
@@ -518,6 +559,10 @@ BEGIN
       PERFORM feed_touch('songs', ARRAY(SELECT song_id::text FROM contributions WHERE member_id IN (SELECT unnest(member_ids))
                                         UNION SELECT c.song_id::text FROM credits c JOIN artists a ON a.id = c.artist_id
                                         WHERE a.member_id IN (SELECT unnest(member_ids))), false);
+      -- a song's love count counts public members
+      PERFORM feed_touch('songs', ARRAY(
+        SELECT l.song_id::text FROM loves l JOIN old_rows o ON o.id = l.member_id JOIN new_rows n ON n.id = o.id
+        WHERE member_is_public(o.username, o.is_banned) <> member_is_public(n.username, n.is_banned)), false);
       PERFORM feed_touch('artists', ARRAY(SELECT id::text FROM artists WHERE member_id IN (SELECT unnest(member_ids))), false);
       PERFORM feed_due_linked('users', ARRAY(SELECT username FROM new_rows WHERE id = ANY(member_ids) AND username IS NOT NULL
                                              UNION SELECT username FROM old_rows WHERE id = ANY(member_ids) AND username IS NOT NULL));
