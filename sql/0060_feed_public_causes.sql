@@ -42,45 +42,47 @@ $$;
 -- The rows that show a song: its artists, genres, labels, albums, curated lists, contributors,
 -- lovers, and the songs it is a version of or that are versions of it. With `through_albums`, also
 -- the rows that show its albums' entries (the lists holding an album, the album's named artists):
--- an album entry counts its visible tracks and names their performers.
+-- an album entry counts its visible tracks and names their performers. `sure`: the row is public
+-- whenever the song is (its performers and writers, its genres and labels), so it needs no check.
 DROP FUNCTION feed_song_links(integer[]);
-CREATE FUNCTION feed_song_links(song_ids integer[], through_albums boolean) RETURNS TABLE (song_id integer, kind text, row_key text)
-LANGUAGE sql STABLE AS $$
-  SELECT c.song_id, 'artists', c.artist_id::text FROM credits c WHERE c.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT x.song_id, 'genres', x.genre_id::text FROM song_genres x WHERE x.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT x.song_id, 'labels', x.label_id::text FROM song_labels x WHERE x.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT t.song_id, 'albums', t.album_id::text FROM album_tracks t WHERE t.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT l.song_id, 'curated_lists', l.list_id::text
+CREATE FUNCTION feed_song_links(song_ids integer[], through_albums boolean)
+RETURNS TABLE (song_id integer, kind text, row_key text, sure boolean) LANGUAGE sql STABLE AS $$
+  SELECT c.song_id, 'artists', c.artist_id::text, true FROM credits c WHERE c.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT x.song_id, 'genres', x.genre_id::text, true FROM song_genres x WHERE x.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT x.song_id, 'labels', x.label_id::text, true FROM song_labels x WHERE x.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT t.song_id, 'albums', t.album_id::text, false FROM album_tracks t WHERE t.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT l.song_id, 'curated_lists', l.list_id::text, false
         FROM curated_list_songs l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
         WHERE l.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT t.song_id, 'curated_lists', l.list_id::text
+  UNION SELECT t.song_id, 'curated_lists', l.list_id::text, false
         FROM album_tracks t JOIN curated_list_albums l ON l.album_id = t.album_id
         JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
         WHERE through_albums AND t.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT t.song_id, 'artists', aa.artist_id::text
+  UNION SELECT t.song_id, 'artists', aa.artist_id::text, false
         FROM album_tracks t JOIN album_artists aa ON aa.album_id = t.album_id
         WHERE through_albums AND t.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT c.song_id, 'users', m.username
+  UNION SELECT c.song_id, 'users', m.username, false
         FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id IN (SELECT unnest(song_ids)) AND m.username IS NOT NULL
-  UNION SELECT l.song_id, 'users', m.username
+  UNION SELECT l.song_id, 'users', m.username, false
         FROM loves l JOIN members m ON m.id = l.member_id WHERE l.song_id IN (SELECT unnest(song_ids)) AND m.username IS NOT NULL
-  UNION SELECT v.song_id, 'songs', v.original_song_id::text FROM song_versions v WHERE v.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT v.original_song_id, 'songs', v.song_id::text FROM song_versions v WHERE v.original_song_id IN (SELECT unnest(song_ids))
+  UNION SELECT v.song_id, 'songs', v.original_song_id::text, false FROM song_versions v WHERE v.song_id IN (SELECT unnest(song_ids))
+  UNION SELECT v.original_song_id, 'songs', v.song_id::text, false FROM song_versions v WHERE v.original_song_id IN (SELECT unnest(song_ids))
 $$;
 
 -- The rows that show an album's entry: its artists (named, or the performers of its tracks when
 -- it names none) and the curated lists holding it; with `with_label`, its label (album_count).
+-- `sure`: public whenever the album is (its named artists, its label).
 DROP FUNCTION feed_album_links(integer[]);
-CREATE FUNCTION feed_album_links(album_ids integer[], with_label boolean) RETURNS TABLE (album_id integer, kind text, row_key text)
-LANGUAGE sql STABLE AS $$
-  SELECT aa.album_id, 'artists', aa.artist_id::text FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(album_ids))
-  UNION SELECT t.album_id, 'artists', c.artist_id::text
+CREATE FUNCTION feed_album_links(album_ids integer[], with_label boolean)
+RETURNS TABLE (album_id integer, kind text, row_key text, sure boolean) LANGUAGE sql STABLE AS $$
+  SELECT aa.album_id, 'artists', aa.artist_id::text, true FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(album_ids))
+  UNION SELECT t.album_id, 'artists', c.artist_id::text, false
         FROM album_tracks t JOIN credits c ON c.song_id = t.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
         WHERE t.album_id IN (SELECT unnest(album_ids))
           AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = t.album_id)
-  UNION SELECT al.id, 'labels', al.label_id::text FROM albums al
+  UNION SELECT al.id, 'labels', al.label_id::text, true FROM albums al
         WHERE with_label AND al.id IN (SELECT unnest(album_ids)) AND al.label_id IS NOT NULL
-  UNION SELECT l.album_id, 'curated_lists', l.list_id::text
+  UNION SELECT l.album_id, 'curated_lists', l.list_id::text, false
         FROM curated_list_albums l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
         WHERE l.album_id IN (SELECT unnest(album_ids))
 $$;
@@ -95,14 +97,15 @@ BEGIN
   IF cardinality(song_ids) = 0 THEN RETURN; END IF;
   DELETE FROM change_due WHERE source IN (SELECT 'songs:' || x FROM unnest(song_ids) AS u(x)) AND due_at > t;
   INSERT INTO change_due (due_at, kind, row_key, source)
-  SELECT DISTINCT x.due, x.kind, x.row_key, 'songs:' || x.id FROM (
-    SELECT s.id, s.published_at AS due, 'songs' AS kind, s.id::text AS row_key
+  SELECT x.due, x.kind, x.row_key, 'songs:' || x.id FROM (
+    SELECT s.id, s.published_at AS due, 'songs' AS kind, s.id::text AS row_key, true AS sure
     FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t
     UNION ALL
-    SELECT s.id, s.published_at, r.kind, r.row_key
+    SELECT s.id, s.published_at, r.kind, r.row_key, r.sure
     FROM songs s JOIN feed_song_links(song_ids, true) r ON r.song_id = s.id
     WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t) x
-  WHERE x.kind = 'songs' AND x.row_key = x.id::text OR feed_public(x.kind, x.row_key, x.due);
+  GROUP BY x.due, x.kind, x.row_key, x.id
+  HAVING bool_or(x.sure) OR feed_public(x.kind, x.row_key, x.due);
 END $$;
 
 -- The same for albums: the album and the rows that show its entry, its label.
@@ -113,14 +116,15 @@ BEGIN
   IF cardinality(album_ids) = 0 THEN RETURN; END IF;
   DELETE FROM change_due WHERE source IN (SELECT 'albums:' || x FROM unnest(album_ids) AS u(x)) AND due_at > t;
   INSERT INTO change_due (due_at, kind, row_key, source)
-  SELECT DISTINCT x.due, x.kind, x.row_key, 'albums:' || x.id FROM (
-    SELECT al.id, al.published_at AS due, 'albums' AS kind, al.id::text AS row_key
+  SELECT x.due, x.kind, x.row_key, 'albums:' || x.id FROM (
+    SELECT al.id, al.published_at AS due, 'albums' AS kind, al.id::text AS row_key, true AS sure
     FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t
     UNION ALL
-    SELECT al.id, al.published_at, r.kind, r.row_key
+    SELECT al.id, al.published_at, r.kind, r.row_key, r.sure
     FROM albums al JOIN feed_album_links(album_ids, true) r ON r.album_id = al.id
     WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t) x
-  WHERE x.kind = 'albums' AND x.row_key = x.id::text OR feed_public(x.kind, x.row_key, x.due);
+  GROUP BY x.due, x.kind, x.row_key, x.id
+  HAVING bool_or(x.sure) OR feed_public(x.kind, x.row_key, x.due);
 END $$;
 
 -- The same for curated lists (nothing else shows a list).
@@ -181,7 +185,7 @@ BEGIN
       INSERT INTO change_log (kind, row_key)
       SELECT r.kind, r.row_key FROM feed_song_links(seen, through_albums) r
       GROUP BY r.kind, r.row_key
-      HAVING feed_public(r.kind, r.row_key, t) OR bool_or(r.kind = 'artists' AND r.song_id = ANY(was_public));
+      HAVING bool_or(r.sure) OR bool_or(r.kind = 'artists' AND r.song_id = ANY(was_public)) OR feed_public(r.kind, r.row_key, t);
     END IF;
   END IF;
   PERFORM feed_due_songs(song_ids);
@@ -205,7 +209,7 @@ BEGIN
     INSERT INTO change_log (kind, row_key)
     SELECT r.kind, r.row_key FROM feed_album_links(seen, with_label) r
     GROUP BY r.kind, r.row_key
-    HAVING feed_public(r.kind, r.row_key, t) OR bool_or(r.kind = 'artists' AND r.album_id = ANY(was_public));
+    HAVING bool_or(r.sure) OR bool_or(r.kind = 'artists' AND r.album_id = ANY(was_public)) OR feed_public(r.kind, r.row_key, t);
   END IF;
   PERFORM feed_due_albums(album_ids);
 END $$;

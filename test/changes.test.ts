@@ -352,7 +352,7 @@ describe("change feed", () => {
     const since = await marker()
     await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES
                         (910, 'CANARY Hidden Link', 'hidden-link', '2020-01-01', NULL),
-                        (911, 'Soon Linked', 'soon-linked', '2020-01-01', clock_timestamp() + interval '2.5 seconds')`)
+                        (911, 'Soon Linked', 'soon-linked', '2020-01-01', clock_timestamp() + interval '4 seconds')`)
     for (const id of [910, 911]) {
       await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (${id}, 1, 4, 1)`)
       await server.sql(`INSERT INTO song_genres (song_id, genre_id) VALUES (${id}, 3)`)
@@ -370,6 +370,8 @@ describe("change feed", () => {
       `SELECT to_char(published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS published FROM songs WHERE id = 911`
     ) as [{ published: string }]
     const before = await marker()
+    // the links were all written before the song's time (else it was public while they were)
+    expect(Date.parse(published)).toBeGreaterThan(Date.now())
     await Bun.sleep(Math.max(0, Date.parse(published) - Date.now()) + 200)
     const data = await readUntil(before, (entries) => touches(entries, "songs", 911))
     // the song, and every public row whose paths show it now: its performer, genre, label, album (and
@@ -394,7 +396,7 @@ describe("change feed", () => {
     await mirror.catchUp()
     const ids = [920, 921, 922, 923, 924]
     await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at)
-                      SELECT id, 'Withdrawn ' || id, 'withdrawn', '2020-01-01', clock_timestamp() + interval '1.5 seconds'
+                      SELECT id, 'Withdrawn ' || id, 'withdrawn', '2020-01-01', clock_timestamp() + interval '3 seconds'
                       FROM unnest(ARRAY[${ids}]) AS id`)
     await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) SELECT id, 1, 4, 1 FROM unnest(ARRAY[${ids}]) AS id`)
     await server.sql(`INSERT INTO song_genres (song_id, genre_id) SELECT id, 3 FROM unnest(ARRAY[${ids}]) AS id`)
@@ -411,7 +413,12 @@ describe("change feed", () => {
     await server.sql(`DELETE FROM album_tracks WHERE song_id = 924`)
     await server.sql(`DELETE FROM songs WHERE id = 924`)
     await server.sql(`UPDATE songs SET published_at = NULL WHERE id = 923`)
-    await Bun.sleep(1800)
+    const [{ wait }] = await server.sql<{ wait: number }>(
+      `SELECT (extract(epoch FROM min(published_at) - interval '1 year' - clock_timestamp()) * 1000)::int AS wait FROM songs WHERE id = 922`
+    ) as [{ wait: number }]
+    // every withdrawal was written before the time it withdrew (else the songs were public a moment)
+    expect(wait).toBeGreaterThan(0)
+    await Bun.sleep(wait + 300)
     expect(await markerEntries(mirror.cursor)).toEqual(alone)
   })
 
