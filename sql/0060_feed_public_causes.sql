@@ -394,6 +394,12 @@ BEGIN
     END IF;
   END IF;
   PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY(song_ids) AND song_is_scheduled(s.published_at, s.deleted_at)));
+  IF TG_TABLE_NAME = 'album_tracks' THEN
+    -- a scheduled album's due touches name the performers of its tracks when it names nobody
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT album_id::text FROM old_rows); END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT album_id::text FROM new_rows); END IF;
+    PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id::text = ANY(linked) AND album_is_scheduled(al.published_at)));
+  END IF;
   RETURN NULL;
 END $$;
 
@@ -466,10 +472,18 @@ BEGIN
   public_ids := ARRAY(SELECT al.id FROM albums al WHERE al.id = ANY(album_ids) AND album_is_public_at(al.published_at, t));
   IF TG_OP IN ('UPDATE', 'DELETE') THEN
     PERFORM feed_touch('artists', ARRAY(SELECT artist_id::text FROM old_rows WHERE album_id = ANY(public_ids)), true);
-    -- an album that names nobody now lists its tracks' performers
+    -- an album that names nobody now is listed under its tracks' performers
     PERFORM feed_touch('artists', ARRAY(
       SELECT c.artist_id::text FROM album_tracks tr JOIN credits c ON c.song_id = tr.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-      WHERE tr.album_id = ANY(public_ids)), false);
+      WHERE tr.album_id = ANY(public_ids) AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), false);
+  END IF;
+  IF TG_OP IN ('UPDATE', 'INSERT') THEN
+    -- an album that named nobody before was listed under its tracks' performers
+    PERFORM feed_touch('artists', ARRAY(
+      SELECT c.artist_id::text FROM album_tracks tr JOIN credits c ON c.song_id = tr.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+      WHERE tr.album_id = ANY(public_ids)
+        AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id
+                          AND (aa.album_id, aa.position) NOT IN (SELECT album_id, position FROM new_rows))), true);
   END IF;
   PERFORM feed_touch_albums(public_ids, '{}', false);
   PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id = ANY(album_ids) AND album_is_scheduled(al.published_at)));

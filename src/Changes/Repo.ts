@@ -6,6 +6,7 @@ import { badCursor, decodeCursor, encodeCursor } from "../Domain/Cursor.js"
 import { change } from "../Domain/Change.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import { withSpan } from "../Spans.js"
+import { type CursorSeal, makeCursorSeal } from "./CursorSeal.js"
 
 const SCOPE = "changes"
 
@@ -27,9 +28,13 @@ export interface FeedPosition {
 const FEED_KEY = ["xid", "position", "micros", "text", "text", "micros"] as const
 
 /** The position a `since` cursor names; bad_request for anything this endpoint did not make. */
-const decodeSince = (since: string) =>
+const decodeSince = (seal: CursorSeal, since: string) =>
   // a due time is at most one microsecond past the horizon (the due stream read to its end)
-  Option.match(Option.filter(decodeCursor(since, SCOPE, FEED_KEY), ({ key }) => Number(key[2]) <= Number(key[5]) + 1), {
+  Option.match(
+    Option.filter(
+      Option.flatMap(Option.fromNullable(seal.open(since)), (text) => decodeCursor(text, SCOPE, FEED_KEY)),
+      ({ key }) => Number(key[2]) <= Number(key[5]) + 1
+    ), {
     onNone: () => Effect.fail(badCursor),
     onSome: ({ key: [xid, position, dueAt, dueKind, dueKey, horizon] }) =>
       Effect.succeed<FeedPosition>({
@@ -72,6 +77,17 @@ export interface ChangesPage {
 export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/ChangesRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+
+    /** The cursor seal, from the key the migration stored (read once, on the first feed request). */
+    let seal: CursorSeal | undefined
+    const cursorSeal = Effect.suspend(() =>
+      seal !== undefined
+        ? Effect.succeed(seal)
+        : sql<{ readonly key: string }>`SELECT encode(cursor_key, 'hex') AS key FROM change_feed_origin`.pipe(
+          Effect.orDie,
+          Effect.map(([row]) => (seal = makeCursorSeal(Buffer.from(row!.key, "hex"))))
+        )
+    )
 
     /**
      * One page in one statement. The immediate stream serves only transactions older than this
@@ -156,14 +172,16 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
     /** The changes after `since` (a cursor of this endpoint), at most `limit` read. */
     const listChanges = (since: string | undefined, limit: number) =>
       Effect.gen(function*() {
-        const from = since === undefined ? undefined : yield* decodeSince(since)
+        const sealer = yield* cursorSeal
+        const from = since === undefined ? undefined : yield* decodeSince(sealer, since)
         const [row] = yield* page(from, limit)
         if (row === undefined || !row.valid) return yield* Effect.fail(badCursor)
         const origin = Number(row.origin)
         const start: FeedPosition = from ??
           { xid: "0", position: "0", dueAt: origin, dueKind: "", dueKey: "", horizon: origin }
+        // nothing read: the cursor given comes back as it was (a client has caught up when it does)
         if (row.immediate + row.due === 0) {
-          return { itemsJson: row.json, total: row.total, nextCursor: encodePosition(start) } satisfies ChangesPage
+          return { itemsJson: row.json, total: row.total, nextCursor: since ?? sealer.seal(encodePosition(start)) } satisfies ChangesPage
         }
         const horizon = Number(row.horizon)
         // The immediate stream resumes after the last touch read: every touch of a transaction below
@@ -179,7 +197,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
           dueKey: dueDone ? "" : row.last_due_key ?? start.dueKey,
           horizon
         }
-        return { itemsJson: row.json, total: row.total, nextCursor: encodePosition(next) } satisfies ChangesPage
+        return { itemsJson: row.json, total: row.total, nextCursor: sealer.seal(encodePosition(next)) } satisfies ChangesPage
       }).pipe(withSpan("ChangesRepo.listChanges"))
 
     return { listChanges } as const
