@@ -147,23 +147,23 @@ DECLARE
 BEGIN
   IF cardinality(row_keys) = 0 THEN RETURN; END IF;
   IF kind = 'users' THEN
-    ids := ARRAY(SELECT c.song_id FROM contributions c JOIN members m ON m.id = c.member_id WHERE m.username = ANY(row_keys)
-                 UNION SELECT l.song_id FROM loves l JOIN members m ON m.id = l.member_id WHERE m.username = ANY(row_keys));
+    ids := ARRAY(SELECT c.song_id FROM contributions c JOIN members m ON m.id = c.member_id WHERE m.username IN (SELECT unnest(row_keys))
+                 UNION SELECT l.song_id FROM loves l JOIN members m ON m.id = l.member_id WHERE m.username IN (SELECT unnest(row_keys)));
   ELSIF kind = 'songs' THEN
-    ids := ARRAY(SELECT v.song_id FROM song_versions v WHERE v.original_song_id::text = ANY(row_keys)
-                 UNION SELECT v.original_song_id FROM song_versions v WHERE v.song_id::text = ANY(row_keys));
+    ids := ARRAY(SELECT v.song_id FROM song_versions v WHERE v.original_song_id::text IN (SELECT unnest(row_keys))
+                 UNION SELECT v.original_song_id FROM song_versions v WHERE v.song_id::text IN (SELECT unnest(row_keys)));
   ELSIF kind = 'albums' THEN
-    ids := ARRAY(SELECT t.song_id FROM album_tracks t WHERE t.album_id::text = ANY(row_keys));
+    ids := ARRAY(SELECT t.song_id FROM album_tracks t WHERE t.album_id::text IN (SELECT unnest(row_keys)));
   ELSIF kind = 'curated_lists' THEN
-    ids := ARRAY(SELECT l.song_id FROM curated_list_songs l WHERE l.list_id::text = ANY(row_keys)
+    ids := ARRAY(SELECT l.song_id FROM curated_list_songs l WHERE l.list_id::text IN (SELECT unnest(row_keys))
                  UNION SELECT t.song_id FROM curated_list_albums l JOIN album_tracks t ON t.album_id = l.album_id
-                 WHERE l.list_id::text = ANY(row_keys));
+                 WHERE l.list_id::text IN (SELECT unnest(row_keys)));
     PERFORM feed_due_albums(ARRAY(SELECT al.id FROM curated_list_albums l JOIN albums al ON al.id = l.album_id
-                                  WHERE l.list_id::text = ANY(row_keys) AND album_is_scheduled(al.published_at)));
+                                  WHERE l.list_id::text IN (SELECT unnest(row_keys)) AND album_is_scheduled(al.published_at)));
   ELSE
     RETURN;
   END IF;
-  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY(ids) AND song_is_scheduled(s.published_at, s.deleted_at)));
+  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(ids)) AND song_is_scheduled(s.published_at, s.deleted_at)));
 END $$;
 
 -- Touches songs that are public now or were (`was_public`) and the rows that show them (with
@@ -178,14 +178,14 @@ DECLARE
 BEGIN
   IF cardinality(song_ids) = 0 THEN RETURN; END IF;
   seen := ARRAY(SELECT x.id FROM (SELECT DISTINCT id FROM unnest(song_ids) AS u(id)) x LEFT JOIN songs s ON s.id = x.id
-                WHERE x.id = ANY(was_public) OR coalesce(song_is_public_at(s.published_at, s.deleted_at, t), false));
+                WHERE x.id IN (SELECT unnest(was_public)) OR coalesce(song_is_public_at(s.published_at, s.deleted_at, t), false));
   IF cardinality(seen) > 0 THEN
     INSERT INTO change_log (kind, row_key) SELECT 'songs', x::text FROM unnest(seen) AS u(x);
     IF NOT self_only THEN
       INSERT INTO change_log (kind, row_key)
       SELECT r.kind, r.row_key FROM feed_song_links(seen, through_albums) r
       GROUP BY r.kind, r.row_key
-      HAVING bool_or(r.sure) OR bool_or(r.kind = 'artists' AND r.song_id = ANY(was_public)) OR feed_public(r.kind, r.row_key, t);
+      HAVING bool_or(r.sure) OR bool_or(r.kind = 'artists' AND r.song_id IN (SELECT unnest(was_public))) OR feed_public(r.kind, r.row_key, t);
     END IF;
   END IF;
   PERFORM feed_due_songs(song_ids);
@@ -203,13 +203,13 @@ DECLARE
 BEGIN
   IF cardinality(album_ids) = 0 THEN RETURN; END IF;
   seen := ARRAY(SELECT x.id FROM (SELECT DISTINCT id FROM unnest(album_ids) AS u(id)) x LEFT JOIN albums al ON al.id = x.id
-                WHERE x.id = ANY(was_public) OR coalesce(album_is_public_at(al.published_at, t), false));
+                WHERE x.id IN (SELECT unnest(was_public)) OR coalesce(album_is_public_at(al.published_at, t), false));
   IF cardinality(seen) > 0 THEN
     INSERT INTO change_log (kind, row_key) SELECT 'albums', x::text FROM unnest(seen) AS u(x);
     INSERT INTO change_log (kind, row_key)
     SELECT r.kind, r.row_key FROM feed_album_links(seen, with_label) r
     GROUP BY r.kind, r.row_key
-    HAVING bool_or(r.sure) OR bool_or(r.kind = 'artists' AND r.album_id = ANY(was_public)) OR feed_public(r.kind, r.row_key, t);
+    HAVING bool_or(r.sure) OR bool_or(r.kind = 'artists' AND r.album_id IN (SELECT unnest(was_public))) OR feed_public(r.kind, r.row_key, t);
   END IF;
   PERFORM feed_due_albums(album_ids);
 END $$;
@@ -260,7 +260,7 @@ BEGIN
                       OR (o.published_at, o.deleted_at) IS DISTINCT FROM (n.published_at, n.deleted_at)
                          AND NOT coalesce(song_is_public_at(n.published_at, n.deleted_at, t), false));
     shown := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
-                   WHERE NOT n.id = ANY(moved)
+                   WHERE n.id NOT IN (SELECT unnest(moved))
                      AND (n.title, n.slug, n.released_at, n.date_type, n.artwork_key, n.artwork_source, n.artwork_average,
                           n.duration_ms, n.vidsvc_video_id, n.vidsvc_duration_seconds, n.vidsvc_views, n.vidsvc_views_per_day,
                           n.streama_url, n.streamb_url, n.streama_popularity, n.views)
@@ -269,7 +269,7 @@ BEGIN
                           o.duration_ms, o.vidsvc_video_id, o.vidsvc_duration_seconds, o.vidsvc_views, o.vidsvc_views_per_day,
                           o.streama_url, o.streamb_url, o.streama_popularity, o.views));
     own := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
-                 WHERE NOT n.id = ANY(moved) AND NOT n.id = ANY(shown) AND n IS DISTINCT FROM o);
+                 WHERE n.id NOT IN (SELECT unnest(moved)) AND n.id NOT IN (SELECT unnest(shown)) AND n IS DISTINCT FROM o);
     PERFORM feed_touch_songs(moved, ARRAY(SELECT o.id FROM old_rows o WHERE song_is_public_at(o.published_at, o.deleted_at, t)), true, false);
     PERFORM feed_touch_songs(shown, '{}', false, false);
     PERFORM feed_touch_songs(own, '{}', false, true);
@@ -281,24 +281,13 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- A song's performers and writers as others show them (each artist once, in credit order), from
--- credits given as 'song:position:artist:role' texts.
-CREATE FUNCTION feed_credited_names(credits text[], song integer) RETURNS text LANGUAGE plpgsql STABLE AS $$
-BEGIN
-  RETURN (
-    SELECT string_agg(x.tag || x.artist, ',' ORDER BY x.tag, x.first_position, x.artist)
-    FROM (SELECT r.tag, split_part(c, ':', 3)::int AS artist, min(split_part(c, ':', 2)::int) AS first_position
-          FROM unnest(credits) AS u(c) JOIN roles r ON r.id = split_part(c, ':', 4)::int
-          WHERE split_part(c, ':', 1)::int = song AND r.tag IN ('performer', 'writer')
-          GROUP BY r.tag, split_part(c, ':', 3)::int) x);
-END $$;
-
 -- Tables of a song's links: only links of a public song touch anything, and only what they change.
--- A credit changes the song's summary (its performers): the song, the old artist and every row that
--- shows the song; a genre or label: the song and the genre or label; a track: the album, the rows
--- that show its entry and the song's performers (an album that names nobody lists them); a
--- contribution: the song and the contributor; a version: each song whose other side is public.
--- The due touches of the scheduled songs among them are written anew.
+-- A credit: the song, the artists whose roles on it moved, and when the song's performers or writers
+-- as others show them moved, every row that shows the song; a genre or label: the song and the genre
+-- or label; a track: the album, the rows that show its entry and the song's performers (an album
+-- that names nobody is listed under them); a contribution: the song and the contributor; a version:
+-- each song whose other side is public. The due touches of the scheduled songs among them (and of
+-- a scheduled album whose tracks moved) are written anew.
 CREATE OR REPLACE FUNCTION feed_song_links_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   t timestamptz := clock_timestamp();
@@ -307,8 +296,6 @@ DECLARE
   linked text[] := '{}';
   added text[] := '{}';
   removed text[] := '{}';
-  after_credits text[];
-  before_credits text[];
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN song_ids := ARRAY(SELECT song_id FROM old_rows); END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN song_ids := song_ids || ARRAY(SELECT song_id FROM new_rows); END IF;
@@ -329,63 +316,81 @@ BEGIN
     END IF;
     PERFORM feed_touch('songs', linked, false);
   ELSE
-    public_ids := ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY(song_ids) AND song_is_public_at(s.published_at, s.deleted_at, t));
+    public_ids := ARRAY(SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_public_at(s.published_at, s.deleted_at, t));
     IF cardinality(public_ids) > 0 THEN
       IF TG_TABLE_NAME = 'credits' THEN
         -- the credits of these songs after and before the statement, as 'song:position:artist:role' texts
         IF TG_OP IN ('UPDATE', 'DELETE') THEN
-          removed := ARRAY(SELECT concat_ws(':', song_id, position, artist_id, role_id) FROM old_rows WHERE song_id = ANY(public_ids));
+          removed := ARRAY(SELECT concat_ws(':', song_id, position, artist_id, role_id) FROM old_rows WHERE song_id IN (SELECT unnest(public_ids)));
         END IF;
         IF TG_OP IN ('UPDATE', 'INSERT') THEN
-          added := ARRAY(SELECT concat_ws(':', song_id, position, artist_id, role_id) FROM new_rows WHERE song_id = ANY(public_ids));
+          added := ARRAY(SELECT concat_ws(':', song_id, position, artist_id, role_id) FROM new_rows WHERE song_id IN (SELECT unnest(public_ids)));
         END IF;
-        after_credits := ARRAY(SELECT concat_ws(':', song_id, position, artist_id, role_id) FROM credits WHERE song_id = ANY(public_ids));
-        before_credits := ARRAY(SELECT x FROM unnest(after_credits) AS u(x) WHERE NOT x = ANY(added)) || removed;
+        WITH after_c AS (
+          SELECT c.song_id, c.position, c.artist_id, c.role_id FROM credits c WHERE c.song_id IN (SELECT unnest(public_ids))
+        ), added_c AS (
+          SELECT split_part(x, ':', 1)::int AS song_id, split_part(x, ':', 2)::int AS position,
+                 split_part(x, ':', 3)::int AS artist_id, split_part(x, ':', 4)::int AS role_id FROM unnest(added) AS u(x)
+        ), removed_c AS (
+          SELECT split_part(x, ':', 1)::int, split_part(x, ':', 2)::int, split_part(x, ':', 3)::int, split_part(x, ':', 4)::int
+          FROM unnest(removed) AS u(x)
+        ), sides AS (
+          SELECT true AS after, * FROM after_c
+          UNION ALL SELECT false, * FROM ((SELECT * FROM after_c EXCEPT ALL SELECT * FROM added_c) UNION ALL SELECT * FROM removed_c) b
+        ), held AS (
+          SELECT after, song_id, artist_id, array_agg(DISTINCT role_id ORDER BY role_id) AS roles FROM sides GROUP BY after, song_id, artist_id
+        ), shown AS (
+          SELECT after, song_id, string_agg(tag || artist_id, ',' ORDER BY tag, first_position, artist_id) AS names
+          FROM (SELECT s.after, s.song_id, r.tag, s.artist_id, min(s.position) AS first_position
+                FROM sides s JOIN roles r ON r.id = s.role_id WHERE r.tag IN ('performer', 'writer')
+                GROUP BY s.after, s.song_id, r.tag, s.artist_id) x
+          GROUP BY after, song_id
+        )
+        SELECT
+          -- an artist shows the roles it holds on each song: touched when those moved
+          ARRAY(SELECT DISTINCT coalesce(a.artist_id, b.artist_id)::text
+                FROM (SELECT * FROM held WHERE after) a FULL JOIN (SELECT * FROM held WHERE NOT after) b
+                  ON b.song_id = a.song_id AND b.artist_id = a.artist_id
+                WHERE a.roles IS DISTINCT FROM b.roles),
+          -- others show a song's performers and writers, each artist once in credit order: only a
+          -- song whose lists of them moved is touched with the rows that show it
+          ARRAY(SELECT p.id FROM unnest(public_ids) AS p(id)
+                LEFT JOIN shown a ON a.after AND a.song_id = p.id LEFT JOIN shown b ON NOT b.after AND b.song_id = p.id
+                WHERE a.names IS DISTINCT FROM b.names)
+        INTO linked, public_ids;
         PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT split_part(x, ':', 1) FROM unnest(added || removed) AS u(x)), true);
-        -- an artist shows the roles it holds on each song: touched when those moved
-        PERFORM feed_touch('artists', ARRAY(
-          SELECT p.artist FROM (SELECT DISTINCT split_part(x, ':', 1) AS song, split_part(x, ':', 3) AS artist
-                                FROM unnest(added || removed) AS u(x)) p
-          WHERE ARRAY(SELECT DISTINCT split_part(x, ':', 4) FROM unnest(after_credits) AS u(x)
-                      WHERE split_part(x, ':', 1) = p.song AND split_part(x, ':', 3) = p.artist ORDER BY 1)
-                IS DISTINCT FROM
-                ARRAY(SELECT DISTINCT split_part(x, ':', 4) FROM unnest(before_credits) AS u(x)
-                      WHERE split_part(x, ':', 1) = p.song AND split_part(x, ':', 3) = p.artist ORDER BY 1)), true);
-        -- others show a song's performers and writers, each artist once in credit order: only a song
-        -- whose lists of them moved is touched with the rows that show it
-        public_ids := ARRAY(SELECT x FROM unnest(public_ids) AS u(x)
-                            WHERE feed_credited_names(after_credits, x) IS DISTINCT FROM feed_credited_names(before_credits, x));
+        PERFORM feed_touch('artists', linked, true);
         PERFORM feed_touch_songs(public_ids, '{}', false, false);
         -- an album that names nobody shows its tracks' performers in its entry
         PERFORM feed_touch('curated_lists', ARRAY(
           SELECT l.list_id::text FROM album_tracks tr JOIN curated_list_albums l ON l.album_id = tr.album_id
           JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
-          WHERE tr.song_id = ANY(public_ids) AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), false);
+          WHERE tr.song_id IN (SELECT unnest(public_ids)) AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), false);
       ELSIF TG_TABLE_NAME = 'album_tracks' THEN
-        IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT album_id::text FROM old_rows WHERE song_id = ANY(public_ids)); END IF;
-        IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT album_id::text FROM new_rows WHERE song_id = ANY(public_ids)); END IF;
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT album_id::text FROM old_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
+        IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT album_id::text FROM new_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
         PERFORM feed_touch_albums(ARRAY(SELECT DISTINCT x::int FROM unnest(linked) AS u(x)), '{}', false);
         -- an album that names nobody lists the performers of its public tracks
         PERFORM feed_touch('artists', ARRAY(
           SELECT c.artist_id::text FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-          WHERE c.song_id = ANY(public_ids)
+          WHERE c.song_id IN (SELECT unnest(public_ids))
             AND EXISTS (SELECT 1 FROM unnest(linked) AS u(x)
                         WHERE NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = x::int))), false);
       ELSE
         IF TG_TABLE_NAME = 'song_genres' THEN
-          IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT genre_id::text FROM old_rows WHERE song_id = ANY(public_ids)); END IF;
-          IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT genre_id::text FROM new_rows WHERE song_id = ANY(public_ids)); END IF;
+          IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT genre_id::text FROM old_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
+          IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT genre_id::text FROM new_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
           PERFORM feed_touch('genres', linked, false);
         ELSIF TG_TABLE_NAME = 'song_labels' THEN
-          IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT label_id::text FROM old_rows WHERE song_id = ANY(public_ids)); END IF;
-          IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT label_id::text FROM new_rows WHERE song_id = ANY(public_ids)); END IF;
+          IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT label_id::text FROM old_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
+          IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT label_id::text FROM new_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
           PERFORM feed_touch('labels', linked, false);
         ELSIF TG_TABLE_NAME = 'contributions' THEN
           IF TG_OP IN ('UPDATE', 'DELETE') THEN
-            linked := ARRAY(SELECT m.username FROM old_rows o JOIN members m ON m.id = o.member_id WHERE o.song_id = ANY(public_ids));
+            linked := ARRAY(SELECT m.username FROM old_rows o JOIN members m ON m.id = o.member_id WHERE o.song_id IN (SELECT unnest(public_ids)));
           END IF;
           IF TG_OP IN ('UPDATE', 'INSERT') THEN
-            linked := linked || ARRAY(SELECT m.username FROM new_rows n JOIN members m ON m.id = n.member_id WHERE n.song_id = ANY(public_ids));
+            linked := linked || ARRAY(SELECT m.username FROM new_rows n JOIN members m ON m.id = n.member_id WHERE n.song_id IN (SELECT unnest(public_ids)));
           END IF;
           PERFORM feed_touch('users', linked, false);
         END IF;
@@ -393,12 +398,12 @@ BEGIN
       END IF;
     END IF;
   END IF;
-  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY(song_ids) AND song_is_scheduled(s.published_at, s.deleted_at)));
+  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_scheduled(s.published_at, s.deleted_at)));
   IF TG_TABLE_NAME = 'album_tracks' THEN
     -- a scheduled album's due touches name the performers of its tracks when it names nobody
     IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT album_id::text FROM old_rows); END IF;
     IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT album_id::text FROM new_rows); END IF;
-    PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id::text = ANY(linked) AND album_is_scheduled(al.published_at)));
+    PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id::text IN (SELECT unnest(linked)) AND album_is_scheduled(al.published_at)));
   END IF;
   RETURN NULL;
 END $$;
@@ -422,7 +427,7 @@ BEGIN
   END IF;
   PERFORM feed_touch('songs', ARRAY(SELECT split_part(x, ':', 1) FROM unnest(shown) AS u(x)), true);
   PERFORM feed_touch('users', ARRAY(SELECT substr(x, strpos(x, ':') + 1) FROM unnest(shown) AS u(x)), true);
-  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY(song_ids) AND song_is_scheduled(s.published_at, s.deleted_at)));
+  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_scheduled(s.published_at, s.deleted_at)));
   RETURN NULL;
 END $$;
 
@@ -443,11 +448,11 @@ BEGIN
     PERFORM feed_touch('labels', ARRAY(
       SELECT x.label_id::text FROM old_rows o JOIN new_rows n ON n.id = o.id,
         LATERAL (VALUES (o.label_id, album_is_public_at(o.published_at, t)), (n.label_id, album_is_public_at(n.published_at, t))) AS x(label_id, seen)
-      WHERE o.label_id IS DISTINCT FROM n.label_id AND x.seen AND NOT o.id = ANY(moved)), true);
+      WHERE o.label_id IS DISTINCT FROM n.label_id AND x.seen AND o.id NOT IN (SELECT unnest(moved))), true);
     PERFORM feed_touch_albums(moved, ARRAY(SELECT o.id FROM old_rows o WHERE album_is_public_at(o.published_at, t)), true);
     PERFORM feed_touch_albums(
       ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
-            WHERE NOT n.id = ANY(moved)
+            WHERE n.id NOT IN (SELECT unnest(moved))
               AND (n.title, n.slug, n.album_type, n.released_at, n.artwork_key, n.artwork_dominant, n.artwork_average)
                   IS DISTINCT FROM (o.title, o.slug, o.album_type, o.released_at, o.artwork_key, o.artwork_dominant, o.artwork_average)),
       '{}', false);
@@ -469,24 +474,24 @@ DECLARE
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN album_ids := ARRAY(SELECT album_id FROM old_rows); END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN album_ids := album_ids || ARRAY(SELECT album_id FROM new_rows); END IF;
-  public_ids := ARRAY(SELECT al.id FROM albums al WHERE al.id = ANY(album_ids) AND album_is_public_at(al.published_at, t));
+  public_ids := ARRAY(SELECT al.id FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND album_is_public_at(al.published_at, t));
   IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    PERFORM feed_touch('artists', ARRAY(SELECT artist_id::text FROM old_rows WHERE album_id = ANY(public_ids)), true);
+    PERFORM feed_touch('artists', ARRAY(SELECT artist_id::text FROM old_rows WHERE album_id IN (SELECT unnest(public_ids))), true);
     -- an album that names nobody now is listed under its tracks' performers
     PERFORM feed_touch('artists', ARRAY(
       SELECT c.artist_id::text FROM album_tracks tr JOIN credits c ON c.song_id = tr.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-      WHERE tr.album_id = ANY(public_ids) AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), false);
+      WHERE tr.album_id IN (SELECT unnest(public_ids)) AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), false);
   END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN
     -- an album that named nobody before was listed under its tracks' performers
     PERFORM feed_touch('artists', ARRAY(
       SELECT c.artist_id::text FROM album_tracks tr JOIN credits c ON c.song_id = tr.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-      WHERE tr.album_id = ANY(public_ids)
+      WHERE tr.album_id IN (SELECT unnest(public_ids))
         AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id
                           AND (aa.album_id, aa.position) NOT IN (SELECT album_id, position FROM new_rows))), true);
   END IF;
   PERFORM feed_touch_albums(public_ids, '{}', false);
-  PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id = ANY(album_ids) AND album_is_scheduled(al.published_at)));
+  PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
 END $$;
 
@@ -536,14 +541,14 @@ BEGIN
       album_ids := album_ids || ARRAY(SELECT album_id FROM new_rows);
       list_ids := list_ids || ARRAY(SELECT n.list_id::text FROM new_rows n JOIN albums al ON al.id = n.album_id WHERE album_is_public_at(al.published_at, t));
     END IF;
-    song_ids := ARRAY(SELECT song_id FROM album_tracks WHERE album_id = ANY(album_ids));
+    song_ids := ARRAY(SELECT song_id FROM album_tracks WHERE album_id IN (SELECT unnest(album_ids)));
   END IF;
   -- a list shows only the entries of its content type
   PERFORM feed_touch('curated_lists', ARRAY(
-    SELECT id::text FROM curated_lists WHERE id::text = ANY(list_ids)
+    SELECT id::text FROM curated_lists WHERE id::text IN (SELECT unnest(list_ids))
       AND content_type = CASE TG_TABLE_NAME WHEN 'curated_list_songs' THEN 'songs' ELSE 'albums' END), false);
-  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY(song_ids) AND song_is_scheduled(s.published_at, s.deleted_at)));
-  PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id = ANY(album_ids) AND album_is_scheduled(al.published_at)));
+  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_scheduled(s.published_at, s.deleted_at)));
+  PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
 END $$;
 
@@ -565,8 +570,8 @@ BEGIN
                      WHERE (n.username, n.name, n.kind, n.avatar_key, n.is_banned, n.joined_at)
                            IS DISTINCT FROM (o.username, o.name, o.kind, o.avatar_key, o.is_banned, o.joined_at));
     IF cardinality(changed) = 0 THEN RETURN NULL; END IF;
-    PERFORM feed_touch('users', ARRAY(SELECT username FROM old_rows WHERE id = ANY(changed) AND member_is_public(username, is_banned)), true);
-    PERFORM feed_touch('users', ARRAY(SELECT username FROM new_rows WHERE id = ANY(changed)), false);
+    PERFORM feed_touch('users', ARRAY(SELECT username FROM old_rows WHERE id IN (SELECT unnest(changed)) AND member_is_public(username, is_banned)), true);
+    PERFORM feed_touch('users', ARRAY(SELECT username FROM new_rows WHERE id IN (SELECT unnest(changed))), false);
     member_ids := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
                         WHERE (n.username, n.name, n.avatar_key, n.is_banned)
                               IS DISTINCT FROM (o.username, o.name, o.avatar_key, o.is_banned)
@@ -582,8 +587,8 @@ BEGIN
         SELECT l.song_id::text FROM loves l JOIN old_rows o ON o.id = l.member_id JOIN new_rows n ON n.id = o.id
         WHERE member_is_public(o.username, o.is_banned) <> member_is_public(n.username, n.is_banned)), false);
       PERFORM feed_touch('artists', ARRAY(SELECT id::text FROM artists WHERE member_id IN (SELECT unnest(member_ids))), false);
-      PERFORM feed_due_linked('users', ARRAY(SELECT username FROM new_rows WHERE id = ANY(member_ids) AND username IS NOT NULL
-                                             UNION SELECT username FROM old_rows WHERE id = ANY(member_ids) AND username IS NOT NULL));
+      PERFORM feed_due_linked('users', ARRAY(SELECT username FROM new_rows WHERE id IN (SELECT unnest(member_ids)) AND username IS NOT NULL
+                                             UNION SELECT username FROM old_rows WHERE id IN (SELECT unnest(member_ids)) AND username IS NOT NULL));
     END IF;
   END IF;
   RETURN NULL;
@@ -611,20 +616,6 @@ BEGIN
     END IF;
   END IF;
   RETURN NULL;
-END $$;
-
--- Trigger functions run without JIT (sql/0034); CREATE OR REPLACE cleared the setting of those
--- replaced above that do not set it themselves.
-DO $$
-DECLARE
-  f regprocedure;
-BEGIN
-  FOR f IN
-    SELECT p.oid::regprocedure FROM pg_proc p
-    WHERE p.pronamespace = 'public'::regnamespace AND p.prorettype = 'trigger'::regtype AND p.proname LIKE 'feed\_%'
-  LOOP
-    EXECUTE format('ALTER FUNCTION %s SET jit = off', f);
-  END LOOP;
 END $$;
 
 -- The log derived again: the current catalogue as the feed's first entries.
