@@ -271,7 +271,11 @@ BEGIN
     own := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
                  WHERE n.id NOT IN (SELECT unnest(moved)) AND n.id NOT IN (SELECT unnest(shown)) AND n IS DISTINCT FROM o);
     PERFORM feed_touch_songs(moved, ARRAY(SELECT o.id FROM old_rows o WHERE song_is_public_at(o.published_at, o.deleted_at, t)), true, false);
-    PERFORM feed_touch_songs(shown, '{}', false, false);
+    -- an album entry shows the latest release date of its tracks
+    PERFORM feed_touch_songs(ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
+                                   WHERE n.id IN (SELECT unnest(shown)) AND n.released_at IS DISTINCT FROM o.released_at), '{}', true, false);
+    PERFORM feed_touch_songs(ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
+                                   WHERE n.id IN (SELECT unnest(shown)) AND n.released_at IS NOT DISTINCT FROM o.released_at), '{}', false, false);
     PERFORM feed_touch_songs(own, '{}', false, true);
     PERFORM feed_due_linked('songs', ARRAY(SELECT x::text FROM unnest(moved) AS u(x)));
   ELSE
@@ -282,8 +286,8 @@ BEGIN
 END $$;
 
 -- Tables of a song's links: only links of a public song touch anything, and only what they change.
--- A credit: the song, the artists whose roles on it moved, and when the song's performers or writers
--- as others show them moved, every row that shows the song; a genre or label: the song and the genre
+-- A credit: the song, the artists whose roles on it moved, every row that shows the song when its
+-- performers moved, the songs-lists holding it when its writers moved; a genre or label: the song and the genre
 -- or label; a track: the album, the rows that show its entry and the song's performers (an album
 -- that names nobody is listed under them); a contribution: the song and the contributor; a version:
 -- each song whose other side is public. The due touches of the scheduled songs among them (and of
@@ -296,6 +300,7 @@ DECLARE
   linked text[] := '{}';
   added text[] := '{}';
   removed text[] := '{}';
+  writers_moved integer[];
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN song_ids := ARRAY(SELECT song_id FROM old_rows); END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN song_ids := song_ids || ARRAY(SELECT song_id FROM new_rows); END IF;
@@ -340,11 +345,11 @@ BEGIN
         ), held AS (
           SELECT after, song_id, artist_id, array_agg(DISTINCT role_id ORDER BY role_id) AS roles FROM sides GROUP BY after, song_id, artist_id
         ), shown AS (
-          SELECT after, song_id, string_agg(tag || artist_id, ',' ORDER BY tag, first_position, artist_id) AS names
+          SELECT after, song_id, tag, string_agg(artist_id::text, ',' ORDER BY first_position, artist_id) AS names
           FROM (SELECT s.after, s.song_id, r.tag, s.artist_id, min(s.position) AS first_position
                 FROM sides s JOIN roles r ON r.id = s.role_id WHERE r.tag IN ('performer', 'writer')
                 GROUP BY s.after, s.song_id, r.tag, s.artist_id) x
-          GROUP BY after, song_id
+          GROUP BY after, song_id, tag
         )
         SELECT
           -- an artist shows the roles it holds on each song: touched when those moved
@@ -352,12 +357,20 @@ BEGIN
                 FROM (SELECT * FROM held WHERE after) a FULL JOIN (SELECT * FROM held WHERE NOT after) b
                   ON b.song_id = a.song_id AND b.artist_id = a.artist_id
                 WHERE a.roles IS DISTINCT FROM b.roles),
-          -- others show a song's performers and writers, each artist once in credit order: only a
-          -- song whose lists of them moved is touched with the rows that show it
+          -- others show a song's performers (its summary) and a songs-list its writers, each artist
+          -- once in credit order: only a song whose list of them moved is touched where it shows
           ARRAY(SELECT p.id FROM unnest(public_ids) AS p(id)
-                LEFT JOIN shown a ON a.after AND a.song_id = p.id LEFT JOIN shown b ON NOT b.after AND b.song_id = p.id
+                LEFT JOIN shown a ON a.after AND a.tag = 'performer' AND a.song_id = p.id
+                LEFT JOIN shown b ON NOT b.after AND b.tag = 'performer' AND b.song_id = p.id
+                WHERE a.names IS DISTINCT FROM b.names),
+          ARRAY(SELECT p.id FROM unnest(public_ids) AS p(id)
+                LEFT JOIN shown a ON a.after AND a.tag = 'writer' AND a.song_id = p.id
+                LEFT JOIN shown b ON NOT b.after AND b.tag = 'writer' AND b.song_id = p.id
                 WHERE a.names IS DISTINCT FROM b.names)
-        INTO linked, public_ids;
+        INTO linked, public_ids, writers_moved;
+        PERFORM feed_touch('curated_lists', ARRAY(
+          SELECT l.list_id::text FROM curated_list_songs l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
+          WHERE l.song_id IN (SELECT unnest(writers_moved))), false);
         PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT split_part(x, ':', 1) FROM unnest(added || removed) AS u(x)), true);
         PERFORM feed_touch('artists', linked, true);
         PERFORM feed_touch_songs(public_ids, '{}', false, false);

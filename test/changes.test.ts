@@ -479,7 +479,7 @@ describe("change feed", () => {
 
 /** One random edit, as SQL on the test database. */
 type Edit =
-  | { readonly kind: "publish" | "unpublish" | "delete" | "title" | "schedule"; readonly song: number }
+  | { readonly kind: "publish" | "unpublish" | "delete" | "title" | "released" | "schedule"; readonly song: number }
   | { readonly kind: "credit" | "uncredit"; readonly song: number; readonly artist: number }
   | { readonly kind: "genre"; readonly song: number; readonly genre: number }
   | { readonly kind: "label"; readonly song: number; readonly label: number }
@@ -497,7 +497,7 @@ const album = fc.integer({ min: 1, max: 4 })
 const member = fc.constantFrom(1, 2, 5, 6, 100, 300)
 
 const editArb: fc.Arbitrary<Edit> = fc.oneof(
-  fc.record({ kind: fc.constantFrom("publish", "unpublish", "delete", "title", "schedule"), song }),
+  fc.record({ kind: fc.constantFrom("publish", "unpublish", "delete", "title", "released", "schedule"), song }),
   fc.record({ kind: fc.constantFrom("credit", "uncredit"), song, artist }),
   fc.record({ kind: fc.constant("genre"), song, genre: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ kind: fc.constant("label"), song, label: fc.integer({ min: 1, max: 3 }) }),
@@ -519,6 +519,9 @@ const editSql = (edit: Edit): string => {
       return `UPDATE songs SET deleted_at = now() WHERE id = ${edit.song}`
     case "title":
       return `UPDATE songs SET title = left(title, 40) || '~' WHERE id = ${edit.song}`
+    case "released":
+      // a year earlier keeps a MONTH or YEAR date on the first of its month
+      return `UPDATE songs SET released_at = (released_at - interval '1 year')::date WHERE id = ${edit.song}`
     case "schedule":
       return `UPDATE songs SET published_at = clock_timestamp() + interval '2.5 seconds', deleted_at = NULL WHERE id = ${edit.song}`
     case "credit":
