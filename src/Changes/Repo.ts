@@ -22,10 +22,21 @@ export interface FeedPosition {
   readonly dueKind: string
   readonly dueKey: string
   readonly horizon: number
+  /**
+   * The late stream by (xid, due_at, kind, row_key): due touches the due stream passed while their
+   * writer was still running (it committed after a reader's horizon passed their time). Every
+   * such touch not yet served lies after this position.
+   */
+  readonly lateXid: string
+  readonly lateDueAt: number
+  readonly lateKind: string
+  readonly lateKey: string
 }
 
-/** A feed position in a cursor: xid, position, due time, due kind, due row key, horizon. */
-const FEED_KEY = ["xid", "position", "micros", "text", "text", "micros"] as const
+/** A feed position in a cursor: the immediate, due and late streams' positions and the horizon. */
+const FEED_KEY = ["xid", "position", "micros", "text", "text", "micros", "xid", "micros", "text", "text"] as const
+/** A new reader has passed no due touch: nothing can be late for it. */
+const MAX_XID = (2n ** 64n - 1n).toString()
 
 /** The position a `since` cursor names; bad_request for anything this endpoint did not make. */
 const decodeSince = (seal: CursorSeal, since: string) =>
@@ -36,19 +47,23 @@ const decodeSince = (seal: CursorSeal, since: string) =>
       ({ key }) => Number(key[2]) <= Number(key[5]) + 1
     ), {
     onNone: () => Effect.fail(badCursor),
-    onSome: ({ key: [xid, position, dueAt, dueKind, dueKey, horizon] }) =>
+    onSome: ({ key: [xid, position, dueAt, dueKind, dueKey, horizon, lateXid, lateDueAt, lateKind, lateKey] }) =>
       Effect.succeed<FeedPosition>({
         xid: String(xid),
         position: String(position),
         dueAt: Number(dueAt),
         dueKind: String(dueKind),
         dueKey: String(dueKey),
-        horizon: Number(horizon)
+        horizon: Number(horizon),
+        lateXid: String(lateXid),
+        lateDueAt: Number(lateDueAt),
+        lateKind: String(lateKind),
+        lateKey: String(lateKey)
       })
   })
 
 const encodePosition = (p: FeedPosition) =>
-  encodeCursor(SCOPE, 0, [p.xid, p.position, p.dueAt, p.dueKind, p.dueKey, p.horizon])
+  encodeCursor(SCOPE, 0, [p.xid, p.position, p.dueAt, p.dueKind, p.dueKey, p.horizon, p.lateXid, p.lateDueAt, p.lateKind, p.lateKey])
 
 interface PageRow {
   readonly valid: boolean
@@ -61,6 +76,13 @@ interface PageRow {
   readonly last_due_at: string | null
   readonly last_due_kind: string | null
   readonly last_due_key: string | null
+  readonly late: number
+  readonly last_late_xid: string | null
+  readonly last_late_due_at: string | null
+  readonly last_late_kind: string | null
+  readonly last_late_key: string | null
+  readonly due_read: boolean
+  readonly xmin: string
   readonly horizon: string
   readonly origin: string
 }
@@ -110,13 +132,14 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
                  timestamptz 'epoch' + coalesce(${from?.dueAt ?? null}::bigint, (SELECT us FROM origin)) * interval '1 microsecond' AS due_at,
                  coalesce(${from?.dueKind ?? null}::text, '') AS due_kind,
                  coalesce(${from?.dueKey ?? null}::text, '') AS due_key,
-                 timestamptz 'epoch' + coalesce(${from?.horizon ?? null}::bigint, (SELECT us FROM origin)) * interval '1 microsecond' AS horizon
+                 timestamptz 'epoch' + coalesce(${from?.horizon ?? null}::bigint, (SELECT us FROM origin)) * interval '1 microsecond' AS horizon,
+                 coalesce(${from?.lateXid ?? null}::xid8, ${MAX_XID}::xid8) AS late_xid,
+                 timestamptz 'epoch' + coalesce(${from?.lateDueAt ?? null}::bigint, 0) * interval '1 microsecond' AS late_due_at,
+                 coalesce(${from?.lateKind ?? null}::text, '') AS late_kind,
+                 coalesce(${from?.lateKey ?? null}::text, '') AS late_key
         ),
         -- Transaction ids are the cluster's: one running in another database writes no change of
         -- this one, so only those positively seen there are let by; any other holds the feed.
-        -- A hot standby's snapshot lists no running transaction (pg_current_snapshot() leaves
-        -- them out in recovery) and it sees none of the primary's sessions: there the xmin is the
-        -- snapshot's own, every running transaction included.
         h AS (
           SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(pg_current_snapshot()) ELSE coalesce(
               (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
@@ -130,6 +153,11 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
                WHERE backend_xid IS NOT NULL AND datname = current_database() AND pid <> pg_backend_pid()),
               now()))) AS horizon
         ),
+        -- A reader that has not seen every transaction the cursor's reader had seen (a staler
+        -- standby) leaves the due and late streams where they are: it could not vouch for them.
+        may AS (
+          SELECT (SELECT late_xid FROM start) = ${MAX_XID}::xid8 OR (SELECT xmin FROM h) >= (SELECT late_xid FROM start) AS due
+        ),
         immediate AS (
           SELECT l.xid, l.position, l.kind, l.row_key, true AS may_remove, l.at,
                  row_number() OVER (ORDER BY l.xid, l.position) AS ord
@@ -138,19 +166,35 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
                   AND l.xid < (SELECT xmin FROM h)
                 ORDER BY l.xid, l.position LIMIT ${limit}) l
         ),
+        -- due touches the due stream passed while their writer was still running: behind its
+        -- position, at or after the late position, their writer finished now
+        late AS (
+          SELECT l.xid, l.due_at, l.kind, l.row_key, false AS may_remove, l.due_at AS at,
+                 ${limit} + row_number() OVER (ORDER BY l.xid, l.due_at, l.kind, l.row_key) AS ord
+          FROM (SELECT DISTINCT l.xid, l.due_at, l.kind, l.row_key FROM change_due l
+                WHERE (SELECT due FROM may)
+                  AND (l.xid, l.due_at, l.kind, l.row_key) > ((SELECT late_xid FROM start), (SELECT late_due_at FROM start), (SELECT late_kind FROM start), (SELECT late_key FROM start))
+                  AND l.xid < (SELECT xmin FROM h)
+                  AND (l.due_at, l.kind, l.row_key) <= ((SELECT due_at FROM start), (SELECT due_kind FROM start), (SELECT due_key FROM start))
+                ORDER BY l.xid, l.due_at, l.kind, l.row_key LIMIT ${limit} - (SELECT count(*) FROM immediate)) l
+        ),
         -- due touches are keyed by what they say (no position: their writes are not counted);
-        -- rows of the same (due_at, kind, row_key) from several sources are one entry
+        -- rows of the same (due_at, kind, row_key) from several sources are one entry; only those
+        -- of finished writers (a running one's are the late stream's once it ends)
         due AS (
           SELECT l.due_at, l.kind, l.row_key, false AS may_remove, l.due_at AS at,
-                 ${limit} + row_number() OVER (ORDER BY l.due_at, l.kind, l.row_key) AS ord
+                 2 * ${limit} + row_number() OVER (ORDER BY l.due_at, l.kind, l.row_key) AS ord
           FROM (SELECT DISTINCT l.due_at, l.kind, l.row_key FROM change_due l
-                WHERE (l.due_at, l.kind, l.row_key) > ((SELECT due_at FROM start), (SELECT due_kind FROM start), (SELECT due_key FROM start))
+                WHERE (SELECT due FROM may)
+                  AND (l.due_at, l.kind, l.row_key) > ((SELECT due_at FROM start), (SELECT due_kind FROM start), (SELECT due_key FROM start))
                   AND l.due_at <= (SELECT horizon FROM h)
-                ORDER BY l.due_at, l.kind, l.row_key LIMIT ${limit} - (SELECT count(*) FROM immediate)) l
+                  AND l.xid < (SELECT xmin FROM h)
+                ORDER BY l.due_at, l.kind, l.row_key LIMIT ${limit} - (SELECT count(*) FROM immediate) - (SELECT count(*) FROM late)) l
         ),
         touched AS (
           SELECT kind, row_key, bool_or(may_remove) AS may_remove, max(at) AS at, max(ord) AS ord
           FROM (SELECT kind, row_key, may_remove, at, ord FROM immediate
+                UNION ALL SELECT kind, row_key, may_remove, at, ord FROM late
                 UNION ALL SELECT kind, row_key, may_remove, at, ord FROM due) x
           GROUP BY kind, row_key
         ),
@@ -169,6 +213,13 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
           (SELECT (extract(epoch FROM due_at) * 1000000)::bigint::text FROM due ORDER BY ord DESC LIMIT 1) AS last_due_at,
           (SELECT kind FROM due ORDER BY ord DESC LIMIT 1) AS last_due_kind,
           (SELECT row_key FROM due ORDER BY ord DESC LIMIT 1) AS last_due_key,
+          (SELECT count(*) FROM late)::int AS late,
+          (SELECT xid::text FROM late ORDER BY ord DESC LIMIT 1) AS last_late_xid,
+          (SELECT (extract(epoch FROM due_at) * 1000000)::bigint::text FROM late ORDER BY ord DESC LIMIT 1) AS last_late_due_at,
+          (SELECT kind FROM late ORDER BY ord DESC LIMIT 1) AS last_late_kind,
+          (SELECT row_key FROM late ORDER BY ord DESC LIMIT 1) AS last_late_key,
+          (SELECT due FROM may) AS due_read,
+          (SELECT xmin::text FROM h) AS xmin,
           (SELECT (extract(epoch FROM horizon) * 1000000)::bigint::text FROM h) AS horizon,
           (SELECT us::text FROM origin) AS origin`.pipe(Effect.orDie)
 
@@ -181,9 +232,9 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
         if (row === undefined || !row.valid) return yield* Effect.fail(badCursor)
         const origin = Number(row.origin)
         const start: FeedPosition = from ??
-          { xid: "0", position: "0", dueAt: origin, dueKind: "", dueKey: "", horizon: origin }
+          { xid: "0", position: "0", dueAt: origin, dueKind: "", dueKey: "", horizon: origin, lateXid: MAX_XID, lateDueAt: 0, lateKind: "", lateKey: "" }
         // nothing read: the cursor given comes back as it was (a client has caught up when it does)
-        if (row.immediate + row.due === 0) {
+        if (row.immediate + row.late + row.due === 0) {
           return { itemsJson: row.json, total: row.total, nextCursor: since ?? sealer.seal(encodePosition(start)) } satisfies ChangesPage
         }
         const horizon = Number(row.horizon)
@@ -191,14 +242,21 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
         // xmin was visible, so one read short of `limit` left none behind, and the cursor names only
         // positions of touches served. A due stream read short of `limit` holds nothing more up to
         // the horizon: it resumes one microsecond past it.
-        const dueDone = row.immediate + row.due < limit
-        const next: FeedPosition = {
-          xid: row.last_xid ?? start.xid,
-          position: row.last_position ?? start.position,
+        // A late stream read short of `limit` holds nothing more below xmin: whatever the due stream
+        // passes from here on while its writer runs has an xid at or above this xmin.
+        const lateDone = row.immediate + row.late < limit
+        const dueDone = row.immediate + row.late + row.due < limit
+        const immediate = { xid: row.last_xid ?? start.xid, position: row.last_position ?? start.position }
+        const next: FeedPosition = !row.due_read ? { ...start, ...immediate } : {
+          ...immediate,
           dueAt: dueDone ? horizon + 1 : row.last_due_at === null ? start.dueAt : Number(row.last_due_at),
           dueKind: dueDone ? "" : row.last_due_kind ?? start.dueKind,
           dueKey: dueDone ? "" : row.last_due_key ?? start.dueKey,
-          horizon
+          horizon,
+          lateXid: lateDone ? row.xmin : row.last_late_xid ?? start.lateXid,
+          lateDueAt: lateDone ? 0 : row.last_late_due_at === null ? start.lateDueAt : Number(row.last_late_due_at),
+          lateKind: lateDone ? "" : row.last_late_kind ?? start.lateKind,
+          lateKey: lateDone ? "" : row.last_late_key ?? start.lateKey
         }
         return { itemsJson: row.json, total: row.total, nextCursor: sealer.seal(encodePosition(next)) } satisfies ChangesPage
       }).pipe(withSpan("ChangesRepo.listChanges"))
