@@ -1,11 +1,11 @@
-import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
-import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as Headers from "@effect/platform/Headers"
-import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import * as Effect from "effect/Effect"
+import * as OtlpSerialization from "effect/observability/OtlpSerialization"
+import * as OtlpTracer from "effect/observability/OtlpTracer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Headers from "effect/http/Headers"
+import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as References from "effect/References"
 import type * as Tracer from "effect/Tracer"
 import { API_VERSION } from "./Api.js"
 import { AppConfig } from "./Config.js"
@@ -15,10 +15,10 @@ import { AppConfig } from "./Config.js"
  * set. Without it the tracer is switched off altogether, so `Effect.withSpan` in repositories
  * and the SQL client's per-statement spans cost next to nothing.
  */
-export const TracingLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
+export const TracingLive = Layer.unwrap(
+  AppConfig.useSync((config) =>
     Option.match(config.otlpEndpoint, {
-      onNone: () => Layer.setTracerEnabled(false),
+      onNone: () => Layer.succeed(References.TracerEnabled, false),
       onSome: (endpoint) =>
         OtlpTracer.layer({
           url: `${endpoint}/v1/traces`,

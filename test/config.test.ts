@@ -20,7 +20,7 @@ const variablesReadByConfig = (): Array<string> => {
       patch: ConfigProviderPathPatch.empty
     })
   )
-  Effect.runSync(Effect.either(Effect.withConfigProvider(AppConfigShape, recording)))
+  Effect.runSync(Effect.result(Effect.withConfigProvider(AppConfigShape, recording)))
   return [...asked].sort()
 }
 
@@ -103,7 +103,7 @@ describe("configuration", () => {
     [{ CORS_STAFF_ORIGINS: "staff.example.com/path" }, "CORS_STAFF_ORIGINS"]
   ])("a bad %o is reported with the name %s", (env, name) => {
     const result = Effect.runSync(
-      Effect.either(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+      Effect.result(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map(Object.entries(env)))))
     )
     expect(result._tag).toBe("Left")
     if (result._tag === "Left") expect(describeConfigError(result.left)).toStartWith(`${name}: `)

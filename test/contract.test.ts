@@ -6,7 +6,7 @@
  * properties refused (the JSON PostgreSQL builds cannot drift from the Schemas), and never a 5xx.
  */
 import { beforeAll, describe, expect, test } from "bun:test"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
@@ -83,7 +83,7 @@ interface Case {
 }
 
 const decodes = (schema: Schema.Schema<unknown, unknown> | undefined, values: Record<string, string>) =>
-  schema === undefined || Either.isRight(Schema.decodeUnknownEither(schema)(values))
+  schema === undefined || Either.isRight(Schema.decodeUnknownResult(schema)(values))
 
 /** Checks one answer against the document and the Schemas; returns its status. */
 const checkAnswer = async (operation: Operation, request: Case) => {

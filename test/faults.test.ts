@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import * as SqlError from "@effect/sql/SqlError"
+import * as SqlError from "effect/sql/SqlError"
 import { Cause, Runtime } from "effect"
 import { DatabaseFault, isDatabaseUnavailable } from "../src/Database.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
@@ -171,11 +171,11 @@ describe.skipIf(process.env.TEST_DATABASE_URL === undefined)("the database in th
 
   test("isDatabaseUnavailable reads codes only, never a message", () => {
     const lostText = new Error("Connection terminated unexpectedly")
-    expect(isDatabaseUnavailable(new SqlError.SqlError({ cause: lostText, message: "Connection terminated" }))).toBe(false)
+    expect(isDatabaseUnavailable(sqlError(lostText, "Connection terminated"))).toBe(false)
     for (const code of ["57P01", "08006", "ECONNRESET", "DATABASE_FAULT"]) {
-      expect(isDatabaseUnavailable(new SqlError.SqlError({ cause: Object.assign(new Error("x"), { code }) }))).toBe(true)
+      expect(isDatabaseUnavailable(sqlError(Object.assign(new Error("x"), { code })))).toBe(true)
     }
-    expect(isDatabaseUnavailable(new SqlError.SqlError({ cause: Object.assign(new Error("x"), { code: "22012" }) }))).toBe(false)
+    expect(isDatabaseUnavailable(sqlError(Object.assign(new Error("x"), { code: "22012" })))).toBe(false)
   })
 
   test("isDatabaseUnavailable tells each fault by its code, and a statement's own error from them", async () => {

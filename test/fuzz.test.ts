@@ -1,5 +1,5 @@
-import * as HttpApi from "@effect/platform/HttpApi"
-import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Arbitrary, FastCheck as fc, Option, Schema } from "effect"
 import { Api } from "../src/Api.js"

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { Api } from "../src/Api.js"
@@ -56,7 +56,7 @@ describe("OpenAPI examples (src/Meta/openapi-examples.json, `bun run examples`)"
         const names = parameters
           .filter((parameter) => parameter.in === where && example.parameters[parameter.name] !== undefined)
           .map((parameter) => parameter.name)
-        const decoded = Schema.decodeUnknownEither(schema)(values(names))
+        const decoded = Schema.decodeUnknownResult(schema)(values(names))
         if (Either.isLeft(decoded)) throw new Error(String(decoded.left))
       }
     })

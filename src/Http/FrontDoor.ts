@@ -24,7 +24,7 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
   const edge = yield* Edge
   const takeNow = edge.takeNow
   if (Option.isSome(config.otlpEndpoint) || takeNow === undefined) return undefined
-  const logged = !LogLevel.lessThan(LogLevel.Info, config.logLevel)
+  const logged = !LogLevel.isLessThan("Info", config.logLevel)
   const writeLine = makeInfoLineWriter(config.logFormat)
 
   return (request, server) => {

@@ -1,4 +1,4 @@
-import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApi from "effect/http-api/HttpApi"
 import { Api } from "../Api.js"
 import { DOCS_PATH, OPENAPI_PATH } from "../Meta/Http.js"
 import { type RouteKind, routeKindOf } from "../RouteKind.js"

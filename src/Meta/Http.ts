@@ -1,6 +1,6 @@
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -8,6 +8,7 @@ import { Api, API_VERSION } from "../Api.js"
 import { Unavailable } from "../Domain/Errors.js"
 import { detailJson } from "../Domain/Json.js"
 import { MetaRepo } from "./Repo.js"
+import * as Fiber from "effect/Fiber"
 
 export const DOCS_PATH = "/docs"
 export const OPENAPI_PATH = "/v1/openapi.json"
@@ -45,10 +46,11 @@ export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
       .handle("ready", () =>
         repo.ping.pipe(
           // answer at the second; the abandoned ping ends on its own (src/Database/Runner.ts)
-          Effect.disconnect,
-          Effect.timeoutFail({
+          Effect.forkDetach,
+          Effect.flatMap(Fiber.join),
+          Effect.timeoutOrElse({
             duration: "1 second",
-            onTimeout: () => new Unavailable({ message: "The database did not answer within 1 second." })
+            orElse: () => Effect.fail(new Unavailable({ message: "The database did not answer within 1 second." }))
           }),
           Effect.catchTag("SqlError", () =>
             Effect.fail(new Unavailable({ message: "The database is not reachable." }))),

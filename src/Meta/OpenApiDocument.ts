@@ -6,9 +6,7 @@
  * `bun run examples`), and plain wording in place of Effect's generated titles and descriptions.
  * Everything here is generic over the endpoints: a new endpoint gets the same treatment.
  */
-import type * as OpenApi from "@effect/platform/OpenApi"
-import * as JSONSchema from "effect/JSONSchema"
-import { RateLimitedError } from "../Domain/Errors.js"
+import type * as OpenApi from "effect/http-api/OpenApi"
 import { type RouteKind, routeKindOf } from "../RouteKind.js"
 import examples from "./openapi-examples.json" with { type: "json" }
 
@@ -334,19 +332,14 @@ const DESCRIPTION = [
 /** The document as published at /v1/openapi.json. */
 export const describeDocument = (derived: Record<string, unknown>): JsonObject => {
   const spec = derived as unknown as OpenApi.OpenAPISpec
-  const rateLimited = JSONSchema.fromAST(RateLimitedError.ast, {
-    definitions: {},
-    target: "openApi3.1",
-    topLevelReferenceStrategy: "skip"
-  })
-  const schemas: Record<string, unknown> = { ...spec.components.schemas, RateLimitedError: rateLimited }
+  const schemas: Record<string, unknown> = { ...spec.components.schemas }
   for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete schemas[name]
   const primitives = primitiveComponents(schemas)
 
   const paths: Record<string, JsonObject> = {}
   for (const [path, item] of Object.entries(spec.paths)) {
     const operations: JsonObject = {}
-    for (const [method, operation] of Object.entries(item)) {
+    for (const [method, operation] of Object.entries(item as Record<string, OpenApi.OpenAPISpecOperation | undefined>)) {
       if (operation === undefined) continue
       const [group = "", endpoint = operation.operationId] = operation.operationId.split(".")
       const operationId = operationIdOf(group, endpoint)

@@ -3,7 +3,7 @@
  * a shared writer, else a shared genre), each its 10 most watched-per-day songs. How each group
  * is read, and why: docs/query-plans.md ("Similar songs").
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "effect/sql/SqlClient"
 import { SIMILAR_ORDER, similarSongs } from "../Domain/SongDetail.js"
 
 /**

@@ -5,7 +5,7 @@
  * send, src/Database/Statements.ts). So the
  * baselines run the identical SQL text, whatever the repository builds today; nothing is copied.
  */
-import { Statement } from "@effect/sql"
+import { Statement } from "effect/sql"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/Config.js"
 import { DatabaseLive, sessionSettings, Statements } from "../../src/Database.js"
@@ -40,7 +40,7 @@ const decodeCursor = (cursor: string) =>
 const sentPrepared: Array<CapturedStatement> = []
 const RecordingStatements = Layer.effect(
   Statements,
-  Effect.map(Statements, (statements): Statements["Type"] => ({
+  Statements.useSync((statements): Statements["Service"] => ({
     ...statements,
     run: (prepared, key) =>
       Effect.suspend(() => {

@@ -1,4 +1,4 @@
-import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApi from "effect/http-api/HttpApi"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Api } from "../../src/Api.js"
@@ -51,4 +51,4 @@ export const queryOf = (values: Readonly<Record<string, string | undefined>>) =>
 
 /** Decodes with excess properties refused: a field the Schema does not declare is a failure. */
 export const decodeStrict = (schema: Schema.Schema<unknown, unknown>, body: unknown) =>
-  Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(body)
+  Schema.decodeUnknownResult(schema, { onExcessProperty: "error" })(body)

@@ -1,5 +1,5 @@
 import { HttpServer } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
