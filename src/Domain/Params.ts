@@ -112,12 +112,20 @@ export const FeedLimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,3}$/, 1, 1
 })
 
 /** A closed set of words, with a message that lists them: a refined string, not a literal union. */
-export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: string, ...words: Words) => {
+export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: string, ...words: Words) =>
+  DescribedChoiceParam(name, `One of: ${words.join(", ")}.`, ...words)
+
+/** A closed set of words, described to clients in words of its own. */
+export const DescribedChoiceParam = <const Words extends ReadonlyArray<string>>(
+  name: string,
+  description: string,
+  ...words: Words
+) => {
   const message = `${name} must be one of: ${words.join(", ")}.`
   return Schema.String.pipe(
     Schema.refine((text): text is Words[number] => words.includes(text), {
       message,
-      ...described({ type: "string", enum: words, description: `One of: ${words.join(", ")}.` })
+      ...described({ type: "string", enum: words, description })
     })
   ).annotate({ sample: { kind: "choice", words } satisfies Sample })
 }

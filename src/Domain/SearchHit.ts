@@ -18,7 +18,7 @@ import { ListAlbumEntry, listAlbumEntry, SongSummary, songSummary } from "./Song
  */
 export const SEARCH_TOTAL_BOUND = 1000
 
-const Score = Schema.Number.annotate({
+const Score = Schema.Finite.annotate({
   description: "How the name matched: 1 exact, 0.75 prefix, 0.5 a later word starts with the text, " +
     "0.25 inside a word or within one typo."
 })

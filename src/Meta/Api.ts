@@ -16,7 +16,7 @@ export const ServiceIndex = Schema.Struct({
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
-  database: Schema.optional(Schema.Literal("reachable"))
+  database: Schema.optionalKey(Schema.Literal("reachable"))
 }).annotate({ identifier: "Health" })
 
 export class MetaApi extends HttpApiGroup.make("Meta")

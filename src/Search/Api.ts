@@ -14,13 +14,13 @@ export const MAX_SEARCH_LIMIT = 20
 
 /** One section per type asked, in this order. */
 export const SearchResults = Schema.Struct({
-  songs: Schema.optional(shapes.songs.section.schema),
-  artists: Schema.optional(shapes.artists.section.schema),
-  albums: Schema.optional(shapes.albums.section.schema),
-  curated_lists: Schema.optional(shapes.curated_lists.section.schema),
-  labels: Schema.optional(shapes.labels.section.schema),
-  genres: Schema.optional(shapes.genres.section.schema),
-  users: Schema.optional(shapes.users.section.schema)
+  songs: Schema.optionalKey(shapes.songs.section.schema),
+  artists: Schema.optionalKey(shapes.artists.section.schema),
+  albums: Schema.optionalKey(shapes.albums.section.schema),
+  curated_lists: Schema.optionalKey(shapes.curated_lists.section.schema),
+  labels: Schema.optionalKey(shapes.labels.section.schema),
+  genres: Schema.optionalKey(shapes.genres.section.schema),
+  users: Schema.optionalKey(shapes.users.section.schema)
 }).annotate({ identifier: "SearchResults" })
 export type SearchResults = typeof SearchResults.Type
 
