@@ -42,19 +42,31 @@ export const rateLimitedMessage = (decision: RateLimitDecision) => {
     `retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
 }
 
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+/** Effect's words, but "is missing" for a parameter that is absent. */
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => (issue._tag === "MissingKey" ? "is missing" : SchemaIssue.defaultLeafHook(issue))
+})
 
-const issueText = (issue: { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }) => {
-  const name = issue.path.map(String).join(".")
-  if (name !== "" && /^Expected string, got \[/.test(issue.message)) return `${name} must be given once.`
+/** A query parameter given more than once (`limit=1&limit=2`): Effect sees a list where text goes. */
+const givenTwice = (url: string, name: string) => {
+  const query = url.indexOf("?")
+  return query >= 0 && new URLSearchParams(url.slice(query + 1)).getAll(name).length > 1
+}
+
+const segmentName = (segment: unknown) =>
+  String(typeof segment === "object" && segment !== null && "key" in segment ? segment.key : segment)
+
+const issueText = (url: string, issue: { readonly path?: ReadonlyArray<unknown> | undefined; readonly message: string }) => {
+  const name = (issue.path ?? []).map(segmentName).join(".")
+  if (name !== "" && givenTwice(url, name)) return `${name} must be given once.`
   if (name === "" || issue.message.startsWith(name)) return issue.message
   return `${name}: ${issue.message}`
 }
 
 /** Effect's own decode error, re-said in one sentence that names the parameter. */
-const badRequestFrom = (error: HttpApiError.HttpApiSchemaError) => {
+const badRequestFrom = (url: string, error: HttpApiError.HttpApiSchemaError) => {
   const [first] = formatIssues(error.cause.issue).issues
-  return new BadRequest({ message: clipQuotes(first === undefined ? "The request is not valid." : issueText(first as { readonly path: ReadonlyArray<PropertyKey>; readonly message: string })) })
+  return new BadRequest({ message: clipQuotes(first === undefined ? "The request is not valid." : issueText(url, first)) })
 }
 
 const ENVELOPE_TAGS = new Set(["NotFound", "BadRequest", "Unauthorized", "Forbidden", "RateLimited", "InternalError", "Unavailable"])
@@ -70,14 +82,14 @@ const isEnvelopeError = (error: unknown) =>
 const toEnvelopeErrors = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
   Effect.catchCause(handler, (cause) =>
     Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
       const failure = Cause.findErrorOption(cause)
       if (Option.isSome(failure)) {
         const error: unknown = failure.value
-        if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body") return yield* badRequestFrom(error)
+        if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body") return yield* badRequestFrom(request.url, error)
         if (isEnvelopeError(error)) return yield* Effect.failCause(cause)
       }
       if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
-      const request = yield* HttpServerRequest.HttpServerRequest
       const squashed = Cause.squash(cause)
       const traceId = traceIdOf(request)
       if (SqlError.isSqlError(squashed) && isDatabaseUnavailable(squashed)) {
