@@ -78,9 +78,9 @@ let nextClientId = 1_000_000
 
 /**
  * The query path over one pool (docs/operations.md): the runner sends every statement, the
- * @effect/sql client's and the prepared by-key reads' alike.
+ * SqlClient's and the prepared by-key reads' alike.
  */
-const queryPathLayer = (options: pg.PoolConfig, bounds?: WaitingBounds) =>
+export const queryPathLayer = (options: pg.PoolConfig, bounds?: WaitingBounds) =>
   Layer.unwrap(
     Effect.gen(function*() {
       const pool = yield* makePool(options)

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as SqlError from "effect/sql/SqlError"
-import { Cause, Runtime } from "effect"
+import { causeOf, sqlError } from "../src/Database/Faults.js"
 import { DatabaseFault, isDatabaseUnavailable } from "../src/Database.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { resolveTestDatabase, type TestDatabase } from "./support/database.js"
@@ -76,11 +76,15 @@ const timeToRecover = async (baseUrl: string, path = "/v1/songs", limitMs = 10_0
 const maxMs = (replies: ReadonlyArray<Timed>) => Math.round(Math.max(...replies.map((reply) => reply.ms)))
 
 /** The SqlError a statement on the service's own pool fails with. */
-const failureOf = async (statement: Promise<unknown>): Promise<SqlError.SqlError> => {
+/** A SqlError as Effect 3 shaped it, its `cause` the error under it. */
+type ShapedAsBefore = SqlError.SqlError & { readonly cause: any }
+
+const failureOf = async (statement: Promise<unknown>): Promise<ShapedAsBefore> => {
   try {
     await statement
   } catch (error) {
-    if (Runtime.isFiberFailure(error)) return Cause.squash(error[Runtime.FiberFailureCauseId]) as SqlError.SqlError
+    // as Effect 3 shaped it: the SqlError's cause is the error under it (Effect 4 puts a reason between)
+    if (SqlError.isSqlError(error)) return Object.create(error, { cause: { value: causeOf(error) } }) as ShapedAsBefore
     throw error
   }
   throw new Error("the statement succeeded")

@@ -13,6 +13,7 @@ import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import pg from "pg"
+import { queryPathLayer } from "../src/Database.js"
 import { seedCatalogue } from "../src/Seed/generate.js"
 import { keptCountTriggers } from "../src/Seed/keptCounts.js"
 import { planCatalogue, type SeedOptions } from "../src/Seed/plan.js"
@@ -70,12 +71,8 @@ const embeddedHarness = async (): Promise<Harness> => {
   for (const text of migrations()) await db.exec(text)
   // exactly one connection: PGlite is a single backend
   const config = { ...createPgConfig(db), max: 1, idleTimeoutMillis: 0 } as unknown as pg.PoolConfig
-  const layer: Layer.Layer<SqlClient.SqlClient, unknown> = PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.sync(() => new pg.Pool(config)),
-      (pool) => Effect.promise(() => pool.end())
-    )
-  })
+  // the service's own query path over a pg pool, as the embedded database is served
+  const layer: Layer.Layer<SqlClient.SqlClient, unknown> = queryPathLayer(config)
   const runtime = ManagedRuntime.make(layer)
   return {
     runtime,

@@ -26,7 +26,7 @@ export const routes: ReadonlyArray<Route> = (() => {
   const found: Array<Route> = [makeRoute(DOCS_PATH, "public"), makeRoute(OPENAPI_PATH, "public")]
   HttpApi.reflect(Api, {
     onGroup: () => undefined,
-    onEndpoint: ({ endpoint, group }) => void found.push(makeRoute(endpoint.path, routeKindOf(group.identifier, endpoint.name)))
+    onEndpoint: ({ endpoint, group }) => void found.push(makeRoute(endpoint.path, routeKindOf(group.identifier, endpoint.identifier)))
   })
   return found
 })()

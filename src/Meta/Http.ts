@@ -23,7 +23,7 @@ export const listEndpoints = () => {
         method: endpoint.method,
         path: endpoint.path,
         group: Context.getOrElse(group.annotations, OpenApi.Title, () => group.identifier),
-        summary: Context.getOrElse(mergedAnnotations, OpenApi.Summary, () => endpoint.name)
+        summary: Context.getOrElse(mergedAnnotations, OpenApi.Summary, () => endpoint.identifier)
       })
     }
   })
