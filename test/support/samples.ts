@@ -17,7 +17,8 @@ export const wireRecord = (schema: Schema.Top): fc.Arbitrary<Record<string, stri
   for (const property of objects.propertySignatures) {
     const name = String(property.name)
     const sample = findSample(property.type)
-    fields[name] = sample === undefined ? fc.string({ maxLength: 40 }) : fromSample(sample).map(String)
+    // no empty text: a path segment never is, and a query value is then the same as none
+    fields[name] = sample === undefined ? fc.string({ minLength: 1, maxLength: 40 }) : fromSample(sample).map(String)
     if (property.type.context?.isOptional !== true) required.push(name)
   }
   const decodes = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown, never, never>)
