@@ -18,6 +18,7 @@ import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
 import type pg from "pg"
 import { DatabaseFault, sqlError } from "./Faults.js"
+import { connectionWait, observeMs } from "../Metrics.js"
 
 /** Past this many distinct statement texts (a runaway caller), statements stay unnamed. */
 const MAX_NAMES = 2000
@@ -95,8 +96,10 @@ export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Ru
   /** A connection within the bound; one that arrives after its caller gave up goes straight back. */
   const acquire = (callback: (error: Error | undefined, client: pg.PoolClient | undefined) => void) => {
     let waiting = true
+    const askedAt = performance.now()
     const timer = bounds === undefined ? undefined : setTimeout(() => {
       waiting = false
+      observeMs(connectionWait, performance.now() - askedAt)
       callback(new DatabaseFault("acquire", bounds.acquireMs), undefined)
     }, bounds.acquireMs)
     pool.connect((error, client, release) => {
@@ -106,6 +109,7 @@ export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Ru
         return
       }
       waiting = false
+      observeMs(connectionWait, performance.now() - askedAt)
       // whatever refused the connection (down, not accepting connections, gone), no request can be served
       if (error !== undefined && error !== null) return callback(new DatabaseFault("connect", 0, { cause: error }), undefined)
       callback(undefined, client)

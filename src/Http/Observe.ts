@@ -68,9 +68,12 @@ export const bytesOf = (method: string, answer: Answer) => {
 export const writeRequestLine = (write: InfoLineWriter, line: RequestLine, fiberId?: number) => {
   const route = line.route
   write(`${line.method} ${route ?? line.path} ${line.status}`, {
-    "http.method": line.method,
+    "http.request.method": line.method,
     "http.route": route ?? "",
     "url.path": echo(line.path, 256),
+    "http.response.status_code": line.status,
+    // the names before the current conventions, for existing log queries
+    "http.method": line.method,
     "http.status": line.status,
     duration_ms: Math.round(line.durationMs * 10) / 10,
     bytes: line.bytes,

@@ -21,6 +21,7 @@ import type { Answer } from "./Answer.js"
 import { type Admitted, Edge } from "./Edge.js"
 import { envelope, routeNotFoundMessage } from "./Errors.js"
 import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
+import { metricsWanted, recordRequest } from "../Metrics.js"
 
 /** The router's answer to the request in context. */
 export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
@@ -50,6 +51,7 @@ export const makePipeline = Effect.gen(function*() {
   const config = yield* AppConfig
   const hooks = inFlightHooks(yield* InFlightRequests)
   const writeLine = makeInfoLineWriter(config.logFormat)
+  const recording = metricsWanted(config)
 
   /** The router's response, answered with the edge's headers; a failure that escaped it is still the envelope. */
   const route = (app: App, admitted: Admitted): Effect.Effect<Answer, never, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
@@ -114,6 +116,9 @@ export const makePipeline = Effect.gen(function*() {
         Effect.onExit((exit) =>
           Effect.sync(() => {
             hooks.ended()
+            const durationMs = performance.now() - startedAt
+            const status = Exit.isSuccess(exit) ? exit.value.status : HttpServerError.exitResponse(Exit.failCause(exit.cause)).status
+            if (recording) recordRequest(request.method, template, status, durationMs)
             const lineWanted = !LogLevel.isLessThan("Info", fiber.getRef(References.MinimumLogLevel))
             if (!lineWanted && Option.isNone(span)) return
             // a client that hangs up is logged too (499)
@@ -128,7 +133,7 @@ export const makePipeline = Effect.gen(function*() {
               path: path ?? pathOf(pathAndQuery(source.url)),
               route: template,
               status: answer.status,
-              durationMs: performance.now() - startedAt,
+              durationMs,
               bytes: bytesOf(request.method, answer),
               traceId: ids.traceId,
               clientAddress: Option.getOrElse(request.remoteAddress, () => ""),
