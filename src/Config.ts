@@ -162,6 +162,12 @@ const settle = <T extends object>(read: T, problems: Array<string>): Settled<T> 
 export const AppConfigShape: Config.Config<Settled<Config.Success<typeof settings>>> = Config.mapEffect(settings, (read) => {
   const problems: Array<string> = []
   const values = settle(read, problems)
+  // Ed25519 keys come from one place: with two, removing a key from one would revoke nothing.
+  if (Option.isSome(values.adminJwt.publicKey) && Option.isSome(values.adminJwt.jwksFile)) {
+    problems.push(
+      "ADMIN_JWT_PUBLIC_KEY: is set together with ADMIN_JWT_JWKS_FILE; set only one of them (EdDSA keys come from exactly one source)"
+    )
+  }
   return problems.length === 0
     ? Effect.succeed(values)
     : Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: problems.join("; ") })))
