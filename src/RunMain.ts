@@ -5,7 +5,7 @@ import * as Runtime from "effect/Runtime"
 /**
  * Runs a program as the process: SIGINT or SIGTERM interrupts it (its finalizers run: the
  * graceful shutdown, the pool), and the process exits 0 when it ended or was stopped that way,
- * 1 when it failed. What @effect/platform-bun's runMain did; its Effect 4 line is not released.
+ * 1 when it failed. What @effect/platform-bun's runMain does; its Effect 4 line is still a release candidate.
  */
 export const runMain = Runtime.makeRunMain(({ fiber, teardown }) => {
   const stop = () => void fiber.interruptUnsafe()
