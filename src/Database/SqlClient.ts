@@ -1,6 +1,6 @@
 /**
- * @effect/sql's client over the statement runner (src/Database/Runner.ts): repositories compose
- * statements with its `sql` template and run them as before; @effect/sql compiles them (with
+ * Effect's SQL client (effect/sql) over the statement runner (src/Database/Runner.ts): repositories compose
+ * statements with its `sql` template and run them as before; it compiles them (with
  * @effect/sql-pg's compiler) and opens their `sql.execute` span, and the runner sends them.
  */
 import * as SqlClient from "effect/sql/SqlClient"
