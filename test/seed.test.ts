@@ -6,13 +6,14 @@
  * sql/*.sql applied in order, dropped afterwards; without TEST_DATABASE_URL it uses an
  * in-memory embedded database (PGlite), which also checks the generator works there.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import pg from "pg"
+import { queryPathLayer } from "../src/Database.js"
 import { seedCatalogue } from "../src/Seed/generate.js"
 import { keptCountTriggers } from "../src/Seed/keptCounts.js"
 import { planCatalogue, type SeedOptions } from "../src/Seed/plan.js"
@@ -70,12 +71,8 @@ const embeddedHarness = async (): Promise<Harness> => {
   for (const text of migrations()) await db.exec(text)
   // exactly one connection: PGlite is a single backend
   const config = { ...createPgConfig(db), max: 1, idleTimeoutMillis: 0 } as unknown as pg.PoolConfig
-  const layer: Layer.Layer<SqlClient.SqlClient, unknown> = PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.sync(() => new pg.Pool(config)),
-      (pool) => Effect.promise(() => pool.end())
-    )
-  })
+  // the service's own query path over a pg pool, as the embedded database is served
+  const layer: Layer.Layer<SqlClient.SqlClient, unknown> = queryPathLayer(config)
   const runtime = ManagedRuntime.make(layer)
   return {
     runtime,
@@ -95,7 +92,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>): Promise<A>
 /** One number from a query returning a single `n` column. */
 const count = (text: string) =>
   run(
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<{ readonly n: number }>(text)).pipe(
+    SqlClient.SqlClient.use((sql) => sql.unsafe<{ readonly n: number }>(text)).pipe(
       Effect.map((rows) => Number(rows[0]?.n ?? Number.NaN))
     )
   )
@@ -249,7 +246,7 @@ describe("seed generator", () => {
     // Every trigger on a seeded table keeps a count today. A trigger that does something else
     // would have to be told apart here, and the seed would have to decide whether to keep it on.
     const triggers = await run(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      SqlClient.SqlClient.use((sql) =>
         sql.unsafe<{ readonly table: string; readonly trigger: string }>(
           `SELECT t.tgrelid::regclass::text AS table, t.tgname AS trigger
              FROM pg_trigger t
