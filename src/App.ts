@@ -60,7 +60,7 @@ export const DatabaseReady = Layer.effectDiscard(
     const [standby] = yield* sql<{ readonly replica: boolean }>`SELECT pg_is_in_recovery() AS replica`
     const applied = standby?.replica === true ? [] : yield* migrate
     yield* Effect.logInfo(`database: ${mode.description}${standby?.replica === true ? " (read replica)" : ""}`).pipe(
-      Effect.annotateLogs({ migrations_applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none" })
+      Effect.annotateLogs({ migrations_applied: applied.join(",") || "none" })
     )
     if (mode.kind === "embedded") yield* seedEmptyEmbeddedDatabase
   })

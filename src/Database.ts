@@ -1,5 +1,4 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
-import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
 import * as Context from "effect/Context"
@@ -7,11 +6,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
 import { makeRunner, type WaitingBounds } from "./Database/Runner.js"
+import { applySchema } from "./Database/Schema.js"
 import { makeSqlClient } from "./Database/SqlClient.js"
 import { makeStatements, Statements } from "./Database/Statements.js"
 
@@ -26,8 +26,6 @@ export const databaseContext = Effect.map(
   Effect.all([SqlClient.SqlClient, Statements]),
   ([sql, statements]) => Context.make(SqlClient.SqlClient, sql).pipe(Context.add(Statements, statements))
 )
-
-export const SQL_DIR = resolve(import.meta.dir, "../sql")
 
 /** Which database the service runs on; start-up and seeding depend on it. */
 export class DatabaseMode extends Context.Tag("catalogue/DatabaseMode")<
@@ -209,35 +207,17 @@ export const DatabaseLive = Layer.unwrapEffect(
   )
 )
 
-/** Plain SQL migrations: sql/NNNN_name.sql, applied in order, each in its own transaction. */
-const sqlFileLoader: Migrator.Loader = Effect.sync(() =>
-  readdirSync(SQL_DIR)
-    .flatMap((file) => {
-      const match = /^(\d{4})_([\w-]+)\.sql$/.exec(file)
-      if (match === null) return []
-      const text = readFileSync(join(SQL_DIR, file), "utf8")
-      const migration: Migrator.ResolvedMigration = [
-        Number(match[1]),
-        match[2] ?? file,
-        Effect.succeed(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text).raw))
-      ]
-      return [migration]
-    })
-    .sort(([a], [b]) => a - b)
-)
-
-export const runMigrations = Migrator.make({})({ loader: sqlFileLoader, table: "schema_migrations" })
-
 /**
- * The migrations, on PostgreSQL over a connection of their own without the request bounds: a
- * migration that fills a kept count reads the whole catalogue (tens of seconds at 1M songs),
- * past both the statement timeout and the deadline a request gets. Embedded: the one connection.
+ * The schema brought up to date (src/Database/Schema.ts), on PostgreSQL over a connection of its
+ * own without the request bounds: a numbered migration that fills a kept count reads the whole
+ * catalogue, past both the statement timeout and the deadline a request gets. Embedded: the one
+ * connection.
  */
 export const migrate = Effect.flatMap(AppConfig, (config) =>
   Option.match(config.databaseUrl, {
-    onNone: () => runMigrations,
+    onNone: () => applySchema,
     onSome: (url) =>
-      runMigrations.pipe(
+      applySchema.pipe(
         Effect.provide(queryPathLayer({
           connectionString: Redacted.value(url),
           max: 1,

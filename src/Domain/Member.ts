@@ -56,8 +56,8 @@ export const userRef = shape(UserRef, (m: string) => ({
   avatar_url: `asset_url(${m}.avatar_key, '${PLACEHOLDER.avatar}')`
 }), { from: "public_members m", args: ["m"] })
 
-/** UserRef for members row `m`, "Former member" when banned or without a handle. */
-export const userRefOrFormerSql = (m: string) => `CASE WHEN ${m}.username IS NOT NULL AND NOT ${m}.is_banned
+/** UserRef for members row `m`, "Former member" when not public (banned or without a handle). */
+export const userRefOrFormerSql = (m: string) => `CASE WHEN member_is_public(${m}.username, ${m}.is_banned)
   THEN ${userRef.json(m)}
   ELSE ${formerMember.json()} END`
 

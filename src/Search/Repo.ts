@@ -38,7 +38,7 @@ const hitsCtes = (kinds: ReadonlyArray<number>, short: boolean) => {
   const eachKind = `term CROSS JOIN (VALUES ${kinds.map((k) => `(${k})`).join(", ")}) s(kind)`
   return `ranked AS MATERIALIZED (
     SELECT s.kind, r.* FROM ${eachKind}
-    CROSS JOIN LATERAL search_kind_page(s.kind::smallint, term.q, ${short}, term.n) r),
+    CROSS JOIN LATERAL search_kind_page(s.kind::smallint, term.q, ${short}, term.n, ${SEARCH_TOTAL_BOUND}) r),
   guessed AS MATERIALIZED (
     SELECT s.kind, r.* FROM ${eachKind}
     CROSS JOIN LATERAL search_kind_typos(s.kind::smallint, term.q, term.n) r
