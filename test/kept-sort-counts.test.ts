@@ -18,18 +18,18 @@ interface Listed {
   readonly total: number
   readonly bySongs: ReadonlyArray<[number, number]>
   readonly byName: ReadonlyArray<[number, number]>
-  /** by name (sql/0025's kept name order) three at a time through next_cursor, and offset 4 limit 3 */
+  /** by name (kept name order) three at a time through next_cursor, and offset 4 limit 3 */
   readonly byNameCursor: ReadonlyArray<number>
   readonly byNameOffset: ReadonlyArray<number>
-  /** by songs three at a time, by offset and through next_cursor (sql/0040: the walk gives the page itself) */
+  /** by songs three at a time, by offset and through next_cursor (the walk gives the page itself) */
   readonly bySongsPaged: { readonly byOffset: ReadonlyArray<number>; readonly byCursor: ReadonlyArray<number> }
-  /** per short query (sql/0039's kept names): q's total, by songs as [id, song_count], by name as ids */
+  /** per short query (kept names): q's total, by songs as [id, song_count], by name as ids */
   readonly named: Record<string, { total: number; bySongs: ReadonlyArray<[number, number]>; byName: ReadonlyArray<number> }>
   readonly users: ReadonlyArray<[string, number]>
   readonly userTotal: number
   /**
    * per visible artist: the detail's roles as [slug, count], and the totals of songs?role=performer / writer
-   * (sql/0016); the detail's album_count, the albums list's total and its album ids in order (sql/0022)
+   *; the detail's album_count, the albums list's total and its album ids in order
    */
   readonly perArtist: Record<number, {
     roles: ReadonlyArray<[string, number]>
@@ -40,10 +40,10 @@ interface Listed {
   }>
 }
 
-/** `q` of one and two characters: no trigram, so the kept names of sql/0039 answer them */
+/** `q` of one and two characters: no trigram, so the kept names answer them */
 const SHORT_QUERIES = ["a", "zz", "xq"]
 
-/** /v1/artists by songs and by name, as [id, song_count] (sql/0008); /v1/users as [username, contribution_count] (sql/0009). */
+/** /v1/artists by songs and by name, as [id, song_count]; /v1/users as [username, contribution_count]. */
 const served = async (): Promise<Listed> => {
   const page = async (path: string) => {
     const reply = await request(server.baseUrl, path)
@@ -178,7 +178,7 @@ const counted = async (): Promise<Listed> => {
   }
 }
 
-describe("kept sort counts (sql/0008 artists' songs, sql/0009 members' contributions, sql/0016 artists' roles, sql/0022 artists' albums, sql/0025 artists' name order)", () => {
+describe("kept sort counts (artists' songs, members' contributions, artists' roles, artists' albums, artists' name order)", () => {
   test("the artists and users lists equal counting the public rows, after every kind of change", async () => {
     const before = await served()
     expect(before).toEqual(await counted())

@@ -166,7 +166,7 @@ describe("seed generator", () => {
     expect(other["artists"]).not.toBe(firstSums["artists"])
     await reseed()
     expect(await checksums()).toEqual(firstSums)
-    // sql/0047's grams follow the kept names through TRUNCATE ... CASCADE and the recounts
+    // grams follow the kept names through TRUNCATE ... CASCADE and the recounts
     for (const unlike of artistNameGramsUnlike) expect(await count(unlike)).toBe(0)
     expect(await count("SELECT count(*)::int AS n FROM artist_name_grams")).toBeGreaterThan(1000)
   }, 120_000)

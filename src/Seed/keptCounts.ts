@@ -16,26 +16,26 @@ export const RECOUNTS = [
   "recount_catalogue_counts",
   "recount_artist_song_counts",
   "recount_artist_role_counts",
-  // sql/0022: the artists' albums (reads the list of scheduled songs)
+  // the artists' albums (reads the list of scheduled songs)
   "recount_artist_album_links",
   "recount_member_settled_contributions",
-  // sql/0027: the public members of each kind
+  // the public members of each kind
   "recount_public_member_kinds",
-  // sql/0017: the settled songs of labels and genres, and the members' ranks (read the two above)
+  // the settled songs of labels and genres, and the members' ranks (read the two above)
   "recount_link_song_counts",
   "recount_member_contribution_ranks",
   "recount_scheduled_label_albums",
   "recount_song_facet_counts",
-  // sql/0033, 0035: the genres' and labels' songs in every order, the members' contributions in order
+  // the genres' and labels' songs in every order, the members' contributions in order
   "recount_owner_song_orders",
   "recount_member_contribution_orders",
-  // sql/0037: the artists' songs in order
+  // the artists' songs in order
   "recount_artist_song_orders",
-  // sql/0021: the popular and title buckets of settled songs (read the list of scheduled songs)
+  // the popular and title buckets of settled songs (read the list of scheduled songs)
   "recount_song_sort_buckets",
-  // the search table (sql/0015) reads the kept counts for its popularity
+  // the search table reads the kept counts for its popularity
   "recount_search_entries",
-  // sql/0048: the public members' short name texts (sql/0047's artists' follow artist_song_counts)
+  // the public members' short name texts (artists' follow artist_song_counts)
   "refill_member_name_grams",
   // last: the feed's first entries read the catalogue as the counts left it
   "feed_backfill"

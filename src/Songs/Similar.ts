@@ -87,7 +87,7 @@ const genres = "(SELECT genres FROM mine)::int[]"
 const myCreditsSql = (tag: string) =>
   `ARRAY(SELECT DISTINCT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = '${tag}' WHERE c.song_id = me.id)`
 
-/** The kept public songs of `artists` in `tag` (sql/0016). */
+/** The kept public songs of `artists` in `tag`. */
 const artistsSizeSql = (tag: string, artists: string) =>
   `(SELECT sum(k.settled_songs) FROM artist_tag_song_counts k WHERE k.tag = '${tag}' AND k.artist_id = ANY (${artists}))`
 

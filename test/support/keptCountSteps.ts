@@ -4,8 +4,8 @@ import { expect } from "bun:test"
  * A kept-count test step and its undo: the clock passes scheduled song `songId`'s published_at
  * with no write since (a "due" song: listed in scheduled_song_links, its time come). Triggers are
  * off for the step, as the clock writes nothing; `scheduledAt` is the song's published_at to restore.
- * The kept rows that copy a song's published_at (sql/0033 owner_song_orders, sql/0035
- * member_contribution_orders, sql/0037 artist_song_orders) follow it, as they would be equal when
+ * The kept rows that copy a song's published_at (owner_song_orders,
+ * member_contribution_orders, artist_song_orders) follow it, as they would be equal when
  * the time comes.
  */
 export const clockPassesScheduledSong = (songId: number, scheduledAt: string): [string, string] => {
@@ -39,7 +39,7 @@ export const songsMovedEveryWay: [string, string] = [
 
 /**
  * The same for scheduled album `albumId`: the clock passes its published_at with no write since.
- * The kept rows that copy an album's published_at (sql/0017 scheduled_label_albums, sql/0022
+ * The kept rows that copy an album's published_at (scheduled_label_albums,
  * artist_album_links) follow it, as they would be equal when the time comes.
  */
 export const clockPassesScheduledAlbum = (albumId: number, scheduledAt: string): [string, string] => {
@@ -105,15 +105,15 @@ export const everyKindOfChange = async (
     ["INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 9, 8, 2)", "DELETE FROM credits WHERE song_id = 6 AND position = 9"],
     ["UPDATE credits SET artist_id = 10 WHERE song_id = 7", "UPDATE credits SET artist_id = 9 WHERE song_id = 7"],
     ["DELETE FROM credits WHERE song_id = 6", "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 1, 8, 1)"],
-    // roles (sql/0016): a credit changing role, twice in one role and once in another, a role changing tag
+    // roles: a credit changing role, twice in one role and once in another, a role changing tag
     ["UPDATE credits SET role_id = 3 WHERE song_id = 6 AND position = 1", "UPDATE credits SET role_id = 1 WHERE song_id = 6 AND position = 1"],
     ["INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 8, 8, 1), (6, 9, 8, 3), (6, 10, 8, 4)",
       "DELETE FROM credits WHERE song_id = 6 AND position IN (8, 9, 10)"],
     ["UPDATE roles SET tag = 'writer' WHERE id = 2", "UPDATE roles SET tag = 'performer' WHERE id = 2"],
-    // an honorific (sql/0039 keeps the folded name with it): the artist is found by "xq"
+    // an honorific (keeps the folded name with it): the artist is found by "xq"
     ["UPDATE artists SET prefix_title = 'Xq ' || coalesce(prefix_title, '') WHERE id = 2",
       "UPDATE artists SET prefix_title = nullif(substr(prefix_title, 4), '') WHERE id = 2"],
-    // renames (sql/0025's kept name keys): an artist to the end of the list and one to the front, a hidden artist
+    // renames (kept name keys): an artist to the end of the list and one to the front, a hidden artist
     ["UPDATE artists SET name = CASE id WHEN 1 THEN 'Zzz ' || name ELSE 'AAA ' || name END WHERE id IN (1, 8)",
       "UPDATE artists SET name = substr(name, 5) WHERE id IN (1, 8)"],
     // a hidden artist renamed, then its scheduled song published: it enters the list under its new name
@@ -127,7 +127,7 @@ export const everyKindOfChange = async (
     ["UPDATE members SET is_banned = true WHERE id = 1", "UPDATE members SET is_banned = false WHERE id = 1"],
     ["UPDATE members SET username = NULL WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
     ["INSERT INTO members (id, username, name) VALUES (900, 'baru', 'Baru')", "DELETE FROM members WHERE id = 900"],
-    // albums (sql/0022): tracks, named artists, publication, release dates
+    // albums: tracks, named artists, publication, release dates
     ["INSERT INTO album_tracks (album_id, position, song_id) VALUES (2, 2, 6), (4, 2, 7)",
       "DELETE FROM album_tracks WHERE (album_id, position) IN ((2, 2), (4, 2))"],
     ["UPDATE album_tracks SET song_id = 6 WHERE album_id = 2 AND position = 1", "UPDATE album_tracks SET song_id = 2 WHERE album_id = 2 AND position = 1"],
