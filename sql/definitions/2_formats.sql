@@ -1,3 +1,6 @@
+-- How values are written in the API's JSON: asset URLs under the CDN base (the session setting
+-- catalogue.cdn_base_url), ISO dates and times, a song's release year.
+
 -- The public URL of a stored image: absolute URLs pass through, storage keys are joined to
 -- the CDN base (session setting catalogue.cdn_base_url), absent images get a placeholder.
 CREATE OR REPLACE FUNCTION asset_url(storage_key text, placeholder text) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $$

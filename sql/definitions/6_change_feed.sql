@@ -1,3 +1,8 @@
+-- The change feed (docs/changes.md): triggers on every table whose rows show in a public answer
+-- append a touch to change_log for each row that may have changed, with `may_remove` when it was
+-- public before; a scheduled row gets a due touch at its published_at. The reader filters the
+-- touches by the rules at read time.
+
 -- album_artists: the artists it named (public through a public album), then the albums.
 CREATE OR REPLACE FUNCTION feed_album_artists_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off

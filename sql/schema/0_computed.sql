@@ -1,3 +1,7 @@
+-- The extensions, and the functions a stored column or an index is computed with: they are part
+-- of the tables (a change recomputes what holds their results), so they change with a numbered
+-- migration, never in place. The other rules are in sql/definitions/1_rules.sql.
+
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE EXTENSION IF NOT EXISTS unaccent;
 

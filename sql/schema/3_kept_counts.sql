@@ -1,3 +1,6 @@
+-- The kept counts, orders and lists (docs/data-model.md maps each to its sources, triggers and
+-- recount; the triggers and recounts are in sql/definitions/3_counts.sql and 4_orders.sql).
+
 CREATE TABLE member_contribution_counts (
   member_id integer PRIMARY KEY,
   live integer DEFAULT 0 NOT NULL,

@@ -1,3 +1,6 @@
+-- The search table: every searchable name's tails with the kept popularity and public_from
+-- (docs/search.md), and the kept one- and two-character name grams of artists and members.
+
 -- One search hit of a kind's page: the row, its score and popularity, and its handle for ties.
 CREATE TYPE search_kind_hit AS (id integer, score numeric, popularity bigint, handle text);
 

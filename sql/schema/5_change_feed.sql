@@ -1,3 +1,5 @@
+-- The change feed's log (docs/changes.md).
+
 CREATE TABLE change_log (
   position bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
   xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
