@@ -2,39 +2,34 @@
 -- recount; the triggers and recounts are in sql/definitions/3_counts.sql and 4_orders.sql).
 
 CREATE TABLE member_contribution_counts (
-  member_id integer PRIMARY KEY,
-  live integer DEFAULT 0 NOT NULL,
-  CONSTRAINT member_contribution_counts_member_id_fkey FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE
+  member_id integer PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+  live integer DEFAULT 0 NOT NULL
 );
 
 CREATE TABLE label_counts (
-  label_id integer PRIMARY KEY,
+  label_id integer PRIMARY KEY REFERENCES labels(id) ON DELETE CASCADE,
   live_songs integer DEFAULT 0 NOT NULL,
-  live_albums integer DEFAULT 0 NOT NULL,
-  CONSTRAINT label_counts_label_id_fkey FOREIGN KEY (label_id) REFERENCES labels(id) ON DELETE CASCADE
+  live_albums integer DEFAULT 0 NOT NULL
 );
 
 CREATE TABLE genre_counts (
-  genre_id integer PRIMARY KEY,
-  live_songs integer DEFAULT 0 NOT NULL,
-  CONSTRAINT genre_counts_genre_id_fkey FOREIGN KEY (genre_id) REFERENCES genres(id) ON DELETE CASCADE
+  genre_id integer PRIMARY KEY REFERENCES genres(id) ON DELETE CASCADE,
+  live_songs integer DEFAULT 0 NOT NULL
 );
 
 CREATE TABLE catalogue_counts (
-  only_row boolean DEFAULT true PRIMARY KEY,
+  only_row boolean DEFAULT true PRIMARY KEY CHECK (only_row),
   live_songs bigint DEFAULT 0 NOT NULL,
   live_credits bigint DEFAULT 0 NOT NULL,
   live_artists bigint DEFAULT 0 NOT NULL,
-  live_contributors bigint DEFAULT 0 NOT NULL,
-  CONSTRAINT catalogue_counts_only_row_check CHECK (only_row)
+  live_contributors bigint DEFAULT 0 NOT NULL
 );
 INSERT INTO catalogue_counts DEFAULT VALUES;
 
 CREATE TABLE artist_counts (
-  artist_id integer PRIMARY KEY,
+  artist_id integer PRIMARY KEY REFERENCES artists(id) ON DELETE CASCADE,
   live_credits integer DEFAULT 0 NOT NULL,
-  live_album_credits integer DEFAULT 0 NOT NULL,
-  CONSTRAINT artist_counts_artist_id_fkey FOREIGN KEY (artist_id) REFERENCES artists(id) ON DELETE CASCADE
+  live_album_credits integer DEFAULT 0 NOT NULL
 );
 CREATE INDEX artist_counts_albums_only_idx ON artist_counts (artist_id) WHERE ((live_credits = 0) AND (live_album_credits > 0));
 
@@ -67,12 +62,11 @@ CREATE TABLE album_type_counts (
 );
 
 CREATE TABLE artist_song_counts (
-  artist_id integer PRIMARY KEY,
+  artist_id integer PRIMARY KEY REFERENCES artists(id) ON DELETE CASCADE,
   settled_songs integer DEFAULT 0 NOT NULL,
   name_key text NOT NULL,
   search_name text,
-  search_full_name text,
-  CONSTRAINT artist_song_counts_artist_id_fkey FOREIGN KEY (artist_id) REFERENCES artists(id) ON DELETE CASCADE
+  search_full_name text
 );
 CREATE INDEX artist_song_counts_none_idx ON artist_song_counts (artist_id) WHERE (settled_songs = 0);
 CREATE INDEX artist_song_counts_name_idx ON artist_song_counts (name_key, artist_id) INCLUDE (search_name, search_full_name) WHERE (settled_songs > 0);
@@ -82,56 +76,49 @@ CREATE INDEX artist_song_counts_search_full_name_trgm ON artist_song_counts USIN
 
 -- How many artists have settled songs (the list's total without reading every row).
 CREATE TABLE artist_song_totals (
-  only_row boolean DEFAULT true PRIMARY KEY,
-  with_settled bigint DEFAULT 0 NOT NULL,
-  CONSTRAINT artist_song_totals_only_row_check CHECK (only_row)
+  only_row boolean DEFAULT true PRIMARY KEY CHECK (only_row),
+  with_settled bigint DEFAULT 0 NOT NULL
 );
 INSERT INTO artist_song_totals DEFAULT VALUES;
 
 CREATE TABLE member_settled_contributions (
-  member_id integer PRIMARY KEY,
-  settled integer DEFAULT 0 NOT NULL,
-  CONSTRAINT member_settled_contributions_member_id_fkey FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE
+  member_id integer PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+  settled integer DEFAULT 0 NOT NULL
 );
 
 -- How many members are public (a handle, not banned): /v1/users' total without filters, which
 -- counted ~91k rows at 1M songs on each request.
 CREATE TABLE public_member_total (
-  only_row boolean DEFAULT true PRIMARY KEY,
+  only_row boolean DEFAULT true PRIMARY KEY CHECK (only_row),
   members bigint DEFAULT 0 NOT NULL,
-  with_settled bigint DEFAULT 0 NOT NULL,
-  CONSTRAINT public_member_total_only_row_check CHECK (only_row)
+  with_settled bigint DEFAULT 0 NOT NULL
 );
 INSERT INTO public_member_total (members, with_settled) VALUES (0, 0);
 
 CREATE TABLE artist_role_song_counts (
-  artist_id integer NOT NULL,
-  role_id integer NOT NULL,
+  artist_id integer NOT NULL REFERENCES artists(id) ON DELETE CASCADE,
+  role_id integer NOT NULL REFERENCES roles(id) ON DELETE CASCADE,
   settled_songs integer DEFAULT 0 NOT NULL,
-  PRIMARY KEY (artist_id, role_id),
-  CONSTRAINT artist_role_song_counts_artist_id_fkey FOREIGN KEY (artist_id) REFERENCES artists(id) ON DELETE CASCADE,
-  CONSTRAINT artist_role_song_counts_role_id_fkey FOREIGN KEY (role_id) REFERENCES roles(id) ON DELETE CASCADE
+  PRIMARY KEY (artist_id, role_id)
 );
 
 CREATE TABLE artist_tag_song_counts (
-  artist_id integer NOT NULL,
+  artist_id integer NOT NULL REFERENCES artists(id) ON DELETE CASCADE,
   tag text NOT NULL,
   settled_songs integer DEFAULT 0 NOT NULL,
-  PRIMARY KEY (artist_id, tag),
-  CONSTRAINT artist_tag_song_counts_artist_id_fkey FOREIGN KEY (artist_id) REFERENCES artists(id) ON DELETE CASCADE
+  PRIMARY KEY (artist_id, tag)
 );
 
 -- Every public member (member_is_public) with its handle and settled contribution
 -- count: "most contributions first, then handle" is one index range, cursors included. The due
 -- contributions are merged in by the reader.
 CREATE TABLE member_contribution_ranks (
-  member_id integer PRIMARY KEY,
+  member_id integer PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
   handle text NOT NULL,
   settled integer NOT NULL,
   kind text,
   search_name text,
-  search_username text,
-  CONSTRAINT member_contribution_ranks_member_id_fkey FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE
+  search_username text
 );
 CREATE INDEX member_contribution_ranks_idx ON member_contribution_ranks (settled, handle) INCLUDE (member_id, kind, search_name, search_username);
 CREATE INDEX member_contribution_ranks_handle_idx ON member_contribution_ranks (handle);
@@ -139,15 +126,13 @@ CREATE INDEX member_contribution_ranks_handle_idx ON member_contribution_ranks (
 -- Settled songs per label and genre, keeps them per artist: live songs
 -- (song_is_live) not listed in scheduled_song_links. Public = settled + due (listed, time passed).
 CREATE TABLE label_song_counts (
-  label_id integer PRIMARY KEY,
-  settled_songs integer DEFAULT 0 NOT NULL,
-  CONSTRAINT label_song_counts_label_id_fkey FOREIGN KEY (label_id) REFERENCES labels(id) ON DELETE CASCADE
+  label_id integer PRIMARY KEY REFERENCES labels(id) ON DELETE CASCADE,
+  settled_songs integer DEFAULT 0 NOT NULL
 );
 
 CREATE TABLE genre_song_counts (
-  genre_id integer PRIMARY KEY,
-  settled_songs integer DEFAULT 0 NOT NULL,
-  CONSTRAINT genre_song_counts_genre_id_fkey FOREIGN KEY (genre_id) REFERENCES genres(id) ON DELETE CASCADE
+  genre_id integer PRIMARY KEY REFERENCES genres(id) ON DELETE CASCADE,
+  settled_songs integer DEFAULT 0 NOT NULL
 );
 
 -- The labelled albums that were scheduled (album_is_live, not album_is_public) when last
@@ -198,22 +183,19 @@ CREATE TABLE song_title_buckets (
 INSERT INTO song_title_buckets (sort_key, song_id, settled_songs) VALUES ('', -2147483648, 0);
 
 CREATE TABLE artist_album_links (
-  artist_id integer NOT NULL,
-  album_id integer NOT NULL,
+  artist_id integer NOT NULL REFERENCES artists(id) ON DELETE CASCADE,
+  album_id integer NOT NULL REFERENCES albums(id) ON DELETE CASCADE,
   released_key text NOT NULL,
   published_at timestamp with time zone NOT NULL,
-  PRIMARY KEY (artist_id, album_id),
-  CONSTRAINT artist_album_links_album_id_fkey FOREIGN KEY (album_id) REFERENCES albums(id) ON DELETE CASCADE,
-  CONSTRAINT artist_album_links_artist_id_fkey FOREIGN KEY (artist_id) REFERENCES artists(id) ON DELETE CASCADE
+  PRIMARY KEY (artist_id, album_id)
 );
 CREATE INDEX artist_album_links_order_idx ON artist_album_links (artist_id, released_key DESC, album_id DESC) INCLUDE (published_at);
 CREATE INDEX artist_album_links_published_idx ON artist_album_links (artist_id, published_at);
 CREATE INDEX artist_album_links_album_idx ON artist_album_links (album_id);
 
 CREATE TABLE artist_album_counts (
-  artist_id integer PRIMARY KEY,
-  live_albums integer DEFAULT 0 NOT NULL,
-  CONSTRAINT artist_album_counts_artist_id_fkey FOREIGN KEY (artist_id) REFERENCES artists(id) ON DELETE CASCADE
+  artist_id integer PRIMARY KEY REFERENCES artists(id) ON DELETE CASCADE,
+  live_albums integer DEFAULT 0 NOT NULL
 );
 
 -- Public members of each kind (fan, artist, group): /v1/users?type=...'s exact total without
