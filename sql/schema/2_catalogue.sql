@@ -12,7 +12,7 @@ CREATE TABLE artists (
   member_id integer UNIQUE REFERENCES members(id),
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   search_name text GENERATED ALWAYS AS (fold_name(name)) STORED,
-  search_full_name text GENERATED ALWAYS AS (fold_name((COALESCE((prefix_title || ' '::text), ''::text) || name))) STORED
+  search_full_name text GENERATED ALWAYS AS (fold_name((COALESCE((prefix_title || ' '), '') || name))) STORED
 );
 CREATE INDEX artists_folded_name_idx ON artists (fold_name(name));
 CREATE INDEX artists_name_idx ON artists (lower(name), id);
@@ -39,7 +39,7 @@ CREATE TABLE genres (
   slug text NOT NULL UNIQUE,
   title text NOT NULL,
   description text,
-  color text DEFAULT '#808080' NOT NULL CHECK ((color ~ '^#[0-9a-f]{6}$'::text)),
+  color text DEFAULT '#808080' NOT NULL CHECK (color ~ '^#[0-9a-f]{6}$'),
   image_key text,
   search_title text GENERATED ALWAYS AS (fold_name(title)) STORED
 );
@@ -66,45 +66,45 @@ CREATE TABLE songs (
   deleted_at timestamp with time zone,
   artwork_key text,
   artwork_source text CHECK (artwork_source IN ('Custom', 'StreamB', 'StreamA', 'VidSvc')),
-  artwork_dominant text CHECK ((artwork_dominant ~ '^#[0-9a-f]{6}$'::text)),
-  artwork_average text CHECK ((artwork_average ~ '^#[0-9a-f]{6}$'::text)),
+  artwork_dominant text CHECK (artwork_dominant ~ '^#[0-9a-f]{6}$'),
+  artwork_average text CHECK (artwork_average ~ '^#[0-9a-f]{6}$'),
   notes text,
   lyrics text,
-  views integer DEFAULT 0 NOT NULL CHECK ((views >= 0)),
-  claps integer DEFAULT 0 NOT NULL CHECK ((claps >= 0)),
-  duration_ms integer CHECK ((duration_ms >= 0)),
+  views integer DEFAULT 0 NOT NULL CHECK (views >= 0),
+  claps integer DEFAULT 0 NOT NULL CHECK (claps >= 0),
+  duration_ms integer CHECK (duration_ms >= 0),
   vidsvc_video_id text,
-  vidsvc_duration_seconds integer CHECK ((vidsvc_duration_seconds >= 0)),
-  vidsvc_views bigint CHECK ((vidsvc_views >= 0)),
-  vidsvc_views_per_day integer CHECK ((vidsvc_views_per_day >= 0)),
-  vidsvc_likes integer CHECK ((vidsvc_likes >= 0)),
+  vidsvc_duration_seconds integer CHECK (vidsvc_duration_seconds >= 0),
+  vidsvc_views bigint CHECK (vidsvc_views >= 0),
+  vidsvc_views_per_day integer CHECK (vidsvc_views_per_day >= 0),
+  vidsvc_likes integer CHECK (vidsvc_likes >= 0),
   vidsvc_last_fetched timestamp with time zone,
   streama_id text,
   streama_url text,
-  streama_popularity integer CHECK (((streama_popularity >= 0) AND (streama_popularity <= 100))),
+  streama_popularity integer CHECK ((streama_popularity >= 0) AND (streama_popularity <= 100)),
   streamb_id text,
   streamb_url text,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   updated_at timestamp with time zone DEFAULT now() NOT NULL,
   search_title text GENERATED ALWAYS AS (fold_name(title)) STORED,
-  CONSTRAINT songs_check CHECK (((date_type IS DISTINCT FROM 'MONTH'::text) OR (EXTRACT(day FROM released_at) = (1)::numeric))),
-  CONSTRAINT songs_check1 CHECK (((date_type IS DISTINCT FROM 'YEAR'::text) OR ((EXTRACT(day FROM released_at) = (1)::numeric) AND (EXTRACT(month FROM released_at) = (1)::numeric))))
+  CONSTRAINT songs_check CHECK ((date_type IS DISTINCT FROM 'MONTH') OR (EXTRACT(day FROM released_at) = (1)::numeric)),
+  CONSTRAINT songs_check1 CHECK ((date_type IS DISTINCT FROM 'YEAR') OR ((EXTRACT(day FROM released_at) = (1)::numeric) AND (EXTRACT(month FROM released_at) = (1)::numeric)))
 );
 CREATE INDEX songs_public_released_idx ON songs (released_at DESC, id DESC) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
 CREATE INDEX songs_public_trending_idx ON songs (vidsvc_views_per_day DESC NULLS LAST, id DESC) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
 CREATE INDEX songs_public_title_idx ON songs (lower(title), id) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
-CREATE INDEX songs_month_day_idx ON songs (EXTRACT(month FROM released_at), EXTRACT(day FROM released_at)) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL) AND (date_type = 'FULL'::text));
-CREATE INDEX songs_public_popular_idx ON songs (COALESCE(vidsvc_views, ('-1'::integer)::bigint) DESC, id DESC) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
+CREATE INDEX songs_month_day_idx ON songs (EXTRACT(month FROM released_at), EXTRACT(day FROM released_at)) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL) AND (date_type = 'FULL'));
+CREATE INDEX songs_public_popular_idx ON songs (COALESCE(vidsvc_views, -1) DESC, id DESC) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
 CREATE INDEX songs_scheduled_idx ON songs (published_at, id) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
 CREATE INDEX songs_search_title_trgm ON songs USING gin (search_title gin_trgm_ops) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
-CREATE INDEX songs_on_this_day_idx ON songs (EXTRACT(month FROM released_at), EXTRACT(day FROM released_at), vidsvc_views DESC NULLS LAST, released_at DESC, id DESC) WHERE (song_is_live(published_at, deleted_at) AND (date_type = 'FULL'::text));
-CREATE INDEX songs_year_popular_idx ON songs (EXTRACT(year FROM released_at), COALESCE(vidsvc_views, ('-1'::integer)::bigint), id) INCLUDE (published_at) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
+CREATE INDEX songs_on_this_day_idx ON songs (EXTRACT(month FROM released_at), EXTRACT(day FROM released_at), vidsvc_views DESC NULLS LAST, released_at DESC, id DESC) WHERE (song_is_live(published_at, deleted_at) AND (date_type = 'FULL'));
+CREATE INDEX songs_year_popular_idx ON songs (EXTRACT(year FROM released_at), COALESCE(vidsvc_views, -1), id) INCLUDE (published_at) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
 CREATE INDEX songs_year_title_idx ON songs (EXTRACT(year FROM released_at), lower(title), id) INCLUDE (published_at) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
 CREATE INDEX songs_views_by_id_idx ON songs (id) INCLUDE (vidsvc_views, released_at);
 
 CREATE TABLE credits (
   song_id integer NOT NULL REFERENCES songs(id),
-  position integer NOT NULL CHECK (("position" >= 1)),
+  position integer NOT NULL CHECK ("position" >= 1),
   artist_id integer NOT NULL REFERENCES artists(id),
   role_id integer NOT NULL REFERENCES roles(id),
   PRIMARY KEY (song_id, "position")
@@ -136,7 +136,7 @@ CREATE TABLE song_versions (
   original_song_id integer NOT NULL REFERENCES songs(id),
   kind text DEFAULT 'cover' NOT NULL CHECK (kind IN ('cover', 'remix', 'live', 'acoustic', 'other')),
   PRIMARY KEY (song_id, original_song_id),
-  CONSTRAINT song_versions_check CHECK ((song_id <> original_song_id))
+  CONSTRAINT song_versions_check CHECK (song_id <> original_song_id)
 );
 CREATE INDEX song_versions_original_idx ON song_versions (original_song_id, song_id);
 
@@ -149,8 +149,8 @@ CREATE TABLE albums (
   published_at timestamp with time zone,
   label_id integer REFERENCES labels(id),
   artwork_key text,
-  artwork_dominant text CHECK ((artwork_dominant ~ '^#[0-9a-f]{6}$'::text)),
-  artwork_average text CHECK ((artwork_average ~ '^#[0-9a-f]{6}$'::text)),
+  artwork_dominant text CHECK (artwork_dominant ~ '^#[0-9a-f]{6}$'),
+  artwork_average text CHECK (artwork_average ~ '^#[0-9a-f]{6}$'),
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   search_title text GENERATED ALWAYS AS (fold_name(title)) STORED
 );
@@ -163,7 +163,7 @@ CREATE INDEX albums_public_title_walk_idx ON albums (lower(title), id) INCLUDE (
 -- Explicit album artists; when an album has none, its artists are resolved from its tracks.
 CREATE TABLE album_artists (
   album_id integer NOT NULL REFERENCES albums(id),
-  position integer NOT NULL CHECK (("position" >= 1)),
+  position integer NOT NULL CHECK ("position" >= 1),
   artist_id integer NOT NULL REFERENCES artists(id),
   PRIMARY KEY (album_id, "position")
 );
@@ -171,7 +171,7 @@ CREATE INDEX album_artists_artist_idx ON album_artists (artist_id, album_id);
 
 CREATE TABLE album_tracks (
   album_id integer NOT NULL REFERENCES albums(id),
-  position integer NOT NULL CHECK (("position" >= 1)),
+  position integer NOT NULL CHECK ("position" >= 1),
   song_id integer NOT NULL REFERENCES songs(id),
   CONSTRAINT album_tracks_album_id_song_id_key UNIQUE (album_id, song_id),
   PRIMARY KEY (album_id, "position")
@@ -183,8 +183,8 @@ CREATE TABLE curated_lists (
   title text NOT NULL,
   description text,
   artwork_key text,
-  artwork_dominant text CHECK ((artwork_dominant ~ '^#[0-9a-f]{6}$'::text)),
-  artwork_average text CHECK ((artwork_average ~ '^#[0-9a-f]{6}$'::text)),
+  artwork_dominant text CHECK (artwork_dominant ~ '^#[0-9a-f]{6}$'),
+  artwork_average text CHECK (artwork_average ~ '^#[0-9a-f]{6}$'),
   content_type text DEFAULT 'songs' NOT NULL CHECK (content_type IN ('songs', 'albums')),
   show_artists boolean DEFAULT true NOT NULL,
   show_writers boolean DEFAULT false NOT NULL,
@@ -197,7 +197,7 @@ CREATE INDEX curated_lists_scheduled_idx ON curated_lists (published_at) WHERE (
 
 CREATE TABLE curated_list_songs (
   list_id integer NOT NULL REFERENCES curated_lists(id),
-  position integer NOT NULL CHECK (("position" >= 1)),
+  position integer NOT NULL CHECK ("position" >= 1),
   song_id integer NOT NULL REFERENCES songs(id),
   PRIMARY KEY (list_id, "position")
 );
@@ -205,7 +205,7 @@ CREATE INDEX curated_list_songs_song_idx ON curated_list_songs (song_id);
 
 CREATE TABLE curated_list_albums (
   list_id integer NOT NULL REFERENCES curated_lists(id),
-  position integer NOT NULL CHECK (("position" >= 1)),
+  position integer NOT NULL CHECK ("position" >= 1),
   album_id integer NOT NULL REFERENCES albums(id),
   PRIMARY KEY (list_id, "position")
 );
