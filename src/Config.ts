@@ -1,6 +1,7 @@
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
@@ -100,7 +101,17 @@ const adminJwtConfig = Config.all({
   issuer: optionalText("ADMIN_JWT_ISSUER"),
   audience: Config.string("ADMIN_JWT_AUDIENCE").pipe(Config.withDefault("catalogue-api")),
   maxLifetimeSeconds: positiveInt("ADMIN_JWT_MAX_LIFETIME_SECONDS", 900)
-})
+}).pipe(
+  // Ed25519 keys come from one place: with two, removing a key from one would revoke nothing.
+  Config.mapOrFail((jwt) =>
+    Option.isSome(jwt.publicKey) && Option.isSome(jwt.jwksFile)
+      ? Either.left(ConfigError.InvalidData(
+        ["ADMIN_JWT_PUBLIC_KEY"],
+        "is set together with ADMIN_JWT_JWKS_FILE; set only one of them (EdDSA keys come from exactly one source)"
+      ))
+      : Either.right(jwt)
+  )
+)
 
 /**
  * Every setting of the service, read once at start. The README table mirrors it.

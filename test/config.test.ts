@@ -100,6 +100,7 @@ describe("configuration", () => {
     [{ RATE_LIMIT_REDIS_URL: "localhost:6379" }, "RATE_LIMIT_REDIS_URL"],
     [{ ADMIN_JWT_SECRET: "short" }, "ADMIN_JWT_SECRET"],
     [{ ADMIN_JWT_PUBLIC_KEY: "ssh-ed25519 AAAA" }, "ADMIN_JWT_PUBLIC_KEY"],
+    [{ ADMIN_JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----", ADMIN_JWT_JWKS_FILE: "/etc/staff-jwks.json" }, "ADMIN_JWT_PUBLIC_KEY"],
     [{ CORS_STAFF_ORIGINS: "staff.example.com/path" }, "CORS_STAFF_ORIGINS"]
   ])("a bad %o is reported with the name %s", (env, name) => {
     const result = Effect.runSync(
@@ -107,6 +108,19 @@ describe("configuration", () => {
     )
     expect(result._tag).toBe("Left")
     if (result._tag === "Left") expect(describeConfigError(result.left)).toStartWith(`${name}: `)
+  })
+
+  test("two sources of EdDSA keys at once stop the start with one line naming both variables", () => {
+    const env = { ADMIN_JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----", ADMIN_JWT_JWKS_FILE: "/etc/staff-jwks.json" }
+    const result = Effect.runSync(
+      Effect.either(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+    )
+    expect(result._tag).toBe("Left")
+    if (result._tag === "Left") {
+      const line = describeConfigError(result.left)
+      expect(line).toContain("ADMIN_JWT_PUBLIC_KEY")
+      expect(line).toContain("ADMIN_JWT_JWKS_FILE")
+    }
   })
 
   test("an unreadable key file stops the start with one line naming its variable", async () => {

@@ -3,6 +3,7 @@ import * as SqlError from "@effect/sql/SqlError"
 import { Cause, Runtime } from "effect"
 import { DatabaseFault, isDatabaseUnavailable } from "../src/Database.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
+import { READY_PROBE_INTERVAL_MS } from "../src/Meta/Http.js"
 import { resolveTestDatabase, type TestDatabase } from "./support/database.js"
 import { decodeWith } from "./support/http.js"
 import { type FaultProxy, startFaultProxy } from "./support/proxy.js"
@@ -167,6 +168,23 @@ describe.skipIf(process.env.TEST_DATABASE_URL === undefined)("the database in th
     const replies = await burst(server.baseUrl, POOL_SIZE * 4)
     expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200))
     figures.push(`refused -> resumed: 200 after ${Math.round(recovered)} ms`)
+  }, 30_000)
+
+  test("readiness asks the database at most once a second, however often it is asked", async () => {
+    await Bun.sleep(READY_PROBE_INTERVAL_MS + 100) // past the verdict of the tests before
+    const stopWatching = proxy.watch()
+    const startedAt = performance.now()
+    const replies: Array<{ status: number }> = []
+    for (let round = 0; round < 8; round++) {
+      replies.push(...(await Promise.all(Array.from({ length: 25 }, () => timed(server.baseUrl, "/v1/health/ready")))))
+      await Bun.sleep(200)
+    }
+    const elapsedMs = performance.now() - startedAt
+    const probes = stopWatching().split("SELECT 1\u0000").length - 1
+    expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200))
+    expect(probes).toBeGreaterThanOrEqual(1)
+    expect(probes).toBeLessThanOrEqual(Math.ceil(elapsedMs / READY_PROBE_INTERVAL_MS) + 1)
+    figures.push(`readiness: ${replies.length} requests in ${Math.round(elapsedMs)} ms -> ${probes} database probes`)
   }, 30_000)
 
   test("isDatabaseUnavailable reads codes only, never a message", () => {

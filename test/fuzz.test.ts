@@ -3,6 +3,7 @@ import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Arbitrary, FastCheck as fc, Option, Schema } from "effect"
 import { Api } from "../src/Api.js"
+import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 import { hs256 } from "./support/tokens.js"
 
@@ -377,4 +378,93 @@ describe("fuzz: every endpoint of the HttpApi", () => {
     expect([...messages].filter((message) => message.startsWith("cursor")).length).toBe(1)
     expectNoFailures()
   }, 60_000)
+})
+
+describe("fuzz: If-None-Match and cache-busting spellings on a caching edge", () => {
+  // Cache on, and a bucket that cannot refill during the test: every token counts.
+  let edge: TestServer
+  beforeAll(async () => {
+    edge = await startEdgeServer({
+      ...REAL_EDGE_ENV,
+      TRUST_PROXY: "1",
+      RATE_LIMIT_CAPACITY: "100000",
+      RATE_LIMIT_WINDOW_SECONDS: "1000000000"
+    })
+  }, 60_000)
+  afterAll(() => edge.stop())
+
+  /** Escapes a letter or digit of `text` where `pick` says so: the same text to the router, another spelling. */
+  const respell = (text: string, pick: ReadonlyArray<boolean>) =>
+    [...text].map((char, i) =>
+      /^[A-Za-z0-9]$/.test(char) && pick[i % pick.length] ? `%${char.charCodeAt(0).toString(16).toUpperCase()}` : percentEncode(char)
+    ).join("")
+
+  const conditionArb = fc.constantFrom("none", "*", "etag", "weak", "stale", "list", "weak-stale")
+  const conditionOf = (kind: string, etag: string): string | undefined => {
+    switch (kind) {
+      case "*":
+        return "*"
+      case "etag":
+        return etag
+      case "weak":
+        return `W/${etag}`
+      case "stale":
+        return `"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"`
+      case "list":
+        return `"stale-1", W/"stale-2", ${etag}`
+      case "weak-stale":
+        return `W/"stale"`
+      default:
+        return undefined
+    }
+  }
+
+  test("any spelling of a request gets the answer of its meaning, and a token unless the cache answered a validator the client named", async () => {
+    const variantArb = fc.record({
+      condition: conditionArb,
+      unknown: fc.array(fc.tuple(fc.constantFrom("bust", "_", "utm_source", "x", "cb"), fc.string({ maxLength: 8 })), { maxLength: 3 }),
+      escapes: fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
+      reversed: fc.boolean()
+    })
+    const failures: Array<string> = []
+    let checked = 0
+    const publicTargets = targets.filter((target) => !target.staff && !target.path.startsWith("/v1/health"))
+    for (const [index, target] of publicTargets.entries()) {
+      const client = `203.0.113.${index + 1}`
+      const [path, query] = fc.sample(fc.tuple(recordArbitrary(target.pathSchema), recordArbitrary(target.urlSchema)), {
+        seed: SEED + index,
+        numRuns: 1
+      })[0]!
+      const send = (url: string, condition: string | undefined) =>
+        fetch(edge.baseUrl + url, {
+          headers: { "x-forwarded-for": client, ...(condition === undefined ? {} : { "if-none-match": condition }) }
+        }).then(async (response) => ({ status: response.status, headers: response.headers, text: await response.text() }))
+      const plainUrl = urlOf(target, path, query)
+      const base = await send(plainUrl, undefined)
+      const etag = base.headers.get("etag") ?? ""
+      let tokens = Number(base.headers.get("x-ratelimit-remaining"))
+      const filled = plainUrl.split("?")[0]!
+      for (const variant of fc.sample(variantArb, { seed: SEED + index, numRuns: 8 })) {
+        const known = Object.entries(query).map(([key, value]: [string, Wire]) => `${respell(key, variant.escapes)}=${("raw" in value ? value.raw : respell(value.text, variant.escapes))}`)
+        const pairs = [...(variant.reversed ? known.reverse() : known), ...variant.unknown.map(([key, value]) => `${key}=${encodeURIComponent(value)}`)]
+        const url = pairs.length === 0 ? filled : `${filled}?${pairs.join("&")}`
+        const condition = conditionOf(variant.condition, etag)
+        const reply = await send(url, condition)
+        checked += 1
+        const matches = base.status === 200 && condition !== undefined &&
+          (condition === "*" || condition.includes(etag))
+        const expected = base.status !== 200 ? base.status : matches ? 304 : 200
+        const free = reply.status === 304 && reply.headers.get("x-cache") === "hit" && condition !== "*"
+        const left = Number(reply.headers.get("x-ratelimit-remaining"))
+        const why = `${target.name}: GET ${url.slice(0, 120)} If-None-Match: ${condition ?? "-"}`
+        if (reply.status !== expected) failures.push(`${why}: ${reply.status}, expected ${expected}`)
+        else if (reply.status === 200 && reply.text !== base.text) failures.push(`${why}: another body`)
+        else if (reply.status === 304 && (reply.text !== "" || reply.headers.get("etag") !== etag)) failures.push(`${why}: a 304 with a body or another ETag`)
+        if (left !== (free ? tokens : tokens - 1)) failures.push(`${why}: ${tokens} -> ${left} tokens (${free ? "free" : "paid"})`)
+        tokens = left
+      }
+    }
+    console.log(`fuzz: ${checked} spellings with If-None-Match over ${publicTargets.length} public endpoints`)
+    expect(failures.slice(0, 20)).toEqual([])
+  }, 120_000)
 })

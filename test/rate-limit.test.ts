@@ -6,6 +6,7 @@ import { makeMemoryStore, RateLimiter } from "../src/RateLimit/RateLimiter.js"
 import { makeRedisStore } from "../src/RateLimit/RedisStore.js"
 import { request } from "./support/http.js"
 import { sharedServer, type TestServer } from "./support/server.js"
+import { routes } from "../src/Http/Routes.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import { hs256, staffClaims } from "./support/tokens.js"
 
@@ -307,7 +308,7 @@ describe("the Redis store (shared by replicas)", () => {
   }, 30_000)
 })
 
-describe("revalidation is free: a 304 takes no token", () => {
+describe("a 304 is free only when the response cache answered it", () => {
   const remaining = (reply: { headers: Headers }) => reply.headers.get("x-ratelimit-remaining")
   let cached: TestServer
   let uncached: TestServer
@@ -336,16 +337,97 @@ describe("revalidation is free: a 304 takes no token", () => {
     expect([revalidated.status, remaining(revalidated)]).toEqual([304, "0"])
     expect((await request(cached.baseUrl, "/v1/songs/1", { headers: { "if-none-match": `"other"` } })).status).toBe(429)
     expect((await request(cached.baseUrl, "/v1/songs/2", { headers: { "if-none-match": etag } })).status).toBe(429)
+    // `*` matches without the client holding anything: never free, so past the limit it is refused
+    expect((await request(cached.baseUrl, "/v1/songs/1", { headers: { "if-none-match": "*" } })).status).toBe(429)
   })
 
-  test("a 304 the handler made (cache off) gives its token back", async () => {
+  test("a 304 the handler made (cache off) costs a token like a 200", async () => {
     const first = await request(uncached.baseUrl, "/v1/genres")
     expect([first.status, remaining(first)]).toEqual([200, "2"])
     const etag = first.headers.get("etag") ?? ""
-    for (let i = 0; i < 4; i++) {
-      const again = await request(uncached.baseUrl, "/v1/genres", { headers: { "if-none-match": etag } })
-      expect([again.status, remaining(again)]).toEqual([304, "2"])
+    const again = await request(uncached.baseUrl, "/v1/genres", { headers: { "if-none-match": etag } })
+    expect([again.status, remaining(again)]).toEqual([304, "1"])
+    const star = await request(uncached.baseUrl, "/v1/genres", { headers: { "if-none-match": "*" } })
+    expect([star.status, remaining(star)]).toEqual([304, "0"])
+    expect((await request(uncached.baseUrl, "/v1/genres", { headers: { "if-none-match": etag } })).status).toBe(429)
+  })
+})
+
+describe("If-None-Match: * and cache-busting parameters get no work for free", () => {
+  const remaining = (reply: { headers: Headers }) => Number(reply.headers.get("x-ratelimit-remaining"))
+  let server: TestServer
+  // TRUST_PROXY=1: each test is its own client through X-Forwarded-For
+  beforeAll(async () => {
+    server = await startEdgeServer({ ...REAL_EDGE_ENV, TRUST_PROXY: "1", RATE_LIMIT_CAPACITY: "40" })
+  }, 60_000)
+  afterAll(() => server.stop())
+  const from = (client: string, headers: Record<string, string> = {}) => ({ headers: { "x-forwarded-for": client, ...headers } })
+
+  test("`*` answers 304 on every path that has a representation, and every one costs a token", async () => {
+    const client = "198.51.100.70"
+    let before = remaining(await request(server.baseUrl, "/v1/songs/1", from(client)))
+    for (const path of ["/v1/songs/1", "/v1/songs?limit=80&sort=popular", "/docs", "/v1/openapi.json", "/v1/genres"]) {
+      const reply = await request(server.baseUrl, path, from(client, { "if-none-match": "*" }))
+      expect(reply.status).toBe(304)
+      expect(reply.text).toBe("")
+      expect(reply.headers.get("etag")).toMatch(/^"[A-Za-z0-9_-]{32}(-br|-gzip)?"$/)
+      expect(remaining(reply)).toBe(before - 1)
+      before -= 1
     }
-    expect((await request(uncached.baseUrl, "/v1/stats")).status).toBe(200)
+    // no representation: the condition is false and the 404 comes as it would
+    expect((await request(server.baseUrl, "/v1/songs/999999", from(client, { "if-none-match": "*" }))).status).toBe(404)
+  })
+
+  test("unknown parameters, their order and escapes make no cache miss, and every request pays", async () => {
+    const client = "198.51.100.71"
+    const first = await request(server.baseUrl, "/v1/songs?limit=80&sort=popular", from(client))
+    expect(first.status).toBe(200)
+    const spellings = [
+      "/v1/songs?limit=80&sort=popular&bust=1",
+      "/v1/songs?bust=2&sort=popular&limit=80",
+      "/v1/songs?%6Cimit=80&sort=%70opular",
+      "/v1/songs?limit=80&sort=popular&limit2=1&",
+      "/v1/songs?sort=popular&limit=%38%30&bust"
+    ]
+    let expected = remaining(first)
+    for (const path of spellings) {
+      const reply = await request(server.baseUrl, path, from(client, { "if-none-match": "*" }))
+      expected -= 1
+      expect([reply.status, reply.headers.get("x-cache"), remaining(reply)]).toEqual([304, "hit", expected])
+      const plain = await request(server.baseUrl, path, from(client))
+      expected -= 1
+      expect([plain.status, plain.headers.get("x-cache"), plain.text]).toEqual([200, "hit", first.text])
+    }
+    // a known parameter's other value is another request
+    expect((await request(server.baseUrl, "/v1/songs?limit=79&sort=popular", from(client))).headers.get("x-cache")).toBe("miss")
+    // a repeated known parameter is still refused, never answered from the single one's entry
+    expect((await request(server.baseUrl, "/v1/songs?limit=80&sort=popular&limit=80", from(client))).status).toBe(400)
+  })
+
+  test("a flood of cache-busting variants of every public endpoint leaves other clients' hit rate as it was and the flooder limited", async () => {
+    const SAMPLE: Record<string, string> = { songId: "1", albumId: "1", listId: "1", artistId: "1", slug: "pop", labelId: "1", username: "aishah_fan" }
+    const QUERY: Record<string, string> = { "/v1/search": "?q=cinta", "/v1/artists/namesake-hints": "?ids=1,2" }
+    const paths = routes
+      .filter((route) => route.kind === "public")
+      .map((route) => route.template.replace(/:(\w+)/g, (_, name: string) => SAMPLE[name] ?? "1") + (QUERY[route.template] ?? ""))
+    const hitsOf = async (client: string) => {
+      let hits = 0
+      for (const path of paths) {
+        const reply = await request(server.baseUrl, path, from(client))
+        expect([path, reply.status]).toEqual([path, 200])
+        if (reply.headers.get("x-cache") === "hit") hits++
+      }
+      return hits
+    }
+    await hitsOf("198.51.100.72") // warm
+    expect(await hitsOf("198.51.100.73")).toBe(paths.length)
+    const statuses: Array<number> = []
+    for (const [i, path] of [...paths, ...paths].entries()) {
+      const bust = `${path}${path.includes("?") ? "&" : "?"}bust=${i}&_=${i * 7}`
+      const reply = await request(server.baseUrl, bust, from("198.51.100.74", { "if-none-match": i % 2 === 0 ? "*" : `"x${i}"` }))
+      statuses.push(reply.status)
+    }
+    expect(statuses.filter((status) => status === 429).length).toBe(paths.length * 2 - 40)
+    expect(await hitsOf("198.51.100.75")).toBe(paths.length)
   })
 })

@@ -50,7 +50,7 @@ const reasonOf = (error: unknown): string => {
 /**
  * Verifies staff bearer tokens with jose: the algorithms are those whose keys are
  * configured (HS256 for ADMIN_JWT_SECRET, EdDSA for ADMIN_JWT_PUBLIC_KEY or ADMIN_JWT_JWKS_FILE),
- * `exp` and `iat` are required, `nbf` honoured, 30 s of clock skew, `iss` when configured, `aud`,
+ * `exp` and `iat` are required and `exp` must come after `iat`, `nbf` honoured, 30 s of clock skew, `iss` when configured, `aud`,
  * and a lifetime (exp - iat) of at most ADMIN_JWT_MAX_LIFETIME_SECONDS.
  */
 export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
@@ -136,6 +136,9 @@ export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
           })
           const exp = payload.exp ?? 0
           const iat = payload.iat ?? 0
+          if (exp <= iat) {
+            return yield* unauthorized(`The bearer token's "exp" claim is not after its "iat" claim.`)
+          }
           if (iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) {
             return yield* unauthorized(`The bearer token's "iat" claim is in the future.`)
           }

@@ -61,12 +61,17 @@ export const encodeBody = (
   return { body, added: body.length }
 }
 
-/** If-None-Match matches when any listed tag (weak or strong, any coding) names the same bytes. */
-export const matchesIfNoneMatch = (header: string | undefined, representation: Representation): boolean => {
-  if (header === undefined) return false
-  if (header.trim() === "*") return true
-  return header.split(",").some((tag) => {
+/**
+ * How If-None-Match (RFC 9110 13.1.2, weak comparison) meets these bytes: `"tag"` when it lists one
+ * of their validators (any coding), `"any"` for `*`, which every current representation meets,
+ * undefined when it does not match. Only a `"tag"` match was earned by holding the bytes.
+ */
+export const matchIfNoneMatch = (header: string | undefined, representation: Representation): "tag" | "any" | undefined => {
+  if (header === undefined) return undefined
+  if (header.trim() === "*") return "any"
+  const named = header.split(",").some((tag) => {
     const opaque = tag.trim().replace(/^W\//, "").replace(/^"|"$/g, "")
     return opaque === representation.hash || opaque === `${representation.hash}-gzip` || opaque === `${representation.hash}-br`
   })
+  return named ? "tag" : undefined
 }

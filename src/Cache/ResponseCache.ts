@@ -26,11 +26,13 @@ interface Entry {
   bytes: number
 }
 
-const sizeOf = (representation: Representation) =>
-  representation.body.length + (representation.coded.br?.length ?? 0) + (representation.coded.gzip?.length ?? 0)
+/** What an entry takes: its key (ASCII: Routes.meaningOf encodes it) and every form of its body. */
+const sizeOf = (key: string, representation: Representation) =>
+  key.length + representation.body.length + (representation.coded.br?.length ?? 0) + (representation.coded.gzip?.length ?? 0)
 
 /**
- * The in-process cache of final public response bytes, keyed by path and query.
+ * The in-process cache of final public response bytes, keyed by what a request means (the path
+ * and the query parameters its handler reads, one canonical spelling: src/Http/Routes.ts).
  * Bounded by entries and by bytes (least recently used dropped first); entries live
  * `ttlSeconds`; 0 turns it off. Only a public endpoint's 200 is ever stored: the edge (src/Http/Edge.ts) decides by the route matched.
  */
@@ -75,7 +77,7 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
       if (totalBytes > settings.maxBytes) shrinkTo(settings.maxEntries, settings.maxBytes)
     }
     const storeAt = (key: string, representation: Representation, nowMs: number) => {
-      const bytes = sizeOf(representation)
+      const bytes = sizeOf(key, representation)
       // One body may take at most an eighth of the budget, so a few big pages cannot flush the rest.
       if (settings.ttlSeconds <= 0 || bytes > settings.maxBytes / 8) return
       const previous = entries.get(key)

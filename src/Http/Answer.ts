@@ -1,4 +1,4 @@
-import { chooseCoding, COMPRESS_ABOVE_BYTES, encodeBody, etagOf, matchesIfNoneMatch, type Representation } from "../Cache/Representation.js"
+import { chooseCoding, COMPRESS_ABOVE_BYTES, encodeBody, etagOf, matchIfNoneMatch, type Representation } from "../Cache/Representation.js"
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
 import { type RateLimitDecision, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
 import type { RouteKind } from "./Routes.js"
@@ -139,7 +139,10 @@ export interface PublicAnswer extends Answer {
   readonly added: number
 }
 
-/** A public 200 (or its 304) from a representation, fresh or cached: `x-cache` says which. */
+/**
+ * A public 200 (or its 304) from a representation, fresh or cached: `x-cache` says which. A 304
+ * names the validator the 200 would carry and does no body work: nothing is compressed for it.
+ */
 export const publicAnswer = (
   settings: AnswerSettings,
   context: AnswerContext,
@@ -147,13 +150,13 @@ export const publicAnswer = (
   request: { readonly acceptEncoding: string | undefined; readonly ifNoneMatch: string | undefined },
   xCache: "hit" | "miss" | undefined
 ): PublicAnswer => {
-  const notModified = matchesIfNoneMatch(request.ifNoneMatch, representation)
+  const notModified = matchIfNoneMatch(request.ifNoneMatch, representation) !== undefined
   const coding = chooseCoding(request.acceptEncoding, representation.body.length)
-  const { added, body } = encodeBody(representation, coding)
   const headers = baseHeaders(settings, context, notModified ? 304 : 200)
   headers["etag"] = etagOf(representation, coding)
   if (xCache !== undefined) headers["x-cache"] = xCache
-  if (notModified) return { status: 304, headers, body: undefined, added }
+  if (notModified) return { status: 304, headers, body: undefined, added: 0 }
+  const { added, body } = encodeBody(representation, coding)
   headers["content-type"] = representation.contentType
   if (coding !== "identity") headers["content-encoding"] = coding
   return { status: 200, headers, body, added }
@@ -181,6 +184,6 @@ export const uncachedAnswer = (
   return { status, headers, body: encodeBody({ contentType, body, hash: "", coded: {} }, coding).body }
 }
 
-/** The rate-limit fields as they stand once a request's token is given back (a 304 is free). */
+/** The rate-limit fields as they stand once a request's token is given back (a 304 the cache answered is free). */
 export const givenBack = (decision: RateLimitDecision): RateLimitDecision =>
   decision.allowed ? { ...decision, remaining: Math.min(decision.limit, decision.remaining + 1) } : decision

@@ -2,7 +2,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { TokenVerifier } from "../Auth/TokenVerifier.js"
-import { makeRepresentation, matchesIfNoneMatch, type Representation } from "../Cache/Representation.js"
+import { makeRepresentation, matchIfNoneMatch, type Representation } from "../Cache/Representation.js"
 import { cacheHits, cacheMisses, ResponseCache } from "../Cache/ResponseCache.js"
 import { AppConfig } from "../Config.js"
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
@@ -31,7 +31,7 @@ import {
   UNREADABLE_PARAMETER,
   URL_TOO_LONG_MESSAGE
 } from "./Errors.js"
-import { matchRoute, parametersOf, type Route, type RouteKind } from "./Routes.js"
+import { matchRoute, meaningOf, parametersOf, type Route, type RouteKind } from "./Routes.js"
 
 /** Longest path and query we read; longer targets get our 414 before anything else. */
 export const MAX_TARGET_BYTES = 8192
@@ -61,7 +61,7 @@ export interface Admitted {
   readonly facts: RequestFacts
   readonly route: Route
   readonly context: AnswerContext
-  /** set for a public GET/HEAD while the response cache is on */
+  /** set for a public GET/HEAD while the response cache is on: the request's meaning (Routes.meaningOf) */
   readonly cacheKey: string | undefined
 }
 
@@ -150,28 +150,33 @@ const makeEdge = Effect.gen(function*() {
     })
   }
 
-  /** A 304 costs no token: the one taken goes back, and the headers say so. */
-  const free = (facts: RequestFacts, context: AnswerContext): AnswerContext => {
+  /**
+   * A 304 the response cache answered cost nothing, so its token goes back and the headers say so.
+   * Only that one: a 304 made after the handler ran cost what a 200 costs, and `If-None-Match: *`
+   * (true of any representation) is never free.
+   */
+  const giveBack = (facts: RequestFacts, context: AnswerContext): AnswerContext => {
     if (context.decision === undefined || !context.decision.allowed) return context
     limiter.giveBack(facts.clientKey)
     return { ...context, decision: givenBack(context.decision) }
   }
 
-  /** A public 200 for these bytes, or its 304 (free) when the client has them. */
-  const answerRepresentation = (facts: RequestFacts, context: AnswerContext, representation: Representation, xCache: "hit" | "miss" | undefined) => {
-    const ifNoneMatch = facts.source.headers.get("if-none-match") ?? undefined
-    const notModified = matchesIfNoneMatch(ifNoneMatch, representation)
-    return publicAnswer(
+  const conditionOf = (facts: RequestFacts) => facts.source.headers.get("if-none-match") ?? undefined
+
+  /** A public 200 for these bytes, or its 304 when the client has them. */
+  const answerRepresentation = (facts: RequestFacts, context: AnswerContext, representation: Representation, xCache: "hit" | "miss" | undefined) =>
+    publicAnswer(
       settings,
-      notModified ? free(facts, context) : context,
+      context,
       representation,
-      { acceptEncoding: facts.source.headers.get("accept-encoding") ?? undefined, ifNoneMatch },
+      { acceptEncoding: facts.source.headers.get("accept-encoding") ?? undefined, ifNoneMatch: conditionOf(facts) },
       xCache
     )
-  }
 
+  /** A cache hit: its 304 for a validator the client named is free; anything else pays as it came. */
   const answerFromCache = (facts: RequestFacts, context: AnswerContext, key: string, representation: Representation): Answer => {
-    const hit = answerRepresentation(facts, context, representation, "hit")
+    const paid = matchIfNoneMatch(conditionOf(facts), representation) === "tag" ? giveBack(facts, context) : context
+    const hit = answerRepresentation(facts, paid, representation, "hit")
     cacheHits.unsafeUpdate(1, [])
     if (hit.added > 0) cache.grew(key, representation, hit.added)
     return hit
@@ -182,11 +187,11 @@ const makeEdge = Effect.gen(function*() {
     const { facts, kind, route } = screened
     const context = contextOf(facts, kind, decision, traceparent)
     const read = facts.method === "GET" || facts.method === "HEAD"
-    const cacheKey = kind === "public" && read && route !== undefined && cache.enabled ? facts.target : undefined
+    const cacheKey = kind === "public" && read && route !== undefined && cache.enabled ? meaningOf(route, facts.path, facts.target) : undefined
     const cached = cacheKey === undefined ? undefined : cache.lookupAt(cacheKey, Date.now())
     if (decision !== undefined && !decision.allowed) {
-      // past its limit, a client still gets the 304s the cache can give without any database work
-      if (cached !== undefined && matchesIfNoneMatch(facts.source.headers.get("if-none-match") ?? undefined, cached)) {
+      // past its limit, a client still gets the free 304s: those the cache gives for a validator it names
+      if (cached !== undefined && matchIfNoneMatch(conditionOf(facts), cached) === "tag") {
         return { answer: answerFromCache(facts, context, cacheKey!, cached) }
       }
       return {

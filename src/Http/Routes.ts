@@ -1,4 +1,6 @@
 import * as HttpApi from "@effect/platform/HttpApi"
+import * as AST from "effect/SchemaAST"
+import * as Option from "effect/Option"
 import { Api } from "../Api.js"
 import { DOCS_PATH, OPENAPI_PATH } from "../Meta/Http.js"
 import { type RouteKind, routeKindOf } from "../RouteKind.js"
@@ -11,11 +13,32 @@ export interface Route {
   readonly kind: RouteKind
   /** Each segment after the leading slash: a literal, or a parameter's name. */
   readonly segments: ReadonlyArray<{ readonly literal: string } | { readonly parameter: string }>
+  /** The query parameters its handler reads; any other is ignored, so it is no part of the request's meaning. */
+  readonly queryNames: ReadonlySet<string>
 }
 
-const makeRoute = (template: string, kind: RouteKind): Route => ({
+/** The wire names of a url-params schema: the encoded side's property names. */
+const propertyNamesOf = (ast: AST.AST): ReadonlyArray<string> => {
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return ast.propertySignatures.flatMap((p) => (typeof p.name === "string" ? [p.name] : []))
+    case "Union":
+      return ast.types.flatMap(propertyNamesOf)
+    case "Refinement":
+      return propertyNamesOf(ast.from)
+    case "Transformation":
+      return propertyNamesOf(ast.from)
+    case "Suspend":
+      return propertyNamesOf(ast.f())
+    default:
+      return []
+  }
+}
+
+const makeRoute = (template: string, kind: RouteKind, queryNames: ReadonlyArray<string> = []): Route => ({
   template,
   kind,
+  queryNames: new Set(queryNames),
   segments: template.slice(1).split("/").map((segment) =>
     segment.startsWith(":") ? { parameter: segment.slice(1) } : { literal: segment }
   )
@@ -26,7 +49,12 @@ export const routes: ReadonlyArray<Route> = (() => {
   const found: Array<Route> = [makeRoute(DOCS_PATH, "public"), makeRoute(OPENAPI_PATH, "public")]
   HttpApi.reflect(Api, {
     onGroup: () => undefined,
-    onEndpoint: ({ endpoint, group }) => void found.push(makeRoute(endpoint.path, routeKindOf(group.identifier, endpoint.name)))
+    onEndpoint: ({ endpoint, group }) =>
+      void found.push(makeRoute(
+        endpoint.path,
+        routeKindOf(group.identifier, endpoint.name),
+        Option.match(endpoint.urlParamsSchema, { onNone: () => [], onSome: (schema) => propertyNamesOf(AST.encodedAST(schema.ast)) })
+      ))
   })
   return found
 })()
@@ -99,4 +127,36 @@ export const parametersOf = (route: Route, path: string): ReadonlyArray<readonly
     if ("parameter" in segment) found.push([segment.parameter, segments[i] ?? ""])
   })
   return found
+}
+
+/** One name or value as the router reads it: `+` is a space, escapes decoded, kept as sent when they do not decode. */
+const decodeQueryPart = (raw: string) => {
+  const text = raw.includes("+") ? raw.replaceAll("+", " ") : raw
+  if (!text.includes("%")) return text
+  try {
+    return decodeURIComponent(text) || text
+  } catch {
+    return text
+  }
+}
+
+/**
+ * What a request means to its route's handler, as one string: the path, then the query parameters
+ * the handler reads, decoded as the router decodes them, sorted by name (a repeated name keeps its
+ * values' order), each re-encoded one way. Unknown parameters, their order and the spelling of
+ * escapes change nothing a handler answers, so they change nothing here: the response cache's key.
+ */
+export const meaningOf = (route: Route, path: string, target: string): string => {
+  const start = target.indexOf("?")
+  if (start === -1 || route.queryNames.size === 0) return path
+  const known: Array<readonly [string, string]> = []
+  for (const pair of target.slice(start + 1).split("&")) {
+    if (pair === "") continue
+    const equals = pair.indexOf("=")
+    const name = decodeQueryPart(equals === -1 ? pair : pair.slice(0, equals))
+    if (route.queryNames.has(name)) known.push([name, equals === -1 ? "" : decodeQueryPart(pair.slice(equals + 1))])
+  }
+  if (known.length === 0) return path
+  known.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  return `${path}?${known.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join("&")}`
 }

@@ -3,7 +3,9 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import { Api, API_VERSION } from "../Api.js"
 import { Unavailable } from "../Domain/Errors.js"
 import { detailJson } from "../Domain/Json.js"
@@ -29,9 +31,35 @@ export const listEndpoints = () => {
   return endpoints
 }
 
+/** /v1/health/ready asks the database at most this often per process, whatever the request rate. */
+export const READY_PROBE_INTERVAL_MS = 1000
+
 export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* MetaRepo
+    const runtime = yield* Effect.runtime<never>()
+    const probe = repo.ping.pipe(
+      // answer at the second; the abandoned ping ends on its own (src/Database/Runner.ts)
+      Effect.disconnect,
+      Effect.timeoutFail({
+        duration: "1 second",
+        onTimeout: () => new Unavailable({ message: "The database did not answer within 1 second." })
+      }),
+      Effect.catchTag("SqlError", () => Effect.fail(new Unavailable({ message: "The database is not reachable." }))),
+      Effect.as({ data: { status: "ok" as const, database: "reachable" as const } })
+    )
+    // One probe a second, run apart from any request (a caller that goes away ends nothing) and
+    // shared by every caller until the next is due: a flood of readiness checks costs the
+    // database nothing more (docs/operations.md).
+    let latest: { readonly startedAt: number; readonly exit: Promise<Exit.Exit<Effect.Effect.Success<typeof probe>, Unavailable>> } | undefined
+    const ready = Effect.suspend(() => {
+      const now = Date.now()
+      if (latest === undefined || now - latest.startedAt >= READY_PROBE_INTERVAL_MS) {
+        latest = { startedAt: now, exit: Runtime.runPromiseExit(runtime)(probe) }
+      }
+      const { exit } = latest
+      return Effect.flatten(Effect.promise(() => exit))
+    })
     const index = {
       name: "Malaysian music catalogue API",
       version: API_VERSION,
@@ -42,18 +70,7 @@ export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
     return handlers
       .handle("index", () => Effect.succeed({ data: index }))
       .handle("health", () => Effect.succeed({ data: { status: "ok" as const } }))
-      .handle("ready", () =>
-        repo.ping.pipe(
-          // answer at the second; the abandoned ping ends on its own (src/Database/Runner.ts)
-          Effect.disconnect,
-          Effect.timeoutFail({
-            duration: "1 second",
-            onTimeout: () => new Unavailable({ message: "The database did not answer within 1 second." })
-          }),
-          Effect.catchTag("SqlError", () =>
-            Effect.fail(new Unavailable({ message: "The database is not reachable." }))),
-          Effect.as({ data: { status: "ok" as const, database: "reachable" as const } })
-        ))
+      .handle("ready", () => ready)
       .handle("stats", () => Effect.map(repo.getCatalogueStats, detailJson))
   })
 ).pipe(Layer.provide(MetaRepo.Default))

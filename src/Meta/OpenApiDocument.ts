@@ -269,8 +269,9 @@ const describeResponses = (operation: OpenApi.OpenAPISpecOperation, operationId:
       }
       if (area === "public") {
         responses["304"] = {
-          description: "Not Modified: If-None-Match named the current ETag; no body. Free: a 304 takes no rate-limit token, " +
-            "and a client past its limit still gets the 304s the response cache can give.",
+          description: "Not Modified: If-None-Match named the current ETag (or was `*`); no body. Free only when it cost " +
+            "nothing: a 304 the response cache gives for an ETag you named takes no rate-limit token, also past your " +
+            "limit; any other 304, and every answer to `If-None-Match: *`, takes a token like a 200.",
           headers: headerRefs(area, 304)
         }
       }
@@ -326,7 +327,7 @@ const DESCRIPTION = [
   "  errors `{ error: { code, message } }` with the codes not_found, bad_request, unauthorized, forbidden,",
   "  rate_limited and internal_error.",
   "- Pages: `limit` 1 to 80 (default 20) and `offset`, or `cursor` from `meta.next_cursor` (\"\" on the last page).",
-  `- Rate limit: ${RATE_LIMIT_CAPACITY_TEXT}, with RateLimit headers on every answer and 429 past it; a 304 is free.`,
+  `- Rate limit: ${RATE_LIMIT_CAPACITY_TEXT}, with RateLimit headers on every answer and 429 past it; a 304 the response cache answers for an ETag you name is free.`,
   "- Public answers carry an ETag and `Cache-Control: public, max-age=60, stale-while-revalidate=300`.",
   "- Staff endpoints under /v1/admin need a staff bearer token.",
 ].join("\n")

@@ -13,6 +13,8 @@ export interface FaultProxy {
   readonly drop: () => void
   readonly resume: () => void
   readonly stop: () => void
+  /** From now on, keeps what the service sends the database; the function returned stops and gives it as text. */
+  readonly watch: () => () => string
 }
 
 interface Side {
@@ -30,6 +32,7 @@ export const startFaultProxy = async (targetUrl: string): Promise<FaultProxy> =>
   const target = new URL(targetUrl)
   const targetPort = Number(target.port || 5432)
   let paused = false
+  let watched: Array<string> | undefined
   let listener: TCPSocketListener<Pipe> | undefined
   const pipes = new Set<Pipe>()
 
@@ -90,6 +93,7 @@ export const startFaultProxy = async (targetUrl: string): Promise<FaultProxy> =>
           }).catch(() => close(pipe))
         },
         data(socket, data) {
+          watched?.push(Buffer.from(data).toString("latin1"))
           send(socket.data.server, data)
         },
         drain(socket) {
@@ -133,6 +137,14 @@ export const startFaultProxy = async (targetUrl: string): Promise<FaultProxy> =>
       listener?.stop(true)
       listener = undefined
       for (const pipe of [...pipes]) close(pipe)
+    },
+    watch: () => {
+      const sent: Array<string> = []
+      watched = sent
+      return () => {
+        if (watched === sent) watched = undefined
+        return sent.join("")
+      }
     }
   }
 }
