@@ -17,6 +17,14 @@ export const SQL_DIR = resolve(import.meta.dir, "../../sql")
 
 export type SchemaFile = { readonly path: string; readonly text: string; readonly checksum: string }
 
+/**
+ * What a file's checksum is taken over. A table file's comments and layout may be edited without
+ * touching an applied database (its checksum ignores them); a definitions file is applied again
+ * on any edit, so that the bodies' own comments stay as written.
+ */
+const checksummed = (folder: string, text: string) =>
+  folder === "definitions" ? text : text.replace(/--[^\n]*/g, "").replace(/\s+/g, " ").trim()
+
 const filesIn = (folder: string, pattern: RegExp): ReadonlyArray<SchemaFile> => {
   const dir = join(SQL_DIR, folder)
   if (!existsSync(dir)) return []
@@ -25,7 +33,7 @@ const filesIn = (folder: string, pattern: RegExp): ReadonlyArray<SchemaFile> => 
     .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
     .map((name) => {
       const text = readFileSync(join(dir, name), "utf8")
-      return { path: `${folder}/${name}`, text, checksum: createHash("sha256").update(text).digest("hex") }
+      return { path: `${folder}/${name}`, text, checksum: createHash("sha256").update(checksummed(folder, text)).digest("hex") }
     })
 }
 
