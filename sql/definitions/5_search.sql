@@ -183,28 +183,20 @@ CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_delete AF
 CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_insert AFTER INSERT ON member_contribution_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('7', 'member_id');
 CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_update AFTER UPDATE ON member_contribution_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('7', 'member_id');
 
-CREATE OR REPLACE FUNCTION create_search_inner_indexes() RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  kind record;
-BEGIN
-  FOR kind IN VALUES (1, 'songs'), (2, 'artists'), (3, 'albums'), (4, 'curated_lists'), (5, 'labels'), (6, 'genres'), (7, 'users') LOOP
-    EXECUTE format($i$CREATE INDEX search_entries_%s_inner_trgm ON search_entries USING gin ((search_inner_joined(inner_tail)) gin_trgm_ops)
-                    WHERE whole AND kind = %s$i$, kind.column2, kind.column1);
-  END LOOP;
-END $$;
-
--- Refills the search table from scratch: drops the indexes, writes the rows kind by kind, and
--- builds the indexes again (the inner ones by create_search_inner_indexes).
+-- Refills the search table from scratch. Its indexes, as sql/schema/4_search.sql defines them, are
+-- read back, dropped, and built again after the rows: faster than keeping them up to date row by
+-- row during the refill.
 CREATE OR REPLACE FUNCTION recount_search_entries() RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   k smallint;
+  definitions text[];
+  statement text;
 BEGIN
-  DROP INDEX IF EXISTS search_entries_tail_idx, search_entries_id_idx, search_entries_head1_idx, search_entries_head2_idx, search_entries_songs_trgm,
-    search_entries_artists_trgm, search_entries_albums_trgm, search_entries_curated_lists_trgm,
-    search_entries_labels_trgm, search_entries_genres_trgm, search_entries_users_trgm,
-    search_entries_songs_inner_trgm, search_entries_artists_inner_trgm, search_entries_albums_inner_trgm,
-    search_entries_curated_lists_inner_trgm, search_entries_labels_inner_trgm, search_entries_genres_inner_trgm,
-    search_entries_users_inner_trgm;
+  SELECT array_agg(pg_get_indexdef(x.indexrelid)) INTO definitions
+  FROM pg_index x WHERE x.indrelid = 'search_entries'::regclass;
+  FOR statement IN SELECT format('DROP INDEX %s', x.indexrelid::regclass) FROM pg_index x WHERE x.indrelid = 'search_entries'::regclass LOOP
+    EXECUTE statement;
+  END LOOP;
   TRUNCATE search_entries;
   FOR k IN 1..7 LOOP
     INSERT INTO search_entries (kind, id, tail, whole, popularity, public_from, handle)
@@ -215,20 +207,9 @@ BEGIN
     WHERE s.kind = k
     ORDER BY s.id, t.tail, t.whole DESC;
   END LOOP;
-  CREATE INDEX search_entries_tail_idx ON search_entries (kind, tail) INCLUDE (id, whole, popularity, public_from, handle);
-  CREATE INDEX search_entries_id_idx ON search_entries (kind, id);
-  CREATE INDEX search_entries_head1_idx ON search_entries (kind, left(tail, 1), popularity DESC, handle, id)
-    INCLUDE (public_from) WHERE whole;
-  CREATE INDEX search_entries_head2_idx ON search_entries (kind, whole, left(tail, 2), popularity DESC, handle, id)
-    INCLUDE (tail, public_from);
-  CREATE INDEX search_entries_songs_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE whole AND kind = 1;
-  CREATE INDEX search_entries_artists_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE whole AND kind = 2;
-  CREATE INDEX search_entries_albums_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE whole AND kind = 3;
-  CREATE INDEX search_entries_curated_lists_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE whole AND kind = 4;
-  CREATE INDEX search_entries_labels_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE whole AND kind = 5;
-  CREATE INDEX search_entries_genres_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE whole AND kind = 6;
-  CREATE INDEX search_entries_users_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE whole AND kind = 7;
-  PERFORM create_search_inner_indexes();
+  FOREACH statement IN ARRAY coalesce(definitions, '{}') LOOP
+    EXECUTE statement;
+  END LOOP;
   ANALYZE search_entries;
 END $$;
 
