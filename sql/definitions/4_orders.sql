@@ -17,10 +17,9 @@ CREATE OR REPLACE TRIGGER song_genres_release_date BEFORE INSERT OR UPDATE OF so
 CREATE OR REPLACE TRIGGER song_labels_release_date BEFORE INSERT OR UPDATE OF song_id, released_at ON song_labels FOR EACH ROW EXECUTE FUNCTION song_link_release_date();
 
 -- A song's new values written to its copies: its links' release date and its rows in the owners',
--- members' and artists' orders (date, views, title, state), in one pass over the statement's rows.
-CREATE OR REPLACE FUNCTION songs_link_copies_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+-- members' and artists' orders (date, views, per_day, title, state), in one pass over the
+-- statement's rows.
+CREATE OR REPLACE FUNCTION songs_link_copies_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   redated integer[];
   new_dates date[];
@@ -33,16 +32,18 @@ BEGIN
     UPDATE song_genres x SET released_at = c.released_at FROM unnest(redated, new_dates) AS c(id, released_at) WHERE x.song_id = c.id;
     UPDATE song_labels x SET released_at = c.released_at FROM unnest(redated, new_dates) AS c(id, released_at) WHERE x.song_id = c.id;
   END IF;
-  UPDATE owner_song_orders o SET released_at = v.released_at, views = v.views, title_key = v.title_key, public_from = v.public_from
+  UPDATE owner_song_orders o
+  SET released_at = v.released_at, views = v.views, title_key = v.title_key, public_from = v.public_from, per_day = v.per_day
   FROM new_rows n JOIN song_order_values v ON v.song_id = n.id
   WHERE o.song_id = n.id
-    AND (o.released_at, o.views, o.title_key, o.public_from) IS DISTINCT FROM (v.released_at, v.views, v.title_key, v.public_from);
+    AND (o.released_at, o.views, o.title_key, o.public_from, o.per_day)
+        IS DISTINCT FROM (v.released_at, v.views, v.title_key, v.public_from, v.per_day);
   UPDATE member_contribution_orders o SET public_from = v.public_from
   FROM new_rows n JOIN song_order_values v ON v.song_id = n.id
   WHERE o.song_id = n.id AND o.public_from IS DISTINCT FROM v.public_from;
-  UPDATE artist_song_orders o SET released_at = v.released_at, public_from = v.public_from
+  UPDATE artist_song_orders o SET released_at = v.released_at, public_from = v.public_from, per_day = v.per_day
   FROM new_rows n JOIN song_order_values v ON v.song_id = n.id
-  WHERE o.song_id = n.id AND (o.released_at, o.public_from) IS DISTINCT FROM (v.released_at, v.public_from);
+  WHERE o.song_id = n.id AND (o.released_at, o.public_from, o.per_day) IS DISTINCT FROM (v.released_at, v.public_from, v.per_day);
   RETURN NULL;
 END $$;
 CREATE OR REPLACE TRIGGER songs_link_copies_update AFTER UPDATE ON songs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION songs_link_copies_trigger();
@@ -50,18 +51,20 @@ CREATE OR REPLACE TRIGGER songs_link_copies_update AFTER UPDATE ON songs REFEREN
 -- The values a song's rows carry: written once, for the recount and both triggers.
 CREATE OR REPLACE VIEW song_order_values AS
   SELECT s.id AS song_id, s.released_at, coalesce(s.vidsvc_views, -1) AS views, lower(s.title) AS title_key,
-         CASE WHEN song_is_live(s.published_at, s.deleted_at) THEN s.published_at END AS public_from
+         CASE WHEN song_is_live(s.published_at, s.deleted_at) THEN s.published_at END AS public_from,
+         s.vidsvc_views_per_day AS per_day
   FROM songs s;
 
 -- ---- A genre's and a label's songs in every order: owner_song_orders ------------------------
 
 -- Links added and removed move their rows (owner and song arrays, read from the statement's
 -- transition tables by the trigger below: their owner column is named by the table).
-CREATE OR REPLACE FUNCTION move_owner_song_orders(owner "char", gone_owners integer[], gone_songs integer[], added_owners integer[], added_songs integer[]) RETURNS void LANGUAGE sql AS $$
+CREATE OR REPLACE FUNCTION move_owner_song_orders(owner "char", gone_owners integer[], gone_songs integer[],
+                                                  added_owners integer[], added_songs integer[]) RETURNS void LANGUAGE sql AS $$
   DELETE FROM owner_song_orders o USING unnest(gone_owners, gone_songs) AS g(owner_id, song_id)
   WHERE o.song_id = g.song_id AND o.owner = move_owner_song_orders.owner AND o.owner_id = g.owner_id;
-  INSERT INTO owner_song_orders (owner, owner_id, song_id, released_at, views, title_key, public_from)
-  SELECT move_owner_song_orders.owner, a.owner_id, v.song_id, v.released_at, v.views, v.title_key, v.public_from
+  INSERT INTO owner_song_orders (owner, owner_id, song_id, released_at, views, title_key, public_from, per_day)
+  SELECT move_owner_song_orders.owner, a.owner_id, v.song_id, v.released_at, v.views, v.title_key, v.public_from, v.per_day
   FROM unnest(added_owners, added_songs) AS a(owner_id, song_id) JOIN song_order_values v ON v.song_id = a.song_id;
 $$;
 
@@ -102,8 +105,8 @@ CREATE OR REPLACE TRIGGER song_labels_order_update AFTER UPDATE ON song_labels R
 
 CREATE OR REPLACE FUNCTION recount_owner_song_orders() RETURNS void LANGUAGE sql AS $$
   TRUNCATE owner_song_orders;
-  INSERT INTO owner_song_orders (owner, owner_id, song_id, released_at, views, title_key, public_from)
-  SELECT x.owner, x.owner_id, v.song_id, v.released_at, v.views, v.title_key, v.public_from
+  INSERT INTO owner_song_orders (owner, owner_id, song_id, released_at, views, title_key, public_from, per_day)
+  SELECT x.owner, x.owner_id, v.song_id, v.released_at, v.views, v.title_key, v.public_from, v.per_day
   FROM (SELECT 'g'::"char" AS owner, genre_id AS owner_id, song_id FROM song_genres
         UNION ALL SELECT 'l'::"char", label_id, song_id FROM song_labels) x
   JOIN song_order_values v ON v.song_id = x.song_id;
@@ -125,15 +128,13 @@ CREATE OR REPLACE TRIGGER song_labels_order_truncate AFTER TRUNCATE ON song_labe
 -- below for a few songs (the song's credits by key: the filter goes under the grouping).
 CREATE OR REPLACE VIEW artist_song_order_values AS
   SELECT c.song_id, c.artist_id, v.released_at, v.public_from,
-         bool_or(r.tag = 'performer') AS performer, bool_or(r.tag = 'writer') AS writer
+         bool_or(r.tag = 'performer') AS performer, bool_or(r.tag = 'writer') AS writer, v.per_day
   FROM credits c JOIN roles r ON r.id = c.role_id JOIN song_order_values v ON v.song_id = c.song_id
-  GROUP BY c.song_id, c.artist_id, v.released_at, v.public_from;
+  GROUP BY c.song_id, c.artist_id, v.released_at, v.public_from, v.per_day;
 
 -- Credits added, changed and removed: their songs' rows again. Each transition table read only
 -- where it exists (a statement naming one is planned when run).
-CREATE OR REPLACE FUNCTION credits_order_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+CREATE OR REPLACE FUNCTION credits_order_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   song_ids integer[] := '{}';
 BEGIN
@@ -144,8 +145,8 @@ BEGIN
     song_ids := song_ids || ARRAY(SELECT DISTINCT n.song_id FROM new_rows n);
   END IF;
   DELETE FROM artist_song_orders o WHERE o.song_id = ANY (song_ids);
-  INSERT INTO artist_song_orders (song_id, artist_id, released_at, public_from, performer, writer)
-  SELECT v.song_id, v.artist_id, v.released_at, v.public_from, v.performer, v.writer
+  INSERT INTO artist_song_orders (song_id, artist_id, released_at, public_from, performer, writer, per_day)
+  SELECT v.song_id, v.artist_id, v.released_at, v.public_from, v.performer, v.writer, v.per_day
   FROM artist_song_order_values v WHERE v.song_id = ANY (song_ids);
   RETURN NULL;
 END $$;
@@ -155,8 +156,8 @@ CREATE OR REPLACE TRIGGER credits_order_update AFTER UPDATE ON credits REFERENCI
 
 CREATE OR REPLACE FUNCTION recount_artist_song_orders() RETURNS void LANGUAGE sql AS $$
   TRUNCATE artist_song_orders;
-  INSERT INTO artist_song_orders (song_id, artist_id, released_at, public_from, performer, writer)
-  SELECT song_id, artist_id, released_at, public_from, performer, writer FROM artist_song_order_values;
+  INSERT INTO artist_song_orders (song_id, artist_id, released_at, public_from, performer, writer, per_day)
+  SELECT song_id, artist_id, released_at, public_from, performer, writer, per_day FROM artist_song_order_values;
 $$;
 
 CREATE OR REPLACE FUNCTION recount_artist_song_orders_trigger() RETURNS trigger LANGUAGE plpgsql

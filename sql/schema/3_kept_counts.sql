@@ -228,11 +228,15 @@ CREATE TABLE owner_song_orders (
   views bigint NOT NULL,
   title_key text NOT NULL,
   public_from timestamp with time zone,
+  per_day integer,
   PRIMARY KEY (song_id, owner, owner_id)
 );
 CREATE INDEX owner_song_orders_released_idx ON owner_song_orders (owner, owner_id, released_at, song_id) INCLUDE (public_from) WHERE (public_from IS NOT NULL);
 CREATE INDEX owner_song_orders_popular_idx ON owner_song_orders (owner, owner_id, views, song_id) INCLUDE (public_from, released_at) WHERE (public_from IS NOT NULL);
 CREATE INDEX owner_song_orders_title_idx ON owner_song_orders (owner, owner_id, title_key, song_id) INCLUDE (public_from, released_at) WHERE (public_from IS NOT NULL);
+-- A genre's songs in the order of similar songs (src/Songs/Similar.ts): the first public entries
+-- of the range are a group's candidates, read index-only.
+CREATE INDEX owner_song_orders_genre_trending_idx ON owner_song_orders (owner_id, per_day DESC NULLS LAST, song_id DESC) INCLUDE (public_from) WHERE owner = 'g' AND public_from IS NOT NULL;
 
 -- Every contribution in its member's order (newest first: action_at, id) with when its song is
 -- public, so that a page of /v1/users/{username}/contributions at any offset is an index-only
@@ -275,6 +279,12 @@ CREATE TABLE artist_song_orders (
   public_from timestamp with time zone,
   performer boolean NOT NULL,
   writer boolean NOT NULL,
+  per_day integer,
   PRIMARY KEY (song_id, artist_id)
 );
 CREATE INDEX artist_song_orders_walk_idx ON artist_song_orders (artist_id, released_at, song_id) INCLUDE (public_from, performer, writer) WHERE (public_from IS NOT NULL);
+-- A performer's songs, and a writer's with those they also perform apart (a singer-songwriter's
+-- written songs performed by him are one range, skipped whole when he performs the song asked
+-- about), in the order of similar songs: `per_day` is the song's vidsvc_views_per_day.
+CREATE INDEX artist_song_orders_performed_idx ON artist_song_orders (artist_id, per_day DESC NULLS LAST, song_id DESC) INCLUDE (public_from) WHERE performer AND public_from IS NOT NULL;
+CREATE INDEX artist_song_orders_written_idx ON artist_song_orders (artist_id, performer, per_day DESC NULLS LAST, song_id DESC) INCLUDE (public_from) WHERE writer AND public_from IS NOT NULL;

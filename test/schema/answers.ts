@@ -10,7 +10,7 @@
  * fold and after it, each on its own database seeded alike (`bun run seed` with the same
  * --songs, --seed and --today).
  */
-import { families } from "../bench/sweep.js"
+import { sweepPaths } from "../bench/sweep.js"
 
 const [first, second, databaseUrl] = process.argv.slice(2)
 if (first === undefined || second === undefined || databaseUrl === undefined) {
@@ -26,7 +26,7 @@ const answer = async (baseUrl: string, path: string) => {
 
 let asked = 0
 const differences: Array<string> = []
-for (const family of await families(databaseUrl)) {
+for (const family of (await sweepPaths(databaseUrl)).families) {
   for (const path of new Set(family.paths)) {
     asked += 1
     const [a, b] = [await answer(first, path), await answer(second, path)]
