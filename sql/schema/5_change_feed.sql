@@ -5,20 +5,33 @@ CREATE TABLE change_log (
   xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
   kind text NOT NULL CHECK (kind IN ('songs', 'albums', 'curated_lists', 'artists', 'genres', 'labels', 'users')),
   row_key text NOT NULL,
-  may_remove boolean NOT NULL,
   at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-  due_at timestamp with time zone,
   PRIMARY KEY ("position")
 );
-CREATE INDEX change_log_immediate_idx ON change_log (xid, "position") WHERE (due_at IS NULL);
-CREATE INDEX change_log_due_idx ON change_log (due_at, xid, "position") WHERE (due_at IS NOT NULL);
+CREATE INDEX change_log_order_idx ON change_log (xid, "position");
 
--- When the feed began: a reader without a cursor starts from the backfill below and from this time.
+-- Due touches of scheduled rows, keyed by content and tagged with the row that causes them
+-- (`source`, 'songs:12'): a write of that row deletes its touches still ahead and writes them anew.
+CREATE TABLE change_due (
+  due_at timestamp with time zone NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('songs', 'albums', 'curated_lists', 'artists', 'genres', 'labels', 'users')),
+  row_key text NOT NULL,
+  source text NOT NULL
+);
+CREATE INDEX change_due_order_idx ON change_due (due_at, kind, row_key);
+CREATE INDEX change_due_source_idx ON change_due (source, due_at);
+
+-- When the feed began (a reader without a cursor starts from the backfill and from this time), and
+-- the secret its cursors are sealed under (src/Changes/CursorSeal.ts), kept here so that every
+-- replica seals and opens them alike: 32 bytes from two random UUIDs (244 random bits, from
+-- PostgreSQL's strong random source).
 CREATE TABLE change_feed_origin (
   only_row boolean DEFAULT true PRIMARY KEY CHECK (only_row),
-  started_at timestamp with time zone NOT NULL
+  started_at timestamp with time zone NOT NULL,
+  cursor_key bytea NOT NULL
 );
-INSERT INTO change_feed_origin (started_at) VALUES (clock_timestamp());
+INSERT INTO change_feed_origin (started_at, cursor_key)
+VALUES (clock_timestamp(), decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));
 
 -- Known to be empty (rather than assumed ten pages long) until the first ANALYZE after a load.
-ANALYZE change_log;
+ANALYZE change_log, change_due;

@@ -6,48 +6,49 @@ import { badCursor, decodeCursor, encodeCursor } from "../Domain/Cursor.js"
 import { change } from "../Domain/Change.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import { withSpan } from "../Spans.js"
+import { type CursorSeal, makeCursorSeal } from "./CursorSeal.js"
 
 const SCOPE = "changes"
 
 /**
- * Where a reader stands: the immediate stream by (xid, position), the due stream by (due_at,
- * xid, position), and the horizon its rows were judged at. Times are microseconds since 1970,
- * xids and positions decimal text (64-bit).
+ * Where a reader stands: the immediate stream by (xid, position) of the last touch read, the due
+ * stream by (due_at, kind, row_key) of the last due touch read, and the horizon its rows were
+ * judged at. Times are microseconds since 1970, xids and positions decimal text (64-bit).
  */
 export interface FeedPosition {
   readonly xid: string
   readonly position: string
   readonly dueAt: number
-  readonly dueXid: string
-  readonly duePosition: string
+  readonly dueKind: string
+  readonly dueKey: string
   readonly horizon: number
 }
 
-/** A feed position in a cursor: xid, position, due time, due xid, due position, horizon. */
-const FEED_KEY = ["xid", "position", "micros", "xid", "position", "micros"] as const
-const U64 = 2n ** 64n
-const I64 = 2n ** 63n
+/** A feed position in a cursor: xid, position, due time, due kind, due row key, horizon. */
+const FEED_KEY = ["xid", "position", "micros", "text", "text", "micros"] as const
 
 /** The position a `since` cursor names; bad_request for anything this endpoint did not make. */
-const decodeSince = (since: string) =>
-  Option.match(Option.filter(decodeCursor(since, SCOPE, FEED_KEY), ({ key }) => key[2] <= key[5]), {
+const decodeSince = (seal: CursorSeal, since: string) =>
+  // a due time is at most one microsecond past the horizon (the due stream read to its end)
+  Option.match(
+    Option.filter(
+      Option.flatMap(Option.fromNullable(seal.open(since)), (text) => decodeCursor(text, SCOPE, FEED_KEY)),
+      ({ key }) => Number(key[2]) <= Number(key[5]) + 1
+    ), {
     onNone: () => Effect.fail(badCursor),
-    onSome: ({ key: [xid, position, dueAt, dueXid, duePosition, horizon] }) =>
+    onSome: ({ key: [xid, position, dueAt, dueKind, dueKey, horizon] }) =>
       Effect.succeed<FeedPosition>({
         xid: String(xid),
         position: String(position),
         dueAt: Number(dueAt),
-        dueXid: String(dueXid),
-        duePosition: String(duePosition),
+        dueKind: String(dueKind),
+        dueKey: String(dueKey),
         horizon: Number(horizon)
       })
   })
 
 const encodePosition = (p: FeedPosition) =>
-  encodeCursor(SCOPE, 0, [p.xid, p.position, p.dueAt, p.dueXid, p.duePosition, p.horizon])
-
-const MAX_XID = (U64 - 1n).toString()
-const MAX_POSITION = (I64 - 1n).toString()
+  encodeCursor(SCOPE, 0, [p.xid, p.position, p.dueAt, p.dueKind, p.dueKey, p.horizon])
 
 interface PageRow {
   readonly valid: boolean
@@ -58,9 +59,8 @@ interface PageRow {
   readonly last_xid: string | null
   readonly last_position: string | null
   readonly last_due_at: string | null
-  readonly last_due_xid: string | null
-  readonly last_due_position: string | null
-  readonly xmin: string
+  readonly last_due_kind: string | null
+  readonly last_due_key: string | null
   readonly horizon: string
   readonly origin: string
 }
@@ -77,6 +77,17 @@ export interface ChangesPage {
 export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/ChangesRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+
+    /** The cursor seal, from the key the migration stored (read once, on the first feed request). */
+    let seal: CursorSeal | undefined
+    const cursorSeal = Effect.suspend(() =>
+      seal !== undefined
+        ? Effect.succeed(seal)
+        : sql<{ readonly key: string }>`SELECT encode(cursor_key, 'hex') AS key FROM change_feed_origin`.pipe(
+          Effect.orDie,
+          Effect.map(([row]) => (seal = makeCursorSeal(Buffer.from(row!.key, "hex"))))
+        )
+    )
 
     /**
      * One page in one statement. The immediate stream serves only transactions older than this
@@ -97,8 +108,8 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
           SELECT coalesce(${from?.xid ?? null}::xid8, '0'::xid8) AS xid,
                  coalesce(${from?.position ?? null}::bigint, 0) AS position,
                  timestamptz 'epoch' + coalesce(${from?.dueAt ?? null}::bigint, (SELECT us FROM origin)) * interval '1 microsecond' AS due_at,
-                 coalesce(${from?.dueXid ?? null}::xid8, '0'::xid8) AS due_xid,
-                 coalesce(${from?.duePosition ?? null}::bigint, 0) AS due_position,
+                 coalesce(${from?.dueKind ?? null}::text, '') AS due_kind,
+                 coalesce(${from?.dueKey ?? null}::text, '') AS due_key,
                  timestamptz 'epoch' + coalesce(${from?.horizon ?? null}::bigint, (SELECT us FROM origin)) * interval '1 microsecond' AS horizon
         ),
         -- Transaction ids are the cluster's: one running in another database writes no change of
@@ -117,21 +128,22 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
               now()))) AS horizon
         ),
         immediate AS (
-          SELECT l.xid, l.position, l.kind, l.row_key, l.may_remove, l.at,
+          SELECT l.xid, l.position, l.kind, l.row_key, true AS may_remove, l.at,
                  row_number() OVER (ORDER BY l.xid, l.position) AS ord
           FROM (SELECT l.* FROM change_log l
-                WHERE l.due_at IS NULL AND (l.xid, l.position) > ((SELECT xid FROM start), (SELECT position FROM start))
+                WHERE (l.xid, l.position) > ((SELECT xid FROM start), (SELECT position FROM start))
                   AND l.xid < (SELECT xmin FROM h)
                 ORDER BY l.xid, l.position LIMIT ${limit}) l
         ),
+        -- due touches are keyed by what they say (no position: their writes are not counted);
+        -- rows of the same (due_at, kind, row_key) from several sources are one entry
         due AS (
-          SELECT l.due_at, l.xid, l.position, l.kind, l.row_key, l.may_remove, l.due_at AS at,
-                 ${limit} + row_number() OVER (ORDER BY l.due_at, l.xid, l.position) AS ord
-          FROM (SELECT l.* FROM change_log l
-                WHERE l.due_at IS NOT NULL
-                  AND (l.due_at, l.xid, l.position) > ((SELECT due_at FROM start), (SELECT due_xid FROM start), (SELECT due_position FROM start))
+          SELECT l.due_at, l.kind, l.row_key, false AS may_remove, l.due_at AS at,
+                 ${limit} + row_number() OVER (ORDER BY l.due_at, l.kind, l.row_key) AS ord
+          FROM (SELECT DISTINCT l.due_at, l.kind, l.row_key FROM change_due l
+                WHERE (l.due_at, l.kind, l.row_key) > ((SELECT due_at FROM start), (SELECT due_kind FROM start), (SELECT due_key FROM start))
                   AND l.due_at <= (SELECT horizon FROM h)
-                ORDER BY l.due_at, l.xid, l.position LIMIT ${limit} - (SELECT count(*) FROM immediate)) l
+                ORDER BY l.due_at, l.kind, l.row_key LIMIT ${limit} - (SELECT count(*) FROM immediate)) l
         ),
         touched AS (
           SELECT kind, row_key, bool_or(may_remove) AS may_remove, max(at) AS at, max(ord) AS ord
@@ -152,38 +164,40 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
           (SELECT xid::text FROM immediate ORDER BY ord DESC LIMIT 1) AS last_xid,
           (SELECT position::text FROM immediate ORDER BY ord DESC LIMIT 1) AS last_position,
           (SELECT (extract(epoch FROM due_at) * 1000000)::bigint::text FROM due ORDER BY ord DESC LIMIT 1) AS last_due_at,
-          (SELECT xid::text FROM due ORDER BY ord DESC LIMIT 1) AS last_due_xid,
-          (SELECT position::text FROM due ORDER BY ord DESC LIMIT 1) AS last_due_position,
-          (SELECT xmin::text FROM h) AS xmin,
+          (SELECT kind FROM due ORDER BY ord DESC LIMIT 1) AS last_due_kind,
+          (SELECT row_key FROM due ORDER BY ord DESC LIMIT 1) AS last_due_key,
           (SELECT (extract(epoch FROM horizon) * 1000000)::bigint::text FROM h) AS horizon,
           (SELECT us::text FROM origin) AS origin`.pipe(Effect.orDie)
 
     /** The changes after `since` (a cursor of this endpoint), at most `limit` read. */
     const listChanges = (since: string | undefined, limit: number) =>
       Effect.gen(function*() {
-        const from = since === undefined ? undefined : yield* decodeSince(since)
+        const sealer = yield* cursorSeal
+        const from = since === undefined ? undefined : yield* decodeSince(sealer, since)
         const [row] = yield* page(from, limit)
         if (row === undefined || !row.valid) return yield* Effect.fail(badCursor)
         const origin = Number(row.origin)
         const start: FeedPosition = from ??
-          { xid: "0", position: "0", dueAt: origin, dueXid: "0", duePosition: "0", horizon: origin }
+          { xid: "0", position: "0", dueAt: origin, dueKind: "", dueKey: "", horizon: origin }
+        // nothing read: the cursor given comes back as it was (a client has caught up when it does)
         if (row.immediate + row.due === 0) {
-          return { itemsJson: row.json, total: row.total, nextCursor: encodePosition(start) } satisfies ChangesPage
+          return { itemsJson: row.json, total: row.total, nextCursor: since ?? sealer.seal(encodePosition(start)) } satisfies ChangesPage
         }
         const horizon = Number(row.horizon)
-        // A stream read short of `limit` was read to its end: resume past everything it can still hold
-        // (immediate: transactions below xmin are finished; due: nothing more up to the horizon).
-        const immediateDone = row.immediate < limit
+        // The immediate stream resumes after the last touch read: every touch of a transaction below
+        // xmin was visible, so one read short of `limit` left none behind, and the cursor names only
+        // positions of touches served. A due stream read short of `limit` holds nothing more up to
+        // the horizon: it resumes one microsecond past it.
         const dueDone = row.immediate + row.due < limit
         const next: FeedPosition = {
-          xid: immediateDone ? row.xmin : row.last_xid ?? start.xid,
-          position: immediateDone ? "0" : row.last_position ?? start.position,
-          dueAt: dueDone ? horizon : row.last_due_at === null ? start.dueAt : Number(row.last_due_at),
-          dueXid: dueDone ? MAX_XID : row.last_due_xid ?? start.dueXid,
-          duePosition: dueDone ? MAX_POSITION : row.last_due_position ?? start.duePosition,
+          xid: row.last_xid ?? start.xid,
+          position: row.last_position ?? start.position,
+          dueAt: dueDone ? horizon + 1 : row.last_due_at === null ? start.dueAt : Number(row.last_due_at),
+          dueKind: dueDone ? "" : row.last_due_kind ?? start.dueKind,
+          dueKey: dueDone ? "" : row.last_due_key ?? start.dueKey,
           horizon
         }
-        return { itemsJson: row.json, total: row.total, nextCursor: encodePosition(next) } satisfies ChangesPage
+        return { itemsJson: row.json, total: row.total, nextCursor: sealer.seal(encodePosition(next)) } satisfies ChangesPage
       }).pipe(withSpan("ChangesRepo.listChanges"))
 
     return { listChanges } as const

@@ -11,7 +11,7 @@ export const Change = Schema.Struct({
     description: "The row's id; for users, the public username (its URL key)."
   }),
   change: Schema.Literal("upsert", "remove").annotations({
-    description: "upsert: public now, or its public content may have changed (fetch it again). " +
+    description: "upsert: public now, and it became public or something its own paths show changed (fetch it again). " +
       "remove: no longer public (unpublished, deleted, banned, renamed handle)."
   }),
   at: Schema.String.annotations({ description: "When the change was written or the scheduled row appeared (RFC 3339 UTC, ms)." })
