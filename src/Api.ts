@@ -1,11 +1,11 @@
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { AlbumsApi } from "./Albums/Api.js"
 import { ArtistsApi } from "./Artists/Api.js"
 import { ChangesApi } from "./Changes/Api.js"
 import { CuratedListsApi } from "./CuratedLists/Api.js"
 import { DiscoveryApi } from "./Discovery/Api.js"
-import { BadRequestError, InternalServerError, NotFoundError, UnavailableError } from "./Domain/Errors.js"
+import { EnvelopeErrors, RateLimitedError } from "./Domain/Errors.js"
 import { GenresApi } from "./Genres/Api.js"
 import { LabelsApi } from "./Labels/Api.js"
 import { MetaApi } from "./Meta/Api.js"
@@ -35,10 +35,9 @@ export class Api extends HttpApi.make("catalogue")
   .add(ChangesApi)
   .add(MetaApi)
   .add(StaffApi)
-  .addError(BadRequestError)
-  .addError(NotFoundError)
-  .addError(InternalServerError)
-  .addError(UnavailableError)
+  .middleware(EnvelopeErrors)
+  // answered by the edge, before any endpoint: declared here so that the document has its Schema
+  .annotate(HttpApi.AdditionalSchemas, [RateLimitedError])
   .annotate(OpenApi.Transform, describeDocument)
   .annotate(OpenApi.Title, "Malaysian music catalogue API")
   .annotate(OpenApi.Version, API_VERSION)

@@ -1,8 +1,8 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
-import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as HttpApiSwagger from "effect/http-api/HttpApiSwagger"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpPlatformServices from "effect/http/HttpServer"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AlbumsLive } from "./Albums/Http.js"
@@ -17,9 +17,9 @@ import { GenresLive } from "./Genres/Http.js"
 import { LabelsLive } from "./Labels/Http.js"
 import { Edge } from "./Http/Edge.js"
 import { EnvelopeErrorsLive } from "./Http/Errors.js"
-import { withRequestTracing } from "./Http/Observe.js"
-import { makePipeline } from "./Http/Pipeline.js"
-import { ServerLayer } from "./Http/Server.js"
+import { RequestTracingLive } from "./Http/Observe.js"
+import { type App, makePipeline } from "./Http/Pipeline.js"
+import { HttpServer, ServerLayer } from "./Http/Server.js"
 import { logFeatures, LoggingLive } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
 import { MemoryGuardLive } from "./MemoryGuard.js"
@@ -79,26 +79,31 @@ const GroupsLive = Layer.mergeAll(
   ChangesLive,
   MetaLive,
   StaffLive
-)
+).pipe(Layer.provide(EnvelopeErrorsLive))
 
-export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(GroupsLive))
+/** The HttpApi's routes, its OpenAPI document and the docs page, on one router. */
+export const ApiLive = Layer.mergeAll(
+  HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }),
+  HttpApiSwagger.layer(Api, { path: DOCS_PATH })
+).pipe(Layer.provide(GroupsLive), Layer.provide(HttpPlatformServices.layerServices))
 
 /** The edge and its services: one instance each, shared by the front door, the pipeline and the Staff group. */
 const EdgeLive = Edge.layer.pipe(Layer.provideMerge(Layer.mergeAll(RateLimiter.layer, ResponseCache.layer, TokenVerifier.layer)))
 
 /** The router matches paths exactly as the edge does (docs/edge.md): case, slashes and all. */
-const ExactRoutesLive = HttpRouter.setRouterConfig({ caseSensitive: true, ignoreDuplicateSlashes: false, ignoreTrailingSlash: false })
+const EXACT_ROUTES = { caseSensitive: true, ignoreDuplicateSlashes: false, ignoreTrailingSlash: false }
 
 /** The whole service on a Bun server: the API, its docs, and the one HTTP pipeline. */
-export const ServerLive = withRequestTracing(
-  Layer.unwrapEffect(Effect.map(makePipeline, (pipeline) => HttpApiBuilder.serve(pipeline)))
+export const ServerLive = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const router = yield* HttpRouter.toHttpEffect(ApiLive).pipe(Effect.provideService(HttpRouter.RouterConfig, EXACT_ROUTES))
+    const pipeline = yield* makePipeline
+    const server = yield* HttpServer
+    yield* server.serve(pipeline(router as App))
+    yield* Effect.logInfo(`Listening on http://0.0.0.0:${server.port}`)
+  })
 ).pipe(
-  Layer.provide(HttpApiSwagger.layer({ path: DOCS_PATH })),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
-  Layer.provide(EnvelopeErrorsLive),
-  Layer.provide(ApiLive),
-  Layer.provide(ExactRoutesLive),
-  HttpServer.withLogAddress,
+  Layer.provide(RequestTracingLive),
   Layer.provideMerge(ServerLayer),
   Layer.provide(EdgeLive)
 )

@@ -1,73 +1,73 @@
 import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
-import * as Either from "effect/Either"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as LogLevel from "effect/LogLevel"
+import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
+/**
+ * One variable as read: its value (the default when unset or empty), or what is wrong with it.
+ * Every variable is read before any problem is reported, so that one line names them all.
+ */
+class Setting<A> {
+  constructor(readonly value: A, readonly problem: string | undefined) {}
+}
+
+/** `parse` says what is wrong with a set value (a string), or gives its value. */
+const setting = <A>(name: string, fallback: A, parse: (text: string) => A | Problem): Config.Config<Setting<A>> =>
+  Config.map(Config.option(Config.String(name)), (text) => {
+    if (Option.isNone(text)) return new Setting(fallback, undefined)
+    const parsed = parse(text.value)
+    return parsed instanceof Problem ? new Setting(fallback, `${name}: ${parsed.message}`) : new Setting(parsed, undefined)
+  })
+
+class Problem {
+  constructor(readonly message: string) {}
+}
+
+const problem = (message: string) => new Problem(message)
+
+const wholeNumber = (text: string, min: number, message: string): number | Problem => {
+  if (!/^\s*-?[0-9]+\s*$/.test(text)) return problem("must be an integer")
+  const n = Number(text)
+  return Number.isSafeInteger(n) && n >= min ? n : problem(message)
+}
+
 const positiveInt = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.validate({ message: "must be a whole number of at least 1", validation: (n) => n >= 1 }),
-    Config.withDefault(fallback)
-  )
+  setting(name, fallback, (text) => wholeNumber(text, 1, "must be a whole number of at least 1"))
 
 const nonNegativeInt = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.validate({ message: "must be a whole number of at least 0", validation: (n) => n >= 0 }),
-    Config.withDefault(fallback)
-  )
+  setting(name, fallback, (text) => wholeNumber(text, 0, "must be a whole number of at least 0"))
 
-const postgresUrl = Config.redacted().pipe(
-  Config.validate({
-    message: "must be a postgres:// or postgresql:// URL",
-    validation: (url) => /^postgres(ql)?:\/\/[^\s]+$/.test(Redacted.value(url)) && URL.canParse(Redacted.value(url))
-  }),
-  Config.nested("DATABASE_URL"),
-  Config.option
-)
+/** A value that is read as text, trimmed, with "" as unset. */
+const optionalText = (name: string) =>
+  setting(name, Option.none<string>(), (text) => Option.filter(Option.some(text.trim()), (trimmed) => trimmed !== ""))
 
 const httpUrl = (name: string, fallback: string) =>
-  Config.string(name).pipe(
-    Config.validate({
-      message: "must be an absolute http(s) URL",
-      validation: (url) => /^https?:\/\//.test(url) && URL.canParse(url)
-    }),
-    Config.map((url) => url.replace(/\/+$/, "")),
-    Config.withDefault(fallback)
-  )
+  setting(name, fallback, (url) =>
+    /^https?:\/\//.test(url) && URL.canParse(url) ? url.replace(/\/+$/, "") : problem("must be an absolute http(s) URL"))
 
 const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
-  trace: LogLevel.Trace,
-  debug: LogLevel.Debug,
-  info: LogLevel.Info,
-  warn: LogLevel.Warning,
-  error: LogLevel.Error,
-  fatal: LogLevel.Fatal,
-  none: LogLevel.None
+  trace: "Trace",
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  error: "Error",
+  fatal: "Fatal",
+  none: "None"
 }
 
 /** The edge (docs/edge.md): proxies, rate limit, response cache, CORS, staff tokens. */
-const optionalText = (name: string) =>
-  Config.string(name).pipe(
-    Config.map((text) => text.trim()),
-    Config.option,
-    Config.map(Option.filter((text) => text !== ""))
-  )
-
 const rateLimitConfig = Config.all({
   capacity: positiveInt("RATE_LIMIT_CAPACITY", 360),
   windowSeconds: positiveInt("RATE_LIMIT_WINDOW_SECONDS", 60),
   maxClients: positiveInt("RATE_LIMIT_MAX_CLIENTS", 100_000),
-  redisUrl: Config.redacted().pipe(
-    Config.validate({
-      message: "must be a redis:// or rediss:// URL",
-      validation: (url) => /^rediss?:\/\/\S+$/.test(Redacted.value(url)) && URL.canParse(Redacted.value(url))
-    }),
-    Config.nested("RATE_LIMIT_REDIS_URL"),
-    Config.option
-  )
+  redisUrl: setting("RATE_LIMIT_REDIS_URL", Option.none<Redacted.Redacted<string>>(), (url) =>
+    /^rediss?:\/\/\S+$/.test(url) && URL.canParse(url)
+      ? Option.some(Redacted.make(url))
+      : problem("must be a redis:// or rediss:// URL"))
 })
 
 const cacheConfig = Config.all({
@@ -77,118 +77,108 @@ const cacheConfig = Config.all({
 })
 
 const adminJwtConfig = Config.all({
-  // Empty means unset, as for the other keys.
-  secret: Config.redacted().pipe(
-    Config.validate({
-      message: "must be at least 32 characters (an HS256 key shorter than its hash is guessable)",
-      validation: (secret) => Redacted.value(secret) === "" || Redacted.value(secret).length >= 32
-    }),
-    Config.nested("ADMIN_JWT_SECRET"),
-    Config.option,
-    Config.map(Option.filter((secret) => Redacted.value(secret) !== ""))
-  ),
-  publicKey: Config.string().pipe(
-    Config.map((text) => text.trim().replace(/\\n/g, "\n")),
-    Config.validate({
-      message: "must be an Ed25519 public key in SPKI PEM form (-----BEGIN PUBLIC KEY-----)",
-      validation: (pem) => pem === "" || pem.startsWith("-----BEGIN PUBLIC KEY-----")
-    }),
-    Config.nested("ADMIN_JWT_PUBLIC_KEY"),
-    Config.option,
-    Config.map(Option.filter((pem) => pem !== ""))
-  ),
+  secret: setting("ADMIN_JWT_SECRET", Option.none<Redacted.Redacted<string>>(), (secret) =>
+    secret.length >= 32
+      ? Option.some(Redacted.make(secret))
+      : problem("must be at least 32 characters (an HS256 key shorter than its hash is guessable)")),
+  publicKey: setting("ADMIN_JWT_PUBLIC_KEY", Option.none<string>(), (text) => {
+    const pem = text.trim().replace(/\\n/g, "\n")
+    if (pem === "") return Option.none()
+    return pem.startsWith("-----BEGIN PUBLIC KEY-----")
+      ? Option.some(pem)
+      : problem("must be an Ed25519 public key in SPKI PEM form (-----BEGIN PUBLIC KEY-----)")
+  }),
   jwksFile: optionalText("ADMIN_JWT_JWKS_FILE"),
   issuer: optionalText("ADMIN_JWT_ISSUER"),
-  audience: Config.string("ADMIN_JWT_AUDIENCE").pipe(Config.withDefault("catalogue-api")),
+  audience: setting("ADMIN_JWT_AUDIENCE", "catalogue-api", (text) => text),
   maxLifetimeSeconds: positiveInt("ADMIN_JWT_MAX_LIFETIME_SECONDS", 900)
-}).pipe(
-  // Ed25519 keys come from one place: with two, removing a key from one would revoke nothing.
-  Config.mapOrFail((jwt) =>
-    Option.isSome(jwt.publicKey) && Option.isSome(jwt.jwksFile)
-      ? Either.left(ConfigError.InvalidData(
-        ["ADMIN_JWT_PUBLIC_KEY"],
-        "is set together with ADMIN_JWT_JWKS_FILE; set only one of them (EdDSA keys come from exactly one source)"
-      ))
-      : Either.right(jwt)
-  )
-)
+})
 
-/**
- * Every setting of the service, read once at start. The README table mirrors it.
- * A check after a `Config.map` loses the variable's name, so such configs are built unnamed and
- * named last (`Config.nested(NAME)`): a bad value is then reported with its variable.
- */
-export const AppConfigShape = Config.all({
+/** Every setting as read, each with its value or its problem. The README table mirrors it. */
+const settings = Config.all({
   // 0 asks the system for a free port (tests).
-  port: Config.integer("PORT").pipe(
-    Config.validate({ message: "must be a port number from 0 to 65535", validation: (n) => n >= 0 && n <= 65535 }),
-    Config.withDefault(3000)
-  ),
-  databaseUrl: postgresUrl,
+  port: setting("PORT", 3000, (text) => {
+    const port = wholeNumber(text, 0, "must be a port number from 0 to 65535")
+    return typeof port === "number" && port > 65535 ? problem("must be a port number from 0 to 65535") : port
+  }),
+  databaseUrl: setting("DATABASE_URL", Option.none<Redacted.Redacted<string>>(), (url) =>
+    /^postgres(ql)?:\/\/[^\s]+$/.test(url) && URL.canParse(url)
+      ? Option.some(Redacted.make(url))
+      : problem("must be a postgres:// or postgresql:// URL")),
   databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),
   databaseStatementTimeoutMs: positiveInt("DATABASE_STATEMENT_TIMEOUT_MS", 5000),
   databaseAcquireTimeoutMs: positiveInt("DATABASE_ACQUIRE_TIMEOUT_MS", 1000),
   databaseDeadlineMarginMs: positiveInt("DATABASE_DEADLINE_MARGIN_MS", 1000),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+  dataDir: setting("DATA_DIR", "./data", (text) => text),
   demoSeedSongs: nonNegativeInt("DEMO_SEED_SONGS", 3000),
   memoryLimitMiB: nonNegativeInt("MEMORY_LIMIT_MIB", 240),
   cdnBaseUrl: httpUrl("CDN_BASE_URL", "https://cdn.example.com"),
-  logLevel: Config.string().pipe(
-    Config.map((text) => text.trim().toLowerCase()),
-    Config.validate({
-      message: `must be one of: ${Object.keys(LOG_LEVELS).join(", ")}`,
-      validation: (text) => text in LOG_LEVELS
-    }),
-    Config.map((text) => LOG_LEVELS[text] ?? LogLevel.Info),
-    Config.nested("LOG_LEVEL"),
-    Config.withDefault(LogLevel.Info)
-  ),
-  logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const)),
+  logLevel: setting("LOG_LEVEL", "Info" as LogLevel.LogLevel, (text) =>
+    LOG_LEVELS[text.trim().toLowerCase()] ?? problem(`must be one of: ${Object.keys(LOG_LEVELS).join(", ")}`)),
+  logFormat: setting("LOG_FORMAT", "text" as "text" | "json", (text) =>
+    text === "text" || text === "json" ? text : problem("must be one of: text, json")),
   // Unset or empty: no tracing at all (OpenTelemetry's own rule for an empty variable).
-  otlpEndpoint: Config.string().pipe(
-    Config.map((url) => url.trim().replace(/\/+$/, "")),
-    Config.validate({
-      message: "must be an absolute http(s) URL of an OTLP/HTTP collector, like http://localhost:4318",
-      validation: (url) => url === "" || (/^https?:\/\//.test(url) && URL.canParse(url))
-    }),
-    Config.nested("OTEL_EXPORTER_OTLP_ENDPOINT"),
-    Config.option,
-    Config.map(Option.filter((url) => url !== ""))
-  ),
-  serviceName: Config.string().pipe(
-    Config.map((name) => name.trim()),
-    Config.validate({ message: "must not be empty", validation: (name) => name !== "" }),
-    Config.nested("OTEL_SERVICE_NAME"),
-    Config.withDefault("catalogue-api")
-  ),
+  otlpEndpoint: setting("OTEL_EXPORTER_OTLP_ENDPOINT", Option.none<string>(), (text) => {
+    const url = text.trim().replace(/\/+$/, "")
+    if (url === "") return Option.none()
+    return /^https?:\/\//.test(url) && URL.canParse(url)
+      ? Option.some(url)
+      : problem("must be an absolute http(s) URL of an OTLP/HTTP collector, like http://localhost:4318")
+  }),
+  serviceName: setting("OTEL_SERVICE_NAME", "catalogue-api", (text) =>
+    text.trim() !== "" ? text.trim() : problem("must not be empty")),
+  // Unset: no /metrics; `prometheus` serves the same metrics OTLP exports, as Prometheus text.
+  metrics: setting("METRICS", "off" as "off" | "prometheus", (text) =>
+    text === "off" || text === "prometheus" ? text : problem("must be one of: off, prometheus")),
   trustProxy: nonNegativeInt("TRUST_PROXY", 0),
   rateLimit: rateLimitConfig,
   cache: cacheConfig,
-  corsStaffOrigins: Config.string().pipe(
-    Config.map((text) => text.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
-    Config.validate({
-      message: "must be a comma-separated list of origins like https://staff.example.com",
-      validation: (origins) => origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin))
-    }),
-    Config.nested("CORS_STAFF_ORIGINS"),
-    Config.withDefault([] as ReadonlyArray<string>)
-  ),
+  corsStaffOrigins: setting("CORS_STAFF_ORIGINS", [] as ReadonlyArray<string>, (text) => {
+    const origins = text.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")
+    return origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin))
+      ? origins
+      : problem("must be a comma-separated list of origins like https://staff.example.com")
+  }),
   adminJwt: adminJwtConfig
 })
 
-export type AppConfigValues = Config.Config.Success<typeof AppConfigShape>
+type Settled<T> = { readonly [K in keyof T]: T[K] extends Setting<infer A> ? A : Settled<T[K]> }
 
-export class AppConfig extends Context.Tag("catalogue/AppConfig")<AppConfig, AppConfigValues>() {
+const settle = <T extends object>(read: T, problems: Array<string>): Settled<T> =>
+  Object.fromEntries(
+    Object.entries(read).map(([key, value]) => {
+      if (value instanceof Setting) {
+        if (value.problem !== undefined) problems.push(value.problem)
+        return [key, value.value]
+      }
+      return [key, settle(value as object, problems)]
+    })
+  ) as Settled<T>
+
+/**
+ * Every setting of the service, read once at start. A bad value fails the whole read with one
+ * message naming each bad variable (and never its value: some are secrets).
+ */
+export const AppConfigShape: Config.Config<Settled<Config.Success<typeof settings>>> = Config.mapEffect(settings, (read) => {
+  const problems: Array<string> = []
+  const values = settle(read, problems)
+  // Ed25519 keys come from one place: with two, removing a key from one would revoke nothing.
+  if (Option.isSome(values.adminJwt.publicKey) && Option.isSome(values.adminJwt.jwksFile)) {
+    problems.push(
+      "ADMIN_JWT_PUBLIC_KEY: is set together with ADMIN_JWT_JWKS_FILE; set only one of them (EdDSA keys come from exactly one source)"
+    )
+  }
+  return problems.length === 0
+    ? Effect.succeed(values)
+    : Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: problems.join("; ") })))
+})
+
+export type AppConfigValues = Config.Success<typeof AppConfigShape>
+
+export class AppConfig extends Context.Service<AppConfig, AppConfigValues>()("catalogue/AppConfig") {
   static readonly layer = Layer.effect(AppConfig, AppConfigShape)
 }
 
 /** One line naming the variable and what is wrong with it. */
-export const describeConfigError = (error: ConfigError.ConfigError): string =>
-  ConfigError.reduceWithContext(error, undefined, {
-    andCase: (_, left, right) => [left, right].filter(Boolean).join("; "),
-    orCase: (_, left, right) => [left, right].filter(Boolean).join("; "),
-    invalidDataCase: (_, path, message) => `${path.join("_")}: ${message}`,
-    missingDataCase: (_, path, message) => `${path.join("_")}: ${message}`,
-    sourceUnavailableCase: (_, path, message) => `${path.join("_")}: ${message}`,
-    unsupportedCase: (_, path, message) => `${path.join("_")}: ${message}`
-  }) ?? String(error)
+export const describeConfigError = (error: Config.ConfigError): string =>
+  error.cause._tag === "SourceError" ? error.cause.message : error.message

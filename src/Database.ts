@@ -1,6 +1,5 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqlError from "@effect/sql/SqlError"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -10,6 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
+import { sqlError } from "./Database/Faults.js"
 import { makeRunner, type WaitingBounds } from "./Database/Runner.js"
 import { applySchema } from "./Database/Schema.js"
 import { makeSqlClient } from "./Database/SqlClient.js"
@@ -28,10 +28,10 @@ export const databaseContext = Effect.map(
 )
 
 /** Which database the service runs on; start-up and seeding depend on it. */
-export class DatabaseMode extends Context.Tag("catalogue/DatabaseMode")<
+export class DatabaseMode extends Context.Service<
   DatabaseMode,
   { readonly kind: "postgres" | "embedded"; readonly description: string }
->() {}
+>()("catalogue/DatabaseMode") {}
 
 /** Session settings every connection starts with; asset_url() reads the CDN base from them. */
 export const sessionSettings = (cdnBaseUrl: string, statementTimeoutMs: number) => ({
@@ -71,19 +71,24 @@ const spanAttributesOf = (options: pg.PoolConfig): ReadonlyArray<readonly [strin
   ]
 }
 
+/** Numbers of our own clients' transaction services, apart from those Effect numbers from 0. */
+let nextClientId = 1_000_000
+
 /**
  * The query path over one pool (docs/operations.md): the runner sends every statement, the
- * @effect/sql client's and the prepared by-key reads' alike.
+ * SqlClient's and the prepared by-key reads' alike.
  */
-const queryPathLayer = (options: pg.PoolConfig, bounds?: WaitingBounds) =>
-  Layer.unwrapScoped(
+export const queryPathLayer = (options: pg.PoolConfig, bounds?: WaitingBounds) =>
+  Layer.unwrap(
     Effect.gen(function*() {
       const pool = yield* makePool(options)
       const runner = makeRunner(pool, bounds)
       const spanAttributes = spanAttributesOf(options)
+      // the client's transactions, which the prepared reads must see too (src/Database/Statements.ts)
+      const transactions = SqlClient.TransactionConnection(nextClientId++)
       return Layer.merge(
-        Layer.effect(SqlClient.SqlClient, makeSqlClient(runner, spanAttributes)).pipe(Layer.provide(Reactivity.layer)),
-        Layer.succeed(Statements, makeStatements(runner, spanAttributes))
+        Layer.effect(SqlClient.SqlClient, makeSqlClient(runner, spanAttributes, transactions)).pipe(Layer.provide(Reactivity.layer)),
+        Layer.succeed(Statements, makeStatements(runner, spanAttributes, transactions))
       )
     })
   )
@@ -121,7 +126,7 @@ const lockDataDir = (dataDir: string) =>
         writeFileSync(lockPath, String(process.pid))
         return lockPath
       },
-      catch: (cause) => new SqlError.SqlError({ cause, message: cause instanceof Error ? cause.message : String(cause) })
+      catch: (cause) => sqlError(cause, cause instanceof Error ? cause.message : String(cause))
     }),
     (lockPath) => Effect.sync(() => rmSync(lockPath, { force: true }))
   )
@@ -144,14 +149,14 @@ const openEmbedded = (dataDir: string) =>
         const { unaccent } = await import("@electric-sql/pglite/contrib/unaccent")
         return PGlite.create(dataDir, { extensions: { pg_trgm, unaccent } })
       },
-      catch: (cause) => new SqlError.SqlError({ cause, message: `Could not open the embedded database in ${dataDir}` })
+      catch: (cause) => sqlError(cause, `Could not open the embedded database in ${dataDir}`)
     }),
     (db) => Effect.promise(() => db.close().catch(() => undefined))
   )
 
 const postgresLayer = (url: Redacted.Redacted<string>) =>
-  Layer.unwrapEffect(
-    Effect.map(AppConfig, (config) =>
+  Layer.unwrap(
+    AppConfig.useSync((config) =>
       queryPathLayer(
         {
           connectionString: Redacted.value(url),
@@ -174,7 +179,7 @@ const postgresLayer = (url: Redacted.Redacted<string>) =>
     )
   )
 
-const embeddedLayer = Layer.unwrapScoped(
+const embeddedLayer = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const dataDir = resolve(config.dataDir)
@@ -201,8 +206,8 @@ const describeUrl = (url: Redacted.Redacted<string>) => {
 }
 
 /** PostgreSQL when DATABASE_URL is set, otherwise the embedded database in DATA_DIR. */
-export const DatabaseLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
+export const DatabaseLive = Layer.unwrap(
+  AppConfig.useSync((config) =>
     Option.match(config.databaseUrl, { onNone: () => embeddedLayer, onSome: postgresLayer })
   )
 )
@@ -213,7 +218,7 @@ export const DatabaseLive = Layer.unwrapEffect(
  * catalogue, past both the statement timeout and the deadline a request gets. Embedded: the one
  * connection.
  */
-export const migrate = Effect.flatMap(AppConfig, (config) =>
+export const migrate = AppConfig.use((config) =>
   Option.match(config.databaseUrl, {
     onNone: () => applySchema,
     onSome: (url) =>

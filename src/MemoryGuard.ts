@@ -3,6 +3,7 @@ import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import { fullGC } from "bun:jsc"
 import { AppConfig } from "./Config.js"
+import * as Context from "effect/Context"
 
 const CHECK_EVERY_MS = 1000
 
@@ -17,7 +18,7 @@ export const forcedCollections = Metric.counter("process_forced_gc_total", {
  * the peak near the limit. JavaScriptCore's own `fullGC` pauses ~25-35 ms under load; `Bun.gc(true)`
  * (which also asks the native allocator to clean up) ~50 ms for a higher peak (test/bench/README.md).
  */
-export const MemoryGuardLive = Layer.scopedDiscard(
+export const MemoryGuardLive = Layer.effectDiscard(
   Effect.gen(function*() {
     const { memoryLimitMiB } = yield* AppConfig
     if (memoryLimitMiB === 0) return
@@ -27,7 +28,7 @@ export const MemoryGuardLive = Layer.scopedDiscard(
         setInterval(() => {
           if (process.memoryUsage.rss() <= limitBytes) return
           fullGC()
-          forcedCollections.unsafeUpdate(1, [])
+          forcedCollections.updateUnsafe(1, Context.empty())
         }, CHECK_EVERY_MS).unref()
       ),
       (timer) => Effect.sync(() => clearInterval(timer))

@@ -1,4 +1,4 @@
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 
 /**
  * The trace id of each request in flight, by its web Request, for the few log lines written

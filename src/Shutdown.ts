@@ -22,7 +22,7 @@ interface StoppableServer {
  * Requests in flight, and the Bun server that carries them (set by src/Http/Server.ts). The server's
  * own finalizers interrupt every request fiber; a graceful stop has to come first.
  */
-export class InFlightRequests extends Context.Tag("catalogue/InFlightRequests")<
+export class InFlightRequests extends Context.Service<
   InFlightRequests,
   {
     count: number
@@ -31,12 +31,12 @@ export class InFlightRequests extends Context.Tag("catalogue/InFlightRequests")<
     server: StoppableServer | undefined
     readonly idle: Set<() => void>
   }
->() {
+>()("catalogue/InFlightRequests") {
   static readonly layer = Layer.sync(InFlightRequests, () => ({ count: 0, draining: false, server: undefined, idle: new Set<() => void>() }))
 }
 
 /** Counts each request while it runs: the hooks the outermost step of the HTTP pipeline calls. */
-export const inFlightHooks = (inFlight: InFlightRequests["Type"]) => ({
+export const inFlightHooks = (inFlight: InFlightRequests["Service"]) => ({
   started: () => {
     inFlight.count++
   },
@@ -51,7 +51,7 @@ export const inFlightHooks = (inFlight: InFlightRequests["Type"]) => ({
  * close (DRAIN_GRACE), stop accepting connections, let requests in flight finish (up to DRAIN_TIMEOUT), then let the layers close
  * the pool and the embedded database. Build it after the server layer, so it is finalized first.
  */
-export const GracefulShutdownLive = Layer.scopedDiscard(
+export const GracefulShutdownLive = Layer.effectDiscard(
   Effect.gen(function*() {
     const inFlight = yield* InFlightRequests
     yield* Effect.addFinalizer(() =>
@@ -60,7 +60,7 @@ export const GracefulShutdownLive = Layer.scopedDiscard(
         yield* Effect.logInfo(`shutting down: answering with Connection: close for ${Duration.format(DRAIN_GRACE)}`)
         yield* Effect.sleep(DRAIN_GRACE)
         yield* Effect.logInfo(`shutting down: no new connections; ${inFlight.count} request(s) in flight`)
-        const idle = Effect.async<void>((resume) => {
+        const idle = Effect.callback<void>((resume) => {
           if (inFlight.count === 0) return resume(Effect.void)
           const done = () => resume(Effect.void)
           inFlight.idle.add(done)

@@ -1,5 +1,5 @@
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
+import * as References from "effect/References"
 import type * as Tracer from "effect/Tracer"
 
 type SpanOptions = Omit<Tracer.SpanOptions, "captureStackTrace">
@@ -13,8 +13,8 @@ type SpanOptions = Omit<Tracer.SpanOptions, "captureStackTrace">
  */
 export const withSpan = (name: string, options?: SpanOptions | (() => SpanOptions)) =>
 <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.withFiberRuntime<A, E, R>((fiber) =>
-    fiber.getFiberRef(FiberRef.currentTracerEnabled)
+  Effect.withFiber<A, E, R>((fiber) =>
+    fiber.getRef(References.TracerEnabled)
       ? Effect.withSpan(self, name, { ...(typeof options === "function" ? options() : options), captureStackTrace: false })
       : self
   )

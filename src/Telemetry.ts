@@ -1,30 +1,32 @@
-import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
-import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as Headers from "@effect/platform/Headers"
-import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import * as Effect from "effect/Effect"
+import * as OtlpSerialization from "effect/observability/OtlpSerialization"
+import * as OtlpTracer from "effect/observability/OtlpTracer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Headers from "effect/http/Headers"
+import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as References from "effect/References"
 import type * as Tracer from "effect/Tracer"
 import { API_VERSION } from "./Api.js"
 import { AppConfig } from "./Config.js"
+import * as OtlpMetrics from "effect/observability/OtlpMetrics"
 
 /**
- * Tracing (docs/operations.md): spans go out over OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT is
- * set. Without it the tracer is switched off altogether, so `Effect.withSpan` in repositories
- * and the SQL client's per-statement spans cost next to nothing.
+ * Tracing and metrics (docs/operations.md): spans and metrics go out over OTLP/HTTP (JSON) when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set. Without it the tracer is switched off altogether, so
+ * `Effect.withSpan` in repositories and the SQL client's per-statement spans cost next to nothing.
  */
-export const TracingLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
+export const TracingLive = Layer.unwrap(
+  AppConfig.useSync((config) =>
     Option.match(config.otlpEndpoint, {
-      onNone: () => Layer.setTracerEnabled(false),
-      onSome: (endpoint) =>
-        OtlpTracer.layer({
-          url: `${endpoint}/v1/traces`,
-          resource: { serviceName: config.serviceName, serviceVersion: API_VERSION },
-          exportInterval: "2 seconds"
-        }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+      onNone: () => Layer.succeed(References.TracerEnabled, false),
+      onSome: (endpoint) => {
+        const resource = { serviceName: config.serviceName, serviceVersion: API_VERSION }
+        return Layer.mergeAll(
+          OtlpTracer.layer({ url: `${endpoint}/v1/traces`, resource, exportInterval: "2 seconds" }),
+          OtlpMetrics.layer({ url: `${endpoint}/v1/metrics`, resource, exportInterval: "10 seconds" })
+        ).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+      }
     })
   )
 )

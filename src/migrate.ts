@@ -1,4 +1,3 @@
-import * as BunRuntime from "@effect/platform-bun/BunRuntime"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -6,6 +5,7 @@ import * as Layer from "effect/Layer"
 import { DatabaseReady } from "./App.js"
 import { AppConfig } from "./Config.js"
 import { describeStartupFailure } from "./Logging.js"
+import { runMain, teardown } from "./RunMain.js"
 
 /**
  * `bun run migrate`: brings the schema of sql/ (src/Database/Schema.ts) up to date on DATABASE_URL
@@ -14,6 +14,6 @@ import { describeStartupFailure } from "./Logging.js"
 Layer.build(DatabaseReady).pipe(
   Effect.scoped,
   Effect.provide(AppConfig.layer),
-  Effect.tapErrorCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : Console.error(describeStartupFailure(cause)))),
-  BunRuntime.runMain({ disableErrorReporting: true })
+  Effect.tapCause((cause) => (Cause.hasInterruptsOnly(cause) ? Effect.void : Console.error(describeStartupFailure(cause)))),
+  runMain({ disableErrorReporting: true, teardown })
 )

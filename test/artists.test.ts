@@ -30,7 +30,7 @@ interface Page {
   readonly meta: { readonly next_cursor: string }
 }
 
-const walk = async <A extends Page, I>(path: string, schema: Schema.Schema<A, I>) => {
+const walk = async <A extends Page, I>(path: string, schema: Schema.Codec<A, I>) => {
   const ids: Array<number> = []
   let cursor = ""
   for (let pageNumber = 0; pageNumber < 50; pageNumber++) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import pg from "pg"
 import { Change } from "../src/Domain/Change.js"
 import { ListEnvelope } from "../src/Domain/Envelope.js"

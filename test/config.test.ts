@@ -1,26 +1,21 @@
 import { describe, expect, test } from "bun:test"
-import { ConfigError, ConfigProvider, ConfigProviderPathPatch, Effect, HashSet } from "effect"
+import { ConfigProvider, Effect } from "effect"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { AppConfigShape, describeConfigError } from "../src/Config.js"
 import { spawnService } from "./support/child.js"
+import { fromResult } from "./support/either.js"
 import { databaseEnv, resolveTestDatabase } from "./support/database.js"
 
 /** Every variable AppConfig asks the environment for, found by reading it through a recording provider. */
 const variablesReadByConfig = (): Array<string> => {
   const asked = new Set<string>()
-  const recording = ConfigProvider.fromFlat(
-    ConfigProvider.makeFlat({
-      load: (path) => {
-        asked.add(path.join("_"))
-        return Effect.fail(ConfigError.MissingData([...path], "not set"))
-      },
-      enumerateChildren: () => Effect.succeed(HashSet.empty()),
-      patch: ConfigProviderPathPatch.empty
-    })
-  )
-  Effect.runSync(Effect.either(Effect.withConfigProvider(AppConfigShape, recording)))
+  const recording = ConfigProvider.make((path) => {
+    asked.add(path.join("_"))
+    return Effect.succeed(undefined)
+  })
+  Effect.runSync(Effect.result(AppConfigShape.parse(recording)))
   return [...asked].sort()
 }
 
@@ -103,18 +98,14 @@ describe("configuration", () => {
     [{ ADMIN_JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----", ADMIN_JWT_JWKS_FILE: "/etc/staff-jwks.json" }, "ADMIN_JWT_PUBLIC_KEY"],
     [{ CORS_STAFF_ORIGINS: "staff.example.com/path" }, "CORS_STAFF_ORIGINS"]
   ])("a bad %o is reported with the name %s", (env, name) => {
-    const result = Effect.runSync(
-      Effect.either(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map(Object.entries(env)))))
-    )
+    const result = fromResult(Effect.runSync(Effect.result(AppConfigShape.parse(ConfigProvider.fromEnv({ env })))))
     expect(result._tag).toBe("Left")
     if (result._tag === "Left") expect(describeConfigError(result.left)).toStartWith(`${name}: `)
   })
 
   test("two sources of EdDSA keys at once stop the start with one line naming both variables", () => {
     const env = { ADMIN_JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----", ADMIN_JWT_JWKS_FILE: "/etc/staff-jwks.json" }
-    const result = Effect.runSync(
-      Effect.either(Effect.withConfigProvider(AppConfigShape, ConfigProvider.fromMap(new Map(Object.entries(env)))))
-    )
+    const result = fromResult(Effect.runSync(Effect.result(AppConfigShape.parse(ConfigProvider.fromEnv({ env })))))
     expect(result._tag).toBe("Left")
     if (result._tag === "Left") {
       const line = describeConfigError(result.left)

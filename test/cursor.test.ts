@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { FastCheck as fc, Option } from "effect"
+import * as fc from "fast-check"
+import { Option } from "effect"
 import { acceptsKey, decodeCursor, encodeCursor, type KeyType } from "../src/Domain/Cursor.js"
 
 /** Values PostgreSQL takes for each key type, as the lists' statements produce them. */

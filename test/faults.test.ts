@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import * as SqlError from "@effect/sql/SqlError"
-import { Cause, Runtime } from "effect"
+import * as SqlError from "effect/sql/SqlError"
+import { causeOf, sqlError } from "../src/Database/Faults.js"
 import { DatabaseFault, isDatabaseUnavailable } from "../src/Database.js"
 import { ErrorEnvelope } from "../src/Domain/Errors.js"
 import { READY_PROBE_INTERVAL_MS } from "../src/Meta/Http.js"
@@ -77,11 +77,15 @@ const timeToRecover = async (baseUrl: string, path = "/v1/songs", limitMs = 10_0
 const maxMs = (replies: ReadonlyArray<Timed>) => Math.round(Math.max(...replies.map((reply) => reply.ms)))
 
 /** The SqlError a statement on the service's own pool fails with. */
-const failureOf = async (statement: Promise<unknown>): Promise<SqlError.SqlError> => {
+/** A SqlError as Effect 3 shaped it, its `cause` the error under it. */
+type ShapedAsBefore = SqlError.SqlError & { readonly cause: any }
+
+const failureOf = async (statement: Promise<unknown>): Promise<ShapedAsBefore> => {
   try {
     await statement
   } catch (error) {
-    if (Runtime.isFiberFailure(error)) return Cause.squash(error[Runtime.FiberFailureCauseId]) as SqlError.SqlError
+    // as Effect 3 shaped it: the SqlError's cause is the error under it (Effect 4 puts a reason between)
+    if (SqlError.isSqlError(error)) return Object.create(error, { cause: { value: causeOf(error) } }) as ShapedAsBefore
     throw error
   }
   throw new Error("the statement succeeded")
@@ -189,11 +193,11 @@ describe.skipIf(process.env.TEST_DATABASE_URL === undefined)("the database in th
 
   test("isDatabaseUnavailable reads codes only, never a message", () => {
     const lostText = new Error("Connection terminated unexpectedly")
-    expect(isDatabaseUnavailable(new SqlError.SqlError({ cause: lostText, message: "Connection terminated" }))).toBe(false)
+    expect(isDatabaseUnavailable(sqlError(lostText, "Connection terminated"))).toBe(false)
     for (const code of ["57P01", "08006", "ECONNRESET", "DATABASE_FAULT"]) {
-      expect(isDatabaseUnavailable(new SqlError.SqlError({ cause: Object.assign(new Error("x"), { code }) }))).toBe(true)
+      expect(isDatabaseUnavailable(sqlError(Object.assign(new Error("x"), { code })))).toBe(true)
     }
-    expect(isDatabaseUnavailable(new SqlError.SqlError({ cause: Object.assign(new Error("x"), { code: "22012" }) }))).toBe(false)
+    expect(isDatabaseUnavailable(sqlError(Object.assign(new Error("x"), { code: "22012" })))).toBe(false)
   })
 
   test("isDatabaseUnavailable tells each fault by its code, and a statement's own error from them", async () => {

@@ -30,7 +30,7 @@ const frontDoorWith = (env: Record<string, string>) =>
           Layer.provideMerge(AppConfig.layer)
         )
       ),
-      Effect.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...TEST_ENV, ...env })))))
+      Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...TEST_ENV, ...env } })))
     )
   )
 

@@ -1,10 +1,12 @@
-import * as HttpApi from "@effect/platform/HttpApi"
-import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Arbitrary, FastCheck as fc, Option, Schema } from "effect"
+import * as fc from "fast-check"
+import { Schema } from "effect"
 import { Api } from "../src/Api.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import { sharedServer, type TestServer } from "./support/server.js"
+import { parameterNames, wireRecord } from "./support/samples.js"
 import { hs256 } from "./support/tokens.js"
 
 /**
@@ -21,8 +23,8 @@ interface Target {
   readonly name: string
   readonly path: string
   readonly staff: boolean
-  readonly pathSchema: Schema.Schema<any, any> | undefined
-  readonly urlSchema: Schema.Schema<any, any> | undefined
+  readonly pathSchema: Schema.Codec<any, any> | undefined
+  readonly urlSchema: Schema.Codec<any, any> | undefined
   readonly urlKeys: ReadonlyArray<string>
 }
 
@@ -30,17 +32,15 @@ const targets: Array<Target> = []
 HttpApi.reflect(Api, {
   onGroup: () => undefined,
   onEndpoint: ({ endpoint, group }) => {
-    const e = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-    const urlSchema = Option.getOrUndefined(e.urlParamsSchema) as Schema.Schema<any, any> | undefined
+    const e = endpoint as HttpApiEndpoint.Top
+    const urlSchema = e.query as Schema.Codec<any, any> | undefined
     targets.push({
       name: `${e.method} ${e.path}`,
       path: e.path,
       staff: group.identifier === "Staff",
-      pathSchema: Option.getOrUndefined(e.pathSchema) as Schema.Schema<any, any> | undefined,
+      pathSchema: e.params as Schema.Codec<any, any> | undefined,
       urlSchema,
-      urlKeys: urlSchema !== undefined && Schema.isSchema(urlSchema) && "fields" in urlSchema
-        ? Object.keys((urlSchema as unknown as Schema.Struct<any>).fields)
-        : []
+      urlKeys: urlSchema === undefined ? [] : parameterNames(urlSchema)
     })
   }
 })
@@ -108,25 +108,10 @@ const HOSTILE: ReadonlyArray<Wire> = [
   { text: "canary-hidden-artist" }
 ]
 
-/** Encodes a value of the Schema's type to its wire strings; None when the value has no wire form. */
-const encoder = (schema: Schema.Schema<any, any>) => {
-  const encode = Schema.encodeOption(schema)
-  return (value: unknown) => encode(value) as Option.Option<Record<string, unknown>>
-}
-
-const recordArbitrary = (schema: Schema.Schema<any, any> | undefined): fc.Arbitrary<Record<string, Wire>> => {
+const recordArbitrary = (schema: Schema.Codec<any, any> | undefined): fc.Arbitrary<Record<string, Wire>> => {
   if (schema === undefined) return fc.constant({})
-  const encode = encoder(schema)
-  return Arbitrary.make(schema)
-    .map((value) => encode(value))
-    .filter(Option.isSome)
-    .map((encoded) =>
-      Object.fromEntries(
-        Object.entries(encoded.value)
-          .filter(([, text]) => typeof text === "string")
-          .map(([key, text]) => [key, { text: text as string }])
-      )
-    )
+  return wireRecord(schema).map((record) =>
+    Object.fromEntries(Object.entries(record).map(([key, text]) => [key, { text }])))
 }
 
 /** A string fast-check makes: any UTF-16 (lone surrogates included), or a run of hostile characters. */

@@ -79,10 +79,10 @@ describe("logs with LOG_FORMAT=json", () => {
     expect(miss.message).toBe("GET /v1/stats 200")
     expect(miss.logLevel).toBe("INFO")
     expect(miss.annotations).toMatchObject({
-      "http.method": "GET",
+      "http.request.method": "GET",
       "http.route": "/v1/stats",
       "url.path": "/v1/stats",
-      "http.status": 200,
+      "http.response.status_code": 200,
       bytes: Number(first.headers.get("content-length")),
       cache: "miss",
       "ratelimit.outcome": "allowed"
@@ -98,7 +98,7 @@ describe("logs with LOG_FORMAT=json", () => {
     const missing = await request(baseUrl, "/v1/nothing-here?q=1")
     expect(song.status).toBe(404)
     const songLine = await lineFor(service, song.headers.get("traceparent"))
-    expect(songLine.annotations).toMatchObject({ "http.route": "/v1/songs/:songId", "url.path": "/v1/songs/999999", "http.status": 404 })
+    expect(songLine.annotations).toMatchObject({ "http.route": "/v1/songs/:songId", "url.path": "/v1/songs/999999", "http.response.status_code": 404 })
     const missingLine = await lineFor(service, missing.headers.get("traceparent"))
     expect(missingLine.message).toBe("GET /v1/nothing-here 404")
     expect(missingLine.annotations["http.route"]).toBe("")

@@ -16,7 +16,7 @@ const collectionsWithin = (limit: string, ms: number) =>
       return (yield* Metric.value(forcedCollections)).count - before
     }).pipe(
       Effect.provide(MemoryGuardLive.pipe(Layer.provide(AppConfig.layer))),
-      Effect.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...TEST_ENV, MEMORY_LIMIT_MIB: limit })))))
+      Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...TEST_ENV, MEMORY_LIMIT_MIB: limit } })))
     )
   )
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
-import * as OpenApi from "@effect/platform/OpenApi"
-import * as Either from "effect/Either"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Either from "./support/either.js"
+import { fromResult } from "./support/either.js"
 import * as Schema from "effect/Schema"
 import { Api } from "../src/Api.js"
 import { OPERATION_EXAMPLES } from "../src/Meta/OpenApiDocument.js"
@@ -56,7 +57,7 @@ describe("OpenAPI examples (src/Meta/openapi-examples.json, `bun run examples`)"
         const names = parameters
           .filter((parameter) => parameter.in === where && example.parameters[parameter.name] !== undefined)
           .map((parameter) => parameter.name)
-        const decoded = Schema.decodeUnknownEither(schema)(values(names))
+        const decoded = fromResult(Schema.decodeUnknownResult(schema as Schema.Codec<unknown, unknown, never, never>)(values(names)))
         if (Either.isLeft(decoded)) throw new Error(String(decoded.left))
       }
     })

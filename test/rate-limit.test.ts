@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Clock, Duration, Effect, Redacted, TestClock, TestContext } from "effect"
+import { Clock, Duration, Effect, Redacted } from "effect"
+import * as TestClock from "effect/testing/TestClock"
 import { Redis } from "ioredis"
 import { clientKey } from "../src/RateLimit/ClientAddress.js"
 import { makeMemoryStore, RateLimiter } from "../src/RateLimit/RateLimiter.js"
@@ -14,15 +15,16 @@ const POLICY = { capacity: 360, windowSeconds: 60 }
 
 /** Runs with Effect's TestClock at 0 ms: refills happen only when a test moves the clock. */
 const withTestClock = <A>(effect: Effect.Effect<A>) =>
-  Effect.runPromise(effect.pipe(Effect.provide(TestContext.TestContext)) as Effect.Effect<A>)
+  Effect.runPromise(effect.pipe(Effect.provide(TestClock.layer())) as Effect.Effect<A>)
 
 /** A clock that never moves, cheaper per call than TestClock for a million calls. */
 const frozenClock: Clock.Clock = {
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => 0,
-  unsafeCurrentTimeNanos: () => 0n,
+  currentTimeMillisUnsafe: () => 0,
+  currentTimeNanosUnsafe: () => 0n,
   currentTimeMillis: Effect.succeed(0),
   currentTimeNanos: Effect.succeed(0n),
+  monotonicTimeNanosUnsafe: () => 0n,
+  monotonicTimeNanos: Effect.succeed(0n),
   sleep: () => Effect.void
 }
 
@@ -94,7 +96,7 @@ describe("the token bucket (service, frozen clock)", () => {
   test("a flood of 1,000,000 distinct addresses keeps at most RATE_LIMIT_MAX_CLIENTS buckets", async () => {
     const maxClients = 100_000
     // frozen clock: no bucket refills (and is dropped) during the flood, so only the bound keeps memory flat
-    const [tracked, heapGrowthMb, victimAfterFlood] = await Effect.runPromise(Effect.withClock(Effect.gen(function*() {
+    const [tracked, heapGrowthMb, victimAfterFlood] = await Effect.runPromise(Effect.provideService(Effect.gen(function*() {
       const limiter = memoryLimiter(maxClients)
       for (let i = 0; i < 300; i++) yield* limiter.take("ip4:198.51.100.1")
       Bun.gc(true)
@@ -106,7 +108,7 @@ describe("the token bucket (service, frozen clock)", () => {
       Bun.gc(true)
       const growth = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024
       return [tracked, growth, yield* limiter.take("ip4:198.51.100.1")] as const
-    }), frozenClock))
+    }), Clock.Clock, frozenClock))
     expect(tracked).toBe(maxClients)
     // 100,000 small buckets; without the bound a million would take several times this
     expect(heapGrowthMb).toBeLessThan(60)

@@ -6,11 +6,11 @@
  * the schema of sql/ applied (src/Database/Schema.ts), dropped afterwards; without TEST_DATABASE_URL it uses an
  * in-memory embedded database (PGlite), which also checks the generator works there.
  */
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
+import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import pg from "pg"
+import { queryPathLayer } from "../src/Database.js"
 import { applySchema } from "../src/Database/Schema.js"
 import { seedCatalogue } from "../src/Seed/generate.js"
 import { planCatalogue, type SeedOptions } from "../src/Seed/plan.js"
@@ -35,7 +35,9 @@ const postgresHarness = async (serverUrl: string): Promise<Harness> => {
   await admin.end()
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
-  const runtime = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(url.toString()), maxConnections: 2 }))
+  // the service's own query path (a text of several statements goes as one simple query)
+  const layer: Layer.Layer<SqlClient.SqlClient, unknown> = queryPathLayer({ connectionString: url.toString(), max: 2 })
+  const runtime = ManagedRuntime.make(layer)
   await runtime.runPromise(applySchema)
   return {
     runtime,
@@ -57,12 +59,8 @@ const embeddedHarness = async (): Promise<Harness> => {
   const db = await PGlite.create({ extensions: { pg_trgm, unaccent } })
   // exactly one connection: PGlite is a single backend
   const config = { ...createPgConfig(db), max: 1, idleTimeoutMillis: 0 } as unknown as pg.PoolConfig
-  const layer: Layer.Layer<SqlClient.SqlClient, unknown> = PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.sync(() => new pg.Pool(config)),
-      (pool) => Effect.promise(() => pool.end())
-    )
-  })
+  // the service's own query path over a pg pool, as the embedded database is served
+  const layer: Layer.Layer<SqlClient.SqlClient, unknown> = queryPathLayer(config)
   const runtime = ManagedRuntime.make(layer)
   await runtime.runPromise(applySchema)
   return {
@@ -83,7 +81,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>): Promise<A>
 /** One number from a query returning a single `n` column. */
 const count = (text: string) =>
   run(
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<{ readonly n: number }>(text)).pipe(
+    SqlClient.SqlClient.use((sql) => sql.unsafe<{ readonly n: number }>(text)).pipe(
       Effect.map((rows) => Number(rows[0]?.n ?? Number.NaN))
     )
   )

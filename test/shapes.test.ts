@@ -51,7 +51,7 @@ describe("every response shape: its SQL builds exactly its Schema", () => {
         `SELECT ${shape.json(...args)}::text AS json ${from === undefined ? "" : `FROM ${from}`} LIMIT 200`
       )
       expect(rows.length).toBeGreaterThan(0)
-      const schema = shape.schema as unknown as Schema.Schema<unknown, unknown>
+      const schema = shape.schema as unknown as Schema.Codec<unknown, unknown>
       const decode = Schema.decodeUnknownSync(schema, strictly)
       const encode = Schema.encodeSync(schema)
       for (const { json } of rows) {

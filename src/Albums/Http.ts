@@ -1,4 +1,4 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
@@ -10,9 +10,9 @@ export const AlbumsLive = HttpApiBuilder.group(Api, "Albums", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* AlbumsRepo
     return handlers
-      .handle("list", ({ urlParams }) =>
+      .handle("list", ({ query: urlParams }) =>
         browseOrIds(urlParams, ({ cursor, limit, offset, ...browse }) => repo.listAlbums(browse, { cursor, limit, offset }), repo.listAlbumsByIds))
-      .handle("detail", ({ path }) =>
+      .handle("detail", ({ params: path }) =>
         repo.findAlbum(path.albumId, "public").pipe(detailOrNotFound(`Album ${path.albumId}`)))
   })
 ).pipe(Layer.provide(AlbumsRepo.Default))

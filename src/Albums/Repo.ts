@@ -1,6 +1,8 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { keysetPage, type TableKeysetSort } from "../Domain/Keyset.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { databaseContext, Statements } from "../Database.js"
@@ -47,8 +49,8 @@ export interface AlbumBrowse {
   readonly order?: "asc" | "desc" | undefined
 }
 
-export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRepo", {
-  effect: Effect.gen(function*() {
+export class AlbumsRepo extends Context.Service<AlbumsRepo>()("catalogue/AlbumsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const database = yield* databaseContext
     const statements = yield* Statements
@@ -84,4 +86,6 @@ export class AlbumsRepo extends Effect.Service<AlbumsRepo>()("catalogue/AlbumsRe
 
     return { findAlbum, listAlbums, listAlbumsByIds } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(AlbumsRepo, AlbumsRepo.make)
+}

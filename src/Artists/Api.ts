@@ -1,41 +1,31 @@
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { ArtistDetail, ArtistSummary, NamesakeHint } from "../Domain/Artist.js"
 import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
-import { ChoiceParam, IdParam, MAX_INT4, PageParams, IdListParam } from "../Domain/Params.js"
+import { ChoiceParam, CommaSetParam, IdListParam, IdParam, MAX_INT4, PageParams } from "../Domain/Params.js"
 import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { ListAlbumEntry, SongSummary } from "../Domain/Song.js"
 
 export const MAX_HINT_IDS = 100
 
-const idsMessage = () =>
-  `ids must be 1 to ${MAX_HINT_IDS} comma-separated artist ids, each a whole number from 1 to ${MAX_INT4}.`
-
 /** `ids=1,2,3`: 1 to 100 ids, each as strict as an id in a path; duplicates count once. */
-export const ArtistIdsParam = Schema.String.pipe(
-  Schema.pattern(/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/, { message: idsMessage }),
-  Schema.transform(Schema.Array(Schema.Number), {
-    strict: true,
-    decode: (text) => [...new Set(text.split(",").map(Number))],
-    encode: (ids) => ids.join(",")
-  }),
-  Schema.filter((ids) => ids.length >= 1 && ids.length <= MAX_HINT_IDS && ids.every((id) => id <= MAX_INT4), {
-    message: idsMessage
-  }),
-  Schema.annotations({
-    message: idsMessage,
-    jsonSchema: {
-      type: "array",
-      items: { type: "integer", minimum: 1, maximum: MAX_INT4 },
-      minItems: 1,
-      maxItems: MAX_HINT_IDS,
-      description: `Artist ids, 1 to ${MAX_HINT_IDS} of them, comma-separated (ids=12,40); repeated ids count once.`
-    },
-    arbitrary: () => (fc) => fc.uniqueArray(fc.integer({ min: 1, max: MAX_INT4 }), { minLength: 1, maxLength: MAX_HINT_IDS })
-  })
-)
+export const ArtistIdsParam = CommaSetParam({
+  pattern: /^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/,
+  max: MAX_HINT_IDS,
+  value: Number,
+  fits: (id) => id <= MAX_INT4,
+  message: `ids must be 1 to ${MAX_HINT_IDS} comma-separated artist ids, each a whole number from 1 to ${MAX_INT4}.`,
+  jsonSchema: {
+    type: "array",
+    items: { type: "integer", minimum: 1, maximum: MAX_INT4 },
+    minItems: 1,
+    maxItems: MAX_HINT_IDS,
+    description: `Artist ids, 1 to ${MAX_HINT_IDS} of them, comma-separated (ids=12,40); repeated ids count once.`
+  },
+  sample: { kind: "integer", min: 1, max: MAX_INT4 }
+})
 
 export const ArtistSort = ChoiceParam("sort", "name", "songs")
 export type ArtistSort = typeof ArtistSort.Type

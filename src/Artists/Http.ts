@@ -1,4 +1,4 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
@@ -11,15 +11,15 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* ArtistsRepo
     return handlers
-      .handle("list", ({ urlParams }) =>
+      .handle("list", ({ query: urlParams }) =>
         browseOrIds(urlParams, ({ q, sort = "name", ...page }) => repo.listArtists({ q, sort, page }), repo.listArtistsByIds))
-      .handle("namesakeHints", ({ urlParams }) =>
+      .handle("namesakeHints", ({ query: urlParams }) =>
         Effect.map(repo.hintNamesakes(urlParams.ids), ({ count, json }) =>
           listJson(json, { total: count, limit: urlParams.ids.length, offset: 0, next_cursor: "" })))
-      .handle("detail", ({ path }) => repo.findArtist(path.artistId).pipe(detailOrNotFound(`Artist ${path.artistId}`)))
-      .handle("songs", ({ path, urlParams: { role = "any", ...page } }) =>
+      .handle("detail", ({ params: path }) => repo.findArtist(path.artistId).pipe(detailOrNotFound(`Artist ${path.artistId}`)))
+      .handle("songs", ({ params: path, query: { role = "any", ...page } }) =>
         repo.listArtistSongs(path.artistId, role, page).pipe(listOrNotFound(`Artist ${path.artistId}`)))
-      .handle("albums", ({ path, urlParams }) =>
+      .handle("albums", ({ params: path, query: urlParams }) =>
         repo.listArtistAlbums(path.artistId, urlParams).pipe(listOrNotFound(`Artist ${path.artistId}`)))
   })
 ).pipe(Layer.provide(ArtistsRepo.Default))

@@ -1,7 +1,9 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
-import * as Statement from "@effect/sql/Statement"
+import * as Statement from "effect/sql/Statement"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { artistDetail, artistSettledSongsSql, artistSummary, artistVisibleSql, namesakeHint } from "../Domain/Artist.js"
 import { keysetPage, type KeysetSort, type TableKeysetSort } from "../Domain/Keyset.js"
@@ -14,13 +16,14 @@ import { listAlbumEntry, songSummaryOf } from "../Domain/Song.js"
 import type { ArtistSongRole, ArtistSort } from "./Api.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
 /** The cursor scopes: the whole list definition (sort and filter; the artist and role). */
 const listScope = (sort: ArtistSort, q: string | undefined) => `artists:${sort}:${q ?? ""}`
 const songsScope = (artistId: number, role: ArtistSongRole) => `artist-songs:${artistId}:${role}`
 const albumsScope = (artistId: number) => `artist-albums:${artistId}`
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 /** Artists rows `a` whose name matches q in name order; cursor key: the lowercased name, the id. */
 const byNameSort = (source: KeysetSort["source"]): KeysetSort => ({
@@ -150,8 +153,8 @@ const bestSongSql = (h: string) => `
        OFFSET 0) tie
      ORDER BY tie.released_at, tie.id LIMIT 1)) best`
 
-export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
-  effect: Effect.gen(function*() {
+export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/ArtistsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const database = yield* databaseContext
 
@@ -253,7 +256,7 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
       sql<{ json: string }>`
         SELECT ${lit(artistDetail.json("a", "public_artist_album_count(a.id)"))}::text AS json
         FROM public_artists a WHERE a.id = ${artistId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
+        Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
         Effect.orDie,
         withSpan("ArtistsRepo.findArtist")
       )
@@ -347,4 +350,6 @@ export class ArtistsRepo extends Effect.Service<ArtistsRepo>()("catalogue/Artist
 
     return { listArtists, listArtistsByIds, findArtist, listArtistSongs, listArtistAlbums, hintNamesakes } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(ArtistsRepo, ArtistsRepo.make)
+}

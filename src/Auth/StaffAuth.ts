@@ -1,23 +1,21 @@
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { ForbiddenError, UnauthorizedError } from "../Domain/Errors.js"
 import { type StaffIdentity, TokenVerifier } from "./TokenVerifier.js"
 
 /** The staff member a request was verified for; handlers of the Staff group may read it. */
-export class CurrentStaff extends Context.Tag("catalogue/CurrentStaff")<CurrentStaff, StaffIdentity>() {}
+export class CurrentStaff extends Context.Service<CurrentStaff, StaffIdentity>()("catalogue/CurrentStaff") {}
 
 /**
  * Bearer-token security for the Staff group: 401 for a missing or bad token, 403 for a
  * valid token without the staff role. WWW-Authenticate is added with every header, in src/Http/Answer.ts.
  */
-export class StaffAuth extends HttpApiMiddleware.Tag<StaffAuth>()("catalogue/StaffAuth", {
-  failure: Schema.Union(UnauthorizedError, ForbiddenError),
-  provides: CurrentStaff,
+export class StaffAuth extends HttpApiMiddleware.Service<StaffAuth, { provides: CurrentStaff }>()("catalogue/StaffAuth", {
+  error: [UnauthorizedError, ForbiddenError],
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
@@ -27,9 +25,13 @@ export class StaffAuth extends HttpApiMiddleware.Tag<StaffAuth>()("catalogue/Sta
  */
 export const StaffAuthLive = Layer.effect(
   StaffAuth,
-  Effect.map(TokenVerifier, (verifier) =>
+  TokenVerifier.useSync((verifier) =>
     StaffAuth.of({
-      bearer: () =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => verifier.verifyRequest(request.source as object, request.headers.authorization))
+      bearer: (handler) =>
+        HttpServerRequest.HttpServerRequest.use((request) =>
+          Effect.flatMap(
+            verifier.verifyRequest(request.source as object, request.headers.authorization),
+            (staff) => Effect.provideService(handler, CurrentStaff, staff)
+          ))
     }))
 )

@@ -1,4 +1,5 @@
-import * as ConfigError from "effect/ConfigError"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -53,7 +54,7 @@ const reasonOf = (error: unknown): string => {
  * `exp` and `iat` are required and `exp` must come after `iat`, `nbf` honoured, 30 s of clock skew, `iss` when configured, `aud`,
  * and a lifetime (exp - iat) of at most ADMIN_JWT_MAX_LIFETIME_SECONDS.
  */
-export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
+export class TokenVerifier extends Context.Service<
   TokenVerifier,
   {
     /** False when no key is configured: every staff request is then 401. */
@@ -68,7 +69,7 @@ export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
       authorization: string | undefined
     ) => Effect.Effect<StaffIdentity, Unauthorized | Forbidden>
   }
->() {
+>()("catalogue/TokenVerifier") {
   static readonly layer = Layer.effect(
     TokenVerifier,
     Effect.gen(function*() {
@@ -79,7 +80,7 @@ export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
         onSome: (pem) =>
           Effect.tryPromise({
             try: () => jose.importSPKI(pem, "EdDSA"),
-            catch: () => ConfigError.InvalidData(["ADMIN_JWT_PUBLIC_KEY"], "is not an Ed25519 SPKI PEM public key")
+            catch: () => new Config.ConfigError(new ConfigProvider.SourceError({ message: "ADMIN_JWT_PUBLIC_KEY: is not an Ed25519 SPKI PEM public key" }))
           }).pipe(Effect.map(Option.some))
       })
       const jwks = yield* Option.match(adminJwt.jwksFile, {
@@ -87,7 +88,7 @@ export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
         onSome: (file) =>
           Effect.try({
             try: () => Option.some(jose.createLocalJWKSet(JSON.parse(readFileSync(file, "utf8")))),
-            catch: () => ConfigError.InvalidData(["ADMIN_JWT_JWKS_FILE"], `${file} is not a readable JWKS file`)
+            catch: () => new Config.ConfigError(new ConfigProvider.SourceError({ message: `ADMIN_JWT_JWKS_FILE: ${file} is not a readable JWKS file` }))
           })
       })
       const algorithms = [
@@ -162,7 +163,7 @@ export class TokenVerifier extends Context.Tag("catalogue/TokenVerifier")<
         Effect.suspend(() => {
           const known = verdicts.get(request)
           if (known !== undefined) return known
-          return Effect.flatten(Effect.tap(Effect.exit(verify(authorization)), (exit) => void verdicts.set(request, exit)))
+          return Effect.flatten(Effect.tap(Effect.exit(verify(authorization)), (exit) => Effect.sync(() => void verdicts.set(request, exit))))
         })
 
       return TokenVerifier.of({ enabled: algorithms.length > 0, verify, verifyRequest })

@@ -36,7 +36,7 @@ const sizeOf = (key: string, representation: Representation) =>
  * Bounded by entries and by bytes (least recently used dropped first); entries live
  * `ttlSeconds`; 0 turns it off. Only a public endpoint's 200 is ever stored: the edge (src/Http/Edge.ts) decides by the route matched.
  */
-export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
+export class ResponseCache extends Context.Service<
   ResponseCache,
   {
     readonly enabled: boolean
@@ -48,7 +48,7 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
     readonly grew: (key: string, representation: Representation, addedBytes: number) => void
     readonly stats: Effect.Effect<{ readonly entries: number; readonly bytes: number }>
   }
->() {
+>()("catalogue/ResponseCache") {
   static readonly make = (settings: ResponseCacheSettings) => {
     const entries = new LruMap<Entry>()
     let totalBytes = 0
@@ -97,6 +97,6 @@ export class ResponseCache extends Context.Tag("catalogue/ResponseCache")<
 
   static readonly layer = Layer.effect(
     ResponseCache,
-    Effect.map(AppConfig, (config) => ResponseCache.make(config.cache))
+    AppConfig.useSync((config) => ResponseCache.make(config.cache))
   )
 }

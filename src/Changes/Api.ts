@@ -1,13 +1,13 @@
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { Change } from "../Domain/Change.js"
-import { FeedLimitParam } from "../Domain/Params.js"
+import { DocumentedText, FeedLimitParam } from "../Domain/Params.js"
 import { listEndpoint } from "../Domain/Endpoints.js"
 
 export const ChangesParams = Schema.Struct({
   since: Schema.optional(
-    Schema.String.annotations({ description: "meta.next_cursor of an earlier answer; absent: from the beginning." })
+    DocumentedText({ type: "string", description: "meta.next_cursor of an earlier answer; absent: from the beginning." })
   ),
   limit: Schema.optional(FeedLimitParam)
 })

@@ -1,11 +1,13 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { badCursor, decodeCursor, encodeCursor } from "../Domain/Cursor.js"
 import { change } from "../Domain/Change.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import { withSpan } from "../Spans.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 import { type CursorSeal, makeCursorSeal } from "./CursorSeal.js"
 
 const SCOPE = "changes"
@@ -32,7 +34,7 @@ const decodeSince = (seal: CursorSeal, since: string) =>
   // a due time is at most one microsecond past the horizon (the due stream read to its end)
   Option.match(
     Option.filter(
-      Option.flatMap(Option.fromNullable(seal.open(since)), (text) => decodeCursor(text, SCOPE, FEED_KEY)),
+      Option.flatMap(Option.fromUndefinedOr(seal.open(since)), (text) => decodeCursor(text, SCOPE, FEED_KEY)),
       ({ key }) => Number(key[2]) <= Number(key[5]) + 1
     ), {
     onNone: () => Effect.fail(badCursor),
@@ -66,7 +68,7 @@ interface PageRow {
 }
 
 /** The page's entries as compact JSON, in feed order. */
-const FEED_ENTRIES = Statement.unsafeFragment(jsonArraySql(change.json("c"), "c.ord"))
+const FEED_ENTRIES = unsafeFragment(jsonArraySql(change.json("c"), "c.ord"))
 
 export interface ChangesPage {
   readonly itemsJson: string
@@ -74,8 +76,8 @@ export interface ChangesPage {
   readonly nextCursor: string
 }
 
-export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/ChangesRepo", {
-  effect: Effect.gen(function*() {
+export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/ChangesRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /** The cursor seal, from the key the migration stored (read once, on the first feed request). */
@@ -202,4 +204,6 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("catalogue/Change
 
     return { listChanges } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(ChangesRepo, ChangesRepo.make)
+}

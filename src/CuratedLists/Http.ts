@@ -1,4 +1,4 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
@@ -10,9 +10,9 @@ export const CuratedListsLive = HttpApiBuilder.group(Api, "CuratedLists", (handl
   Effect.gen(function*() {
     const repo = yield* CuratedListsRepo
     return handlers
-      .handle("list", ({ urlParams }) =>
+      .handle("list", ({ query: urlParams }) =>
         Effect.map(repo.listCuratedLists(urlParams), pageJson))
-      .handle("detail", ({ path }) =>
+      .handle("detail", ({ params: path }) =>
         repo.findCuratedList(path.listId, "public").pipe(detailOrNotFound(`Curated list ${path.listId}`)))
   })
 ).pipe(Layer.provide(CuratedListsRepo.Default))

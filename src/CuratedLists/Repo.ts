@@ -1,5 +1,7 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
 import { curatedList, curatedListSource, curatedListSummary, staffCuratedList } from "../Domain/CuratedList.js"
 import { databaseContext, Statements } from "../Database.js"
@@ -28,8 +30,8 @@ const listSummarySort: KeysetSort = {
   item: curatedListSummary.json("l")
 }
 
-export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalogue/CuratedListsRepo", {
-  effect: Effect.gen(function*() {
+export class CuratedListsRepo extends Context.Service<CuratedListsRepo>()("catalogue/CuratedListsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const database = yield* databaseContext
     const statements = yield* Statements
@@ -46,4 +48,6 @@ export class CuratedListsRepo extends Effect.Service<CuratedListsRepo>()("catalo
 
     return { findCuratedList, listCuratedLists } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(CuratedListsRepo, CuratedListsRepo.make)
+}

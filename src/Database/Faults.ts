@@ -3,7 +3,7 @@
  * PostgreSQL's own errors, the Node code of a socket's, and DATABASE_FAULT for what the statement
  * runner (src/Database/Runner.ts) saw itself. Never by message text.
  */
-import type * as SqlError from "@effect/sql/SqlError"
+import * as SqlError from "effect/sql/SqlError"
 
 export type FaultKind = "acquire" | "query" | "connect" | "lost"
 
@@ -50,8 +50,15 @@ export const codeOf = (error: unknown) => {
   return typeof code === "string" ? code : undefined
 }
 
+/** A SqlError of ours: what failed (`cause`), and what to tell an operator. */
+export const sqlError = (cause: unknown, message?: string) =>
+  new SqlError.SqlError({ reason: new SqlError.UnknownError({ cause, ...(message === undefined ? {} : { message }) }) })
+
+/** The error under a SqlError: the driver's, the socket's or the runner's. */
+export const causeOf = (error: SqlError.SqlError): unknown => error.reason.cause
+
 /** A lost, hung, refusing or overloaded database: SQLSTATE class 08 (connection exception), the codes above. */
 export const isDatabaseUnavailable = (error: SqlError.SqlError): boolean => {
-  const code = codeOf(error.cause) ?? ""
+  const code = codeOf(causeOf(error)) ?? ""
   return code.startsWith("08") || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NODE_CODES.has(code)
 }

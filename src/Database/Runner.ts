@@ -12,12 +12,13 @@
  *
  * Only pg's public interface: `pool.connect`, `client.query`, `client.release(error)`.
  */
-import * as SqlError from "@effect/sql/SqlError"
+import type * as SqlError from "effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
 import type pg from "pg"
-import { DatabaseFault } from "./Faults.js"
+import { DatabaseFault, sqlError } from "./Faults.js"
+import { connectionWait, observeMs } from "../Metrics.js"
 
 /** Past this many distinct statement texts (a runaway caller), statements stay unnamed. */
 const MAX_NAMES = 2000
@@ -49,7 +50,7 @@ export interface Runner {
 
 type Answered = (error: Error | undefined, result: pg.QueryResult | undefined, unfit: boolean) => void
 
-const failed = (error: Error) => new SqlError.SqlError({ cause: error, message: "Failed to execute statement" })
+const failed = (error: Error) => sqlError(error, "Failed to execute statement")
 
 /**
  * `query` on `client`, answered once: its result or its error, or a DatabaseFault when the
@@ -95,8 +96,10 @@ export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Ru
   /** A connection within the bound; one that arrives after its caller gave up goes straight back. */
   const acquire = (callback: (error: Error | undefined, client: pg.PoolClient | undefined) => void) => {
     let waiting = true
+    const askedAt = performance.now()
     const timer = bounds === undefined ? undefined : setTimeout(() => {
       waiting = false
+      observeMs(connectionWait, performance.now() - askedAt)
       callback(new DatabaseFault("acquire", bounds.acquireMs), undefined)
     }, bounds.acquireMs)
     pool.connect((error, client, release) => {
@@ -106,6 +109,7 @@ export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Ru
         return
       }
       waiting = false
+      observeMs(connectionWait, performance.now() - askedAt)
       // whatever refused the connection (down, not accepting connections, gone), no request can be served
       if (error !== undefined && error !== null) return callback(new DatabaseFault("connect", 0, { cause: error }), undefined)
       callback(undefined, client)
@@ -115,7 +119,7 @@ export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Ru
   const queryMs = bounds?.queryMs
 
   const send: Send = (query) =>
-    Effect.async<pg.QueryResult, SqlError.SqlError>((resume) => {
+    Effect.callback<pg.QueryResult, SqlError.SqlError>((resume) => {
       let abandoned = false
       acquire((error, client) => {
         if (client === undefined) return abandoned || resume(Effect.fail(failed(error!)))
@@ -131,7 +135,7 @@ export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Ru
     })
 
   const reserve = Effect.acquireRelease(
-    Effect.async<Held, SqlError.SqlError>((resume) => {
+    Effect.callback<Held, SqlError.SqlError>((resume) => {
       let abandoned = false
       acquire((error, client) => {
         if (client === undefined) return abandoned || resume(Effect.fail(failed(error!)))
@@ -144,7 +148,7 @@ export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Ru
     }),
     (held) => Effect.sync(() => held.release())
   ).pipe(Effect.map((held): Send => (query) =>
-    Effect.async<pg.QueryResult, SqlError.SqlError>((resume) => {
+    Effect.callback<pg.QueryResult, SqlError.SqlError>((resume) => {
       held.outstanding++
       submit(held.client, query, queryMs, (error, result, unfit) => {
         held.outstanding--

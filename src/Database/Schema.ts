@@ -1,9 +1,9 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqlError from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { createHash } from "node:crypto"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { sqlError } from "./Faults.js"
 
 /**
  * The schema in sql/ (docs/data-model.md):
@@ -43,7 +43,7 @@ export const schemaFiles = () => ({
   definitions: filesIn("definitions", /^\d+_[\w-]+\.sql$/)
 })
 
-const refuse = (message: string) => new SqlError.SqlError({ cause: message, message })
+const refuse = (message: string) => sqlError(new Error(message), message)
 
 /**
  * Brings the database's schema up to date; the files applied, in order (none when it was).

@@ -1,10 +1,10 @@
 /**
- * @effect/sql's client over the statement runner (src/Database/Runner.ts): repositories compose
- * statements with its `sql` template and run them as before; @effect/sql compiles them (with
+ * Effect's SQL client (effect/sql) over the statement runner (src/Database/Runner.ts): repositories compose
+ * statements with its `sql` template and run them as before; it compiles them (with
  * @effect/sql-pg's compiler) and opens their `sql.execute` span, and the runner sends them.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlConnection from "@effect/sql/SqlConnection"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlConnection from "effect/sql/SqlConnection"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -29,15 +29,23 @@ const connectionOver = (runner: Runner, send: Send): SqlConnection.Connection =>
     executeUnprepared: execute,
     executeRaw: (text, params) => send(runner.sendable(text, params)),
     executeValues: (text, params) => Effect.map(send({ ...runner.sendable(text, params), rowMode: "array" }), (result) => result.rows),
+    executeValuesUnprepared: (text, params) =>
+      Effect.map(send({ ...runner.sendable(text, params), rowMode: "array" }), (result) => result.rows),
     executeStream: (text, params, transformRows) => Stream.fromIterableEffect(execute(text, params, transformRows))
   }
 }
 
 /** The SqlClient: each statement on any pooled connection; a transaction on one held for it. */
-export const makeSqlClient = (runner: Runner, spanAttributes: ReadonlyArray<readonly [string, unknown]>) =>
+export const makeSqlClient = (
+  runner: Runner,
+  spanAttributes: ReadonlyArray<readonly [string, unknown]>,
+  transactionService: ReturnType<typeof SqlClient.TransactionConnection>
+) =>
   SqlClient.make({
+    transactionService,
     acquirer: Effect.succeed(connectionOver(runner, runner.send)),
     transactionAcquirer: Effect.map(runner.reserve, (send) => connectionOver(runner, send)),
     compiler: PgClient.makeCompiler(),
+    driver: "pg",
     spanAttributes
   })

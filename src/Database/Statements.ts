@@ -6,9 +6,8 @@
  * what matters of it: the `sql.execute` client span with the same attributes (the text, never
  * the values), and a SqlError on failure.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlError from "@effect/sql/SqlError"
-import * as Statement from "@effect/sql/Statement"
+import type * as SqlError from "effect/sql/SqlError"
+import * as Statement from "effect/sql/Statement"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -40,7 +39,7 @@ export interface StatementsShape {
   readonly runComposed: <A extends object>(statement: Statement.Statement<A>) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
 }
 
-export class Statements extends Context.Tag("catalogue/Statements")<Statements, StatementsShape>() {}
+export class Statements extends Context.Service<Statements, StatementsShape>()("catalogue/Statements") {}
 
 /** What compose receives while compiling: found again in the compiled values by identity. */
 const KEY = Symbol("key")
@@ -57,7 +56,11 @@ export const makeTracedSend = (runner: Runner, spanAttributes: ReadonlyArray<rea
     )
 }
 
-export const makeStatements = (runner: Runner, spanAttributes: ReadonlyArray<readonly [string, unknown]>): StatementsShape => {
+export const makeStatements = (
+  runner: Runner,
+  spanAttributes: ReadonlyArray<readonly [string, unknown]>,
+  transactions: Context.Key<unknown, unknown>
+): StatementsShape => {
   const send = makeTracedSend(runner, spanAttributes)
   const prepare = <K, A extends object>(compose: (key: K) => Statement.Statement<A>): Prepared<K, A> => {
     const [text, compiled] = compose(KEY as K).compile()
@@ -75,10 +78,10 @@ export const makeStatements = (runner: Runner, spanAttributes: ReadonlyArray<rea
     return { text, values, run }
   }
   const runComposed = <A extends object>(statement: Statement.Statement<A>) =>
-    Effect.withFiberRuntime<ReadonlyArray<A>, SqlError.SqlError>((fiber) => {
+    Effect.withFiber<ReadonlyArray<A>, SqlError.SqlError>((fiber) => {
       if (
-        Option.isSome(fiber.getFiberRef(Statement.currentTransformer)) ||
-        Option.isSome(Context.getOption(fiber.currentContext, SqlClient.TransactionConnection))
+        fiber.getRef(Statement.CurrentTransformer) !== undefined ||
+        Option.isSome(Context.getOption(fiber.context, transactions))
       ) {
         return statement
       }

@@ -1,5 +1,5 @@
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Discovery } from "../Domain/Discovery.js"
 import { resourceEndpoint } from "../Domain/Endpoints.js"
 

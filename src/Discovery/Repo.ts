@@ -1,11 +1,13 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { discovery, discoveryListsSql, discoverySongsSql } from "../Domain/Discovery.js"
 import { DISCOVERY_SIZE } from "./Api.js"
 import { withSpan } from "../Spans.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 /** Up to DISCOVERY_SIZE public songs `s` matching `where`, in `order`, as a JSON array. */
 const songsSql = (where: string, order: string) =>
@@ -33,8 +35,8 @@ const discoverySql = `SELECT ${
   )
 }::text AS json`
 
-export class DiscoveryRepo extends Effect.Service<DiscoveryRepo>()("catalogue/DiscoveryRepo", {
-  effect: Effect.gen(function*() {
+export class DiscoveryRepo extends Context.Service<DiscoveryRepo>()("catalogue/DiscoveryRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const getDiscovery = sql<{ json: string }>`${lit(discoverySql)}`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
@@ -43,4 +45,6 @@ export class DiscoveryRepo extends Effect.Service<DiscoveryRepo>()("catalogue/Di
     )
     return { getDiscovery } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(DiscoveryRepo, DiscoveryRepo.make)
+}

@@ -25,13 +25,13 @@ export const AlbumDetail = Schema.Struct({
   title: Schema.String,
   album_type: AlbumType,
   artwork_url: Schema.String,
-  released_at: Schema.String.annotations({
+  released_at: Schema.String.annotate({
     description: "YYYY-MM-DD; the earliest visible song's date when the album has none, else \"\"."
   }),
   artists: Schema.Array(AlbumArtist),
-  songs: Schema.Array(AlbumSongEntry).annotations({ description: "Published, non-deleted songs in track order." }),
+  songs: Schema.Array(AlbumSongEntry).annotate({ description: "Published, non-deleted songs in track order." }),
   artwork_colors: ArtworkColors
-}).annotations({ identifier: "AlbumDetail" })
+}).annotate({ identifier: "AlbumDetail" })
 export type AlbumDetail = typeof AlbumDetail.Type
 
 /** Album detail with every track, each marked with its status. */
@@ -39,7 +39,7 @@ export const StaffAlbumDetail = Schema.Struct({
   ...AlbumDetail.fields,
   songs: Schema.Array(StaffAlbumSongEntry),
   status: PublicationStatus
-}).annotations({ identifier: "StaffAlbumDetail" })
+}).annotate({ identifier: "StaffAlbumDetail" })
 
 /** The albums an audience may see: a view or table name, fixed text. */
 export const albumSource = (audience: Audience) => (audience === "public" ? "public_albums" : "albums")

@@ -12,12 +12,12 @@ export const artistIdentityFields = {
   id: Schema.Int,
   name: Schema.String,
   slug: Schema.String,
-  prefix_title: Schema.NullOr(Schema.String).annotations({ description: "Honorific, e.g. Dato' Sri; or null." }),
+  prefix_title: Schema.NullOr(Schema.String).annotate({ description: "Honorific, e.g. Dato' Sri; or null." }),
   is_group: Schema.Boolean,
-  avatar_url: Schema.String.annotations({ description: "Absolute URL; a placeholder when there is no avatar." })
+  avatar_url: Schema.String.annotate({ description: "Absolute URL; a placeholder when there is no avatar." })
 }
 
-export const SongCount = Schema.Int.annotations({ description: "Public songs with any credit of this artist." })
+export const SongCount = Schema.Int.annotate({ description: "Public songs with any credit of this artist." })
 
 export const artistSummaryFields = {
   ...artistIdentityFields,
@@ -25,7 +25,7 @@ export const artistSummaryFields = {
 }
 
 /** `{id, name, slug, prefix_title, is_group, avatar_url, song_count}`. */
-export const ArtistSummary = Schema.Struct(artistSummaryFields).annotations({ identifier: "ArtistSummary" })
+export const ArtistSummary = Schema.Struct(artistSummaryFields).annotate({ identifier: "ArtistSummary" })
 export type ArtistSummary = typeof ArtistSummary.Type
 
 /** Public songs credited to artists row `a` in any role (public rows only), from kept counts. */
@@ -77,18 +77,18 @@ const ArtistRole = Schema.Struct({ slug: Schema.String, title: Schema.String, co
 /** Artist detail: the summary plus namesake, profile, role and group facts. */
 export const ArtistDetail = Schema.Struct({
   ...artistIdentityFields,
-  disambiguator: Schema.NullOr(Schema.String).annotations({
+  disambiguator: Schema.NullOr(Schema.String).annotate({
     description: "The editor-supplied note that tells namesakes apart, or null."
   }),
-  username: Schema.NullOr(Schema.String).annotations({
+  username: Schema.NullOr(Schema.String).annotate({
     description: "The artist's public member profile handle; null without a public profile."
   }),
   song_count: SongCount,
-  album_count: Schema.Int.annotations({ description: "Public albums listed under /v1/artists/{artistId}/albums." }),
-  roles: Schema.Array(ArtistRole).annotations({ description: "Roles credited on public songs, most public songs first." }),
-  members: Schema.Array(AlbumArtist).annotations({ description: "A group's visible members, A-Z." }),
-  member_of: Schema.Array(AlbumArtist).annotations({ description: "Visible groups the artist belongs to, A-Z." })
-}).annotations({ identifier: "ArtistDetail" })
+  album_count: Schema.Int.annotate({ description: "Public albums listed under /v1/artists/{artistId}/albums." }),
+  roles: Schema.Array(ArtistRole).annotate({ description: "Roles credited on public songs, most public songs first." }),
+  members: Schema.Array(AlbumArtist).annotate({ description: "A group's visible members, A-Z." }),
+  member_of: Schema.Array(AlbumArtist).annotate({ description: "Visible groups the artist belongs to, A-Z." })
+}).annotate({ identifier: "ArtistDetail" })
 export type ArtistDetail = typeof ArtistDetail.Type
 
 /**
@@ -115,13 +115,13 @@ export const artistDetail = shape(ArtistDetail, (a: string, albumCount: string) 
 /** Namesake hint. */
 export const NamesakeHint = Schema.Struct({
   id: Schema.Int,
-  disambiguator: Schema.String.annotations({
+  disambiguator: Schema.String.annotate({
     description: "The editor-supplied disambiguator, else one made of the role and best-known song."
   }),
-  role: Schema.String.annotations({ description: "The artist's most-credited role on public songs." }),
-  song: Schema.String.annotations({ description: "The artist's best-known public song (most vidsvc views)." }),
-  song_year: Schema.Int.annotations({ description: "The release year of that song." })
-}).annotations({ identifier: "NamesakeHint" })
+  role: Schema.String.annotate({ description: "The artist's most-credited role on public songs." }),
+  song: Schema.String.annotate({ description: "The artist's best-known public song (most vidsvc views)." }),
+  song_year: Schema.Int.annotate({ description: "The release year of that song." })
+}).annotate({ identifier: "NamesakeHint" })
 export type NamesakeHint = typeof NamesakeHint.Type
 
 /** A namesake hint for row `h` of the hints query (src/Artists/Repo.ts). */

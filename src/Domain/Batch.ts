@@ -1,10 +1,10 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import type { ListMeta } from "./Envelope.js"
 import { BadRequest } from "./Errors.js"
 import { pageJson } from "./Json.js"
 import { jsonArraySql } from "./JsonSql.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
 export const MAX_BATCH_IDS = 50
 
@@ -22,7 +22,7 @@ interface ListPage {
 export const batchLookup = (source: string, alias: string, item: string, ids: ReadonlyArray<number>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const lit = Statement.unsafeFragment
+    const lit = unsafeFragment
     const rows = yield* sql<{ total: number; json: string }>`
       WITH asked AS (
         SELECT x.id::int AS id, x.ord FROM unnest(string_to_array(${ids.join(",")}::text, ',')) WITH ORDINALITY AS x(id, ord))
@@ -59,6 +59,6 @@ export const browseOrIds = <
 ) => {
   const { ids, ...others } = urlParams
   const page: Effect.Effect<ListPage, E1 | E2 | BadRequest, R1 | R2> =
-    ids === undefined ? browse(others) : Effect.zipRight(idsAlone(others), byIds(ids))
+    ids === undefined ? browse(others) : Effect.andThen(idsAlone(others), byIds(ids))
   return Effect.map(page, pageJson)
 }

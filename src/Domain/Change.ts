@@ -6,16 +6,16 @@ export const CHANGE_TYPES = ["songs", "albums", "curated_lists", "artists", "gen
 
 /** One entry of the feed: which public row changed, never its content. */
 export const Change = Schema.Struct({
-  type: Schema.Literal(...CHANGE_TYPES),
-  id: Schema.Union(Schema.Int, Schema.String).annotations({
+  type: Schema.Literals(CHANGE_TYPES),
+  id: Schema.Union([Schema.Int, Schema.String]).annotate({
     description: "The row's id; for users, the public username (its URL key)."
   }),
-  change: Schema.Literal("upsert", "remove").annotations({
+  change: Schema.Literals(["upsert", "remove"]).annotate({
     description: "upsert: public now, and it became public or something its own paths show changed (fetch it again). " +
       "remove: no longer public (unpublished, deleted, banned, renamed handle)."
   }),
-  at: Schema.String.annotations({ description: "When the change was written or the scheduled row appeared (RFC 3339 UTC, ms)." })
-}).annotations({ identifier: "Change" })
+  at: Schema.String.annotate({ description: "When the change was written or the scheduled row appeared (RFC 3339 UTC, ms)." })
+}).annotate({ identifier: "Change" })
 
 /** The entry for a judged row `c` of the feed: its kind, row_key, whether it is public now, and when. */
 export const change = shape(Change, (c: string) => ({

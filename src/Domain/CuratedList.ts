@@ -23,15 +23,15 @@ import {
   staffListSongEntry
 } from "./Song.js"
 
-export const ContentType = Schema.Literal("songs", "albums")
+export const ContentType = Schema.Literals(["songs", "albums"])
 
 const listHeaderFields = {
   id: Schema.Int,
   title: Schema.String,
   description: Schema.NullOr(Schema.String),
-  artwork_url: Schema.NullOr(Schema.String).annotations({ description: "Absolute URL, or null without artwork." }),
-  artwork_colors: Schema.NullOr(ArtworkColors).annotations({ description: "null until computed." }),
-  updated_at: Schema.String.annotations({ description: "RFC 3339 UTC: when the list was last edited." })
+  artwork_url: Schema.NullOr(Schema.String).annotate({ description: "Absolute URL, or null without artwork." }),
+  artwork_colors: Schema.NullOr(ArtworkColors).annotate({ description: "null until computed." }),
+  updated_at: Schema.String.annotate({ description: "RFC 3339 UTC: when the list was last edited." })
 }
 
 /** Curated list: only the array of the list's content_type has rows. */
@@ -40,9 +40,9 @@ export const CuratedList = Schema.Struct({
   show_artists: Schema.Boolean,
   show_writers: Schema.Boolean,
   content_type: ContentType,
-  songs: Schema.Array(ListSongEntry).annotations({ description: "Published, non-deleted songs in curated order." }),
-  albums: Schema.Array(ListAlbumEntry).annotations({ description: "Published albums in curated order." })
-}).annotations({ identifier: "CuratedList" })
+  songs: Schema.Array(ListSongEntry).annotate({ description: "Published, non-deleted songs in curated order." }),
+  albums: Schema.Array(ListAlbumEntry).annotate({ description: "Published albums in curated order." })
+}).annotate({ identifier: "CuratedList" })
 export type CuratedList = typeof CuratedList.Type
 
 /** A list without its tracks; item_count counts the visible entries of its content_type. */
@@ -50,7 +50,7 @@ export const CuratedListSummary = Schema.Struct({
   ...listHeaderFields,
   content_type: ContentType,
   item_count: Schema.Int
-}).annotations({ identifier: "CuratedListSummary" })
+}).annotate({ identifier: "CuratedListSummary" })
 
 /** Curated list with every entry, each marked with its status. */
 export const StaffCuratedList = Schema.Struct({
@@ -58,7 +58,7 @@ export const StaffCuratedList = Schema.Struct({
   songs: Schema.Array(StaffListSongEntry),
   albums: Schema.Array(StaffListAlbumEntry),
   status: PublicationStatus
-}).annotations({ identifier: "StaffCuratedList" })
+}).annotate({ identifier: "StaffCuratedList" })
 
 /** The lists an audience may see: a view or table name, fixed text. */
 export const curatedListSource = (audience: Audience) => (audience === "public" ? "public_curated_lists" : "curated_lists")

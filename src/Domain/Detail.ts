@@ -1,5 +1,5 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type * as Statement from "@effect/sql/Statement"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Statements } from "../Database.js"
@@ -27,11 +27,11 @@ export const detailOrNotFound = (what: string) => <E, R>(json: Effect.Effect<Opt
  * (src/Database/Statements.ts).
  */
 export const jsonById = (
-  statements: Statements["Type"],
+  statements: Statements["Service"],
   compose: (id: number) => Statement.Statement<{ readonly json: string }>
 ) => {
   const prepared = statements.prepare(compose)
-  return (id: number) => Effect.map(statements.run(prepared, id), (rows) => Option.fromNullable(rows[0]?.json))
+  return (id: number) => Effect.map(statements.run(prepared, id), (rows) => Option.fromNullishOr(rows[0]?.json))
 }
 
 /**
@@ -42,7 +42,7 @@ export const jsonById = (
  */
 export const detailReader = (
   sql: SqlClient.SqlClient,
-  statements: Statements["Type"],
+  statements: Statements["Service"],
   textOf: (audience: Audience) => string,
   span: string
 ) => {

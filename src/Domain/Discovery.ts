@@ -7,17 +7,17 @@ import { SongSummary, songSummary } from "./Song.js"
 
 /** Four selections, up to 12 each, the same all day (no randomness; cacheable). */
 export const Discovery = Schema.Struct({
-  new_releases: Schema.Array(SongSummary).annotations({
+  new_releases: Schema.Array(SongSummary).annotate({
     description: "Songs released in the last 30 days (none in the future), newest first."
   }),
-  trending: Schema.Array(SongSummary).annotations({ description: "Songs with the most vidsvc views per day." }),
-  featured_lists: Schema.Array(CuratedListSummary).annotations({
+  trending: Schema.Array(SongSummary).annotate({ description: "Songs with the most vidsvc views per day." }),
+  featured_lists: Schema.Array(CuratedListSummary).annotate({
     description: "Published curated lists, most recently updated first."
   }),
-  on_this_day: Schema.Array(SongSummary).annotations({
+  on_this_day: Schema.Array(SongSummary).annotate({
     description: "Songs released on today's month and day in earlier years (exact dates only), most viewed first."
   })
-}).annotations({ identifier: "Discovery" })
+}).annotate({ identifier: "Discovery" })
 export type Discovery = typeof Discovery.Type
 
 /** One selection of songs: the public songs rows `source` (a subquery) as summaries in `order` over `s`. */

@@ -8,69 +8,62 @@
  *   list       query parameters              -> {data: [...], meta} or bad_request
  *   ownedList  path and query parameters     -> {data: [...], meta}, bad_request or not_found
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as OpenApi from "effect/http-api/OpenApi"
 import type * as Schema from "effect/Schema"
 import { DetailEnvelope, ListEnvelope } from "./Envelope.js"
 import { BadRequestError, NotFoundError } from "./Errors.js"
 
 type Path = `/${string}`
 
-export const resourceEndpoint = <const Name extends string, A, I, R>(
+export const resourceEndpoint = <const Name extends string, S extends Schema.Top>(
   name: Name,
   path: Path,
-  item: Schema.Schema<A, I, R>,
+  item: S,
   responseName: string,
   summary: string
-) => HttpApiEndpoint.get(name, path).addSuccess(DetailEnvelope(item, responseName)).annotate(OpenApi.Summary, summary)
+) => HttpApiEndpoint.get(name, path, { success: DetailEnvelope(item, responseName) }).annotate(OpenApi.Summary, summary)
 
-export const detailEndpoint = <const Name extends string, P extends Schema.Schema.Any, A, I, R>(
+export const detailEndpoint = <const Name extends string, P extends Schema.Top, S extends Schema.Top>(
   name: Name,
   path: Path,
-  pathParams: P & HttpApiEndpoint.HttpApiEndpoint.ValidatePath<P>,
-  item: Schema.Schema<A, I, R>,
+  pathParams: P,
+  item: S,
   responseName: string,
-  summary: string
+  summary: string,
+  otherErrors: ReadonlyArray<typeof BadRequestError> = []
 ) =>
-  HttpApiEndpoint.get(name, path)
-    .setPath(pathParams)
-    .addSuccess(DetailEnvelope(item, responseName))
-    .addError(NotFoundError)
-    .annotate(OpenApi.Summary, summary)
+  HttpApiEndpoint.get(name, path, {
+    params: pathParams,
+    success: DetailEnvelope(item, responseName),
+    error: [...otherErrors, NotFoundError]
+  }).annotate(OpenApi.Summary, summary)
 
-export const listEndpoint = <const Name extends string, Q extends Schema.Schema.Any, A, I, R>(
+export const listEndpoint = <const Name extends string, Q extends Schema.Top, S extends Schema.Top>(
   name: Name,
   path: Path,
-  queryParams: Q & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<Q>,
-  item: Schema.Schema<A, I, R>,
+  queryParams: Q,
+  item: S,
   listName: string,
   summary: string
 ) =>
-  HttpApiEndpoint.get(name, path)
-    .setUrlParams(queryParams)
-    .addSuccess(ListEnvelope(item, listName))
-    .addError(BadRequestError)
-    .annotate(OpenApi.Summary, summary)
+  HttpApiEndpoint.get(name, path, {
+    query: queryParams,
+    success: ListEnvelope(item, listName),
+    error: BadRequestError
+  }).annotate(OpenApi.Summary, summary)
 
-export const ownedListEndpoint = <
-  const Name extends string,
-  P extends Schema.Schema.Any,
-  Q extends Schema.Schema.Any,
-  A,
-  I,
-  R
->(
+export const ownedListEndpoint = <const Name extends string, P extends Schema.Top, Q extends Schema.Top, S extends Schema.Top>(
   name: Name,
   path: Path,
-  params: { readonly path: P & HttpApiEndpoint.HttpApiEndpoint.ValidatePath<P>; readonly query: Q & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<Q> },
-  item: Schema.Schema<A, I, R>,
+  params: { readonly path: P; readonly query: Q },
+  item: S,
   listName: string,
   summary: string
 ) =>
-  HttpApiEndpoint.get(name, path)
-    .setPath(params.path)
-    .setUrlParams(params.query)
-    .addSuccess(ListEnvelope(item, listName))
-    .addError(BadRequestError)
-    .addError(NotFoundError)
-    .annotate(OpenApi.Summary, summary)
+  HttpApiEndpoint.get(name, path, {
+    params: params.path,
+    query: params.query,
+    success: ListEnvelope(item, listName),
+    error: [BadRequestError, NotFoundError]
+  }).annotate(OpenApi.Summary, summary)

@@ -6,11 +6,11 @@ export const ListMeta = Schema.Struct({
   limit: Schema.Int,
   offset: Schema.Int,
   next_cursor: Schema.String
-}).annotations({ identifier: "ListMeta" })
+}).annotate({ identifier: "ListMeta" })
 export type ListMeta = typeof ListMeta.Type
 
-export const ListEnvelope = <A, I, R>(item: Schema.Schema<A, I, R>, identifier: string) =>
-  Schema.Struct({ data: Schema.Array(item), meta: ListMeta }).annotations({ identifier })
+export const ListEnvelope = <S extends Schema.Top>(item: S, identifier: string) =>
+  Schema.Struct({ data: Schema.Array(item), meta: ListMeta }).annotate({ identifier })
 
-export const DetailEnvelope = <A, I, R>(item: Schema.Schema<A, I, R>, identifier: string) =>
-  Schema.Struct({ data: item }).annotations({ identifier })
+export const DetailEnvelope = <S extends Schema.Top>(item: S, identifier: string) =>
+  Schema.Struct({ data: item }).annotate({ identifier })

@@ -1,43 +1,45 @@
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 
 /** The six error codes (docs/api.md, Errors); `code` takes no other value. */
-export const ErrorCode = Schema.Literal(
+export const ErrorCode = Schema.Literals([
   "not_found",
   "bad_request",
   "unauthorized",
   "forbidden",
   "rate_limited",
   "internal_error"
-)
+])
 export type ErrorCode = typeof ErrorCode.Type
 
 export const ErrorEnvelope = Schema.Struct({
   error: Schema.Struct({ code: ErrorCode, message: Schema.String })
-}).annotations({ identifier: "ErrorEnvelope" })
+}).annotate({ identifier: "ErrorEnvelope" })
 export type ErrorEnvelope = typeof ErrorEnvelope.Type
+
+type ErrorClass<Self> = Schema.Codec<Self, unknown, never, never> & { new(props: { readonly message: string }): Self }
 
 /**
  * The wire form of an error class: the envelope on the wire, the class in the handler.
  * A bare TaggedError would put `_tag` in the body; this keeps the body exactly the envelope.
  */
-const wire = <Self extends { readonly message: string }, Encoded, Code extends ErrorCode>(
-  errorClass: Schema.Schema<Self, Encoded> & {
-    new(props: { readonly message: string }): Self
-  },
+const wire = <Self extends { readonly message: string }, Code extends ErrorCode>(
+  errorClass: ErrorClass<Self>,
   identifier: string,
   code: Code,
   status: number
 ) =>
-  Schema.transform(
-    Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String }) }),
-    Schema.typeSchema(errorClass),
-    {
-      strict: true,
-      decode: ({ error }) => new errorClass({ message: error.message }),
-      encode: (self) => ({ error: { code, message: self.message } })
-    }
-  ).annotations({ identifier, ...HttpApiSchema.annotations({ status }) })
+  Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String }) })
+    .annotate({ identifier })
+    .pipe(
+      Schema.decodeTo(Schema.toType(errorClass), {
+        decode: SchemaGetter.transform(({ error }) => new errorClass({ message: error.message })),
+        encode: SchemaGetter.transform((self: Self) => ({ error: { code, message: self.message } }))
+      }),
+      HttpApiSchema.status(status)
+    )
 
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", { message: Schema.String }) {}
@@ -55,6 +57,15 @@ export const ForbiddenError = wire(Forbidden, "ForbiddenError", "forbidden", 403
 export const RateLimitedError = wire(RateLimited, "RateLimitedError", "rate_limited", 429)
 export const InternalServerError = wire(InternalError, "InternalServerError", "internal_error", 500)
 export const UnavailableError = wire(Unavailable, "UnavailableError", "internal_error", 503)
+
+/**
+ * The errors any endpoint may answer (bad_request on decoding, not_found off a route, internal
+ * errors), and the step inside every endpoint that turns any other failure into one of them
+ * (src/Http/Errors.ts).
+ */
+export class EnvelopeErrors extends HttpApiMiddleware.Service<EnvelopeErrors>()("catalogue/EnvelopeErrors", {
+  error: [BadRequestError, NotFoundError, InternalServerError, UnavailableError]
+}) {}
 
 export const notFound = (what: string) => new NotFound({ message: `${what} was not found.` })
 

@@ -7,13 +7,13 @@ const genreFields = {
   id: Schema.Int,
   slug: Schema.String,
   title: Schema.String,
-  color: Schema.String.annotations({ description: "Display colour, #rrggbb." }),
-  image_url: Schema.String.annotations({ description: "Absolute URL; a placeholder when the genre has no image." }),
-  song_count: Schema.Int.annotations({ description: "Public songs." })
+  color: Schema.String.annotate({ description: "Display colour, #rrggbb." }),
+  image_url: Schema.String.annotate({ description: "Absolute URL; a placeholder when the genre has no image." }),
+  song_count: Schema.Int.annotate({ description: "Public songs." })
 }
 
 /** Genre list entry. */
-export const GenreEntry = Schema.Struct(genreFields).annotations({ identifier: "GenreEntry" })
+export const GenreEntry = Schema.Struct(genreFields).annotate({ identifier: "GenreEntry" })
 
 /** Genre detail: description is "" when absent. */
 export const Genre = Schema.Struct({
@@ -24,7 +24,7 @@ export const Genre = Schema.Struct({
   color: genreFields.color,
   image_url: genreFields.image_url,
   song_count: genreFields.song_count
-}).annotations({ identifier: "Genre" })
+}).annotate({ identifier: "Genre" })
 
 /** Public songs of genres row `g` from kept counts. */
 export const genreSongCountSql = (g: string) => `coalesce(public_genre_song_count(${g}.id), 0)`

@@ -1,4 +1,4 @@
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 

@@ -1,5 +1,5 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Statement from "effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { Statements } from "../Database.js"
 import type { ListMeta } from "./Envelope.js"
@@ -7,6 +7,7 @@ import type { KeyType, SortKey } from "./Cursor.js"
 import type { BadRequest } from "./Errors.js"
 import { jsonArraySql } from "./JsonSql.js"
 import { type PageParamsInput, type PageRequest, pageMeta, resolvePage } from "./Pagination.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
 /**
  * One sort of one list, all fixed SQL text (never request text), so statement texts stay a
@@ -88,7 +89,7 @@ export interface KeysetResult {
   readonly found: boolean
 }
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 /** How SQL casts a cursor's key value back: the column's type (`id` is an int4 id, `dateOrEmpty` text). */
 const castType: Record<KeyType, string> = {

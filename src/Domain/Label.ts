@@ -8,9 +8,9 @@ export const Label = Schema.Struct({
   name: Schema.String,
   formerly_known_as: Schema.String,
   slug: Schema.String,
-  song_count: Schema.Int.annotations({ description: "Public songs." }),
-  album_count: Schema.Int.annotations({ description: "Public albums." })
-}).annotations({ identifier: "Label" })
+  song_count: Schema.Int.annotate({ description: "Public songs." }),
+  album_count: Schema.Int.annotate({ description: "Public albums." })
+}).annotate({ identifier: "Label" })
 export type Label = typeof Label.Type
 
 /** Public counts of labels row `l` read from kept counts, one probe each. */

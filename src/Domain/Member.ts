@@ -15,9 +15,9 @@ export const ContributorProfile = Schema.Struct({
   is_fan: Schema.Boolean,
   is_artist: Schema.Boolean,
   is_group: Schema.Boolean,
-  joined_at: Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds." }),
-  contribution_count: Schema.Int.annotations({ description: "Contributions on public songs." })
-}).annotations({ identifier: "ContributorProfile" })
+  joined_at: Schema.String.annotate({ description: "RFC 3339 UTC with milliseconds." }),
+  contribution_count: Schema.Int.annotate({ description: "Contributions on public songs." })
+}).annotate({ identifier: "ContributorProfile" })
 
 /** Contributions on public songs of members row `m`, from kept counts. */
 export const memberContributionCountSql = (m: string) =>
@@ -40,7 +40,7 @@ export const UserRef = Schema.Struct({
   username: Schema.String,
   name: Schema.String,
   avatar_url: Schema.String
-}).annotations({ identifier: "UserRef" })
+}).annotate({ identifier: "UserRef" })
 
 /** The member who made a contribution, or "Former member" when they are banned or have no handle. */
 export const formerMember = shape(UserRef, () => ({
@@ -76,7 +76,7 @@ export const ContributionDetails = Schema.Struct({
   changed_release_date: Schema.Boolean,
   changed_artwork: Schema.Boolean,
   links: Schema.Array(LinkChange)
-}).annotations({ identifier: "ContributionDetails" })
+}).annotate({ identifier: "ContributionDetails" })
 
 /** The object elements of jsonb array `details->key` (none when it is not an array) as `element`, in order. */
 const detailsArraySql = (details: string, key: string, element: string) => `(
@@ -117,11 +117,11 @@ export const contributionDetails = shape(ContributionDetails, (details: string) 
 /** Contribution entry. */
 export const ContributionEntry = Schema.Struct({
   id: Schema.Int,
-  action: Schema.String.annotations({ description: "`add` or `edit`." }),
-  action_at: Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds." }),
+  action: Schema.String.annotate({ description: "`add` or `edit`." }),
+  action_at: Schema.String.annotate({ description: "RFC 3339 UTC with milliseconds." }),
   details: ContributionDetails,
   song: SongSummary
-}).annotations({ identifier: "ContributionEntry" })
+}).annotate({ identifier: "ContributionEntry" })
 
 /** Contribution entry for contributions row `c`; the song is a song summary. */
 export const contributionEntry = shape(ContributionEntry, (c: string) => ({
@@ -132,15 +132,15 @@ export const contributionEntry = shape(ContributionEntry, (c: string) => ({
   song: songSummaryOf(`${c}.song_id`)
 }), { from: "contributions c", args: ["c"] })
 
-const SongContribution = Schema.Struct({ action: Schema.Literal("add", "edit"), action_at: Schema.String, user: UserRef })
+const SongContribution = Schema.Struct({ action: Schema.Literals(["add", "edit"]), action_at: Schema.String, user: UserRef })
 
 /** Song contributors. */
 export const SongContributors = Schema.Struct({
   song_id: Schema.Int,
   added_by: UserRef,
   edited_by: UserRef,
-  contributions: Schema.Array(SongContribution).annotations({ description: "The song's add and edit history, newest first." })
-}).annotations({ identifier: "SongContributors" })
+  contributions: Schema.Array(SongContribution).annotate({ description: "The song's add and edit history, newest first." })
+}).annotate({ identifier: "SongContributors" })
 
 /** The adder of song `s`: the first `add`, else the first contributor. */
 const adderSql = (s: string) => `(SELECT ${userRefOrFormerSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id

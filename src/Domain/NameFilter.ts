@@ -1,7 +1,8 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import type * as SqlClient from "effect/sql/SqlClient"
+import * as Statement from "effect/sql/Statement"
+import { unsafeFragment } from "../Database/SqlText.js"
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 /** Trigrams: a shorter query has none, and its trigram index scan returns every row to recheck. */
 const TRIGRAM_LENGTH = 3

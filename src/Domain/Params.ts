@@ -1,4 +1,5 @@
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 
 export const MAX_INT4 = 2_147_483_647
 
@@ -26,37 +27,69 @@ const isUndecoded = (text: string) => {
 /** Text PostgreSQL can take as a parameter (no NUL, no lone surrogate) and that was valid UTF-8 on the wire. */
 export const isDatabaseText = (text: string) => !text.includes("\u0000") && !hasLoneSurrogate(text) && !isUndecoded(text)
 
+/**
+ * How a test draws valid values of a parameter (test/support/samples.ts reads it): the checks are
+ * too strict for random text to pass them by chance.
+ */
+export type Sample =
+  | { readonly kind: "integer"; readonly min: number; readonly max: number }
+  | { readonly kind: "choice"; readonly words: ReadonlyArray<string> }
+  | { readonly kind: "pattern"; readonly pattern: RegExp }
+  | { readonly kind: "set"; readonly of: Sample; readonly max: number }
+
+type JsonSchema = { readonly [key: string]: unknown }
+
+/**
+ * The OpenAPI document describes a parameter by what it must be (`jsonSchema`: an integer in range,
+ * an array of ids, an enum), not by the text it travels as; OpenApiDocument.ts puts it in place.
+ */
+const described = (jsonSchema: JsonSchema) => ({ toJsonSchema: () => ({ ...jsonSchema }) })
+
+/** A wire text, a bad_request with the message `problem` finds in it, if any. */
+export const CheckedText = (problem: (text: string) => string | undefined, jsonSchema: JsonSchema, sample?: Sample) =>
+  Schema.String.check(Schema.makeFilter((text: string) => problem(text), described(jsonSchema)))
+    .annotate(sample === undefined ? {} : { sample })
+
+const checkedText = (accepts: (text: string) => boolean, message: string, jsonSchema: JsonSchema, sample?: Sample) =>
+  CheckedText((text) => (accepts(text) ? undefined : message), jsonSchema, sample)
+
+/** Any text, described to clients as `jsonSchema` says; checked elsewhere, if at all. */
+export const DocumentedText = (jsonSchema: JsonSchema) => Schema.String.check(Schema.makeFilter(() => true, described(jsonSchema)))
+
 /** Any text parameter: a bad_request naming `name` when it is not text the database can take. */
-export const TextParam = (name: string) => {
-  const message = () => `${name} must be valid UTF-8 text without NUL characters.`
-  return Schema.String.pipe(Schema.filter(isDatabaseText, { message }))
+export const TextParam = (name: string, jsonSchema: JsonSchema = { type: "string" }) =>
+  checkedText(isDatabaseText, `${name} must be valid UTF-8 text without NUL characters.`, jsonSchema)
+
+const numberFromText = {
+  decode: SchemaGetter.transform((text: string) => Number(text)),
+  encode: SchemaGetter.transform((n: number) => String(n))
 }
 
 /**
- * Decimal digits only, checked as text before conversion: NumberFromString alone would take
- * `1e3`, `0x10`, `4242.0`, `012` and ` 12`, and an id past int4 would make Postgres fail. The OpenAPI
- * document says what the text must be, an integer in range, so that generated clients take numbers.
+ * Decimal digits only, checked as text before conversion: a number parser alone would take
+ * `1e3`, `0x10`, `4242.0`, `012` and ` 12` (and Effect 4's NumberFromString even `abc`, as NaN),
+ * and an id past int4 would make Postgres fail. The OpenAPI document says what the text must be,
+ * an integer in range, so that generated clients take numbers.
  */
-const wholeNumberText = (
+export const wholeNumberText = (
   name: string,
   pattern: RegExp,
   min: number,
   max: number,
-  doc: { readonly description?: string; readonly default?: number } = {}
+  doc: { readonly description?: string; readonly default?: number; readonly message?: string } = {}
 ) => {
-  const message = () => `${name} must be a whole number from ${min} to ${max}.`
+  const { message = `${name} must be a whole number from ${min} to ${max}.`, ...documented } = doc
   const description = doc.description ?? `Whole number from ${min} to ${max}.`
-  return Schema.String.pipe(
-    Schema.pattern(pattern, { message }),
-    Schema.compose(Schema.NumberFromString),
-    Schema.filter((n) => Number.isSafeInteger(n) && n >= min && n <= max, { message }),
-    Schema.annotations({
-      message,
-      description,
-      jsonSchema: { type: "integer", minimum: min, maximum: max, ...doc, description },
-      arbitrary: () => (fc) => fc.integer({ min, max })
-    })
-  )
+  const fits = (text: string) => {
+    if (!pattern.test(text)) return false
+    const n = Number(text)
+    return Number.isSafeInteger(n) && n >= min && n <= max
+  }
+  return checkedText(fits, message, { type: "integer", minimum: min, maximum: max, ...documented, description }, {
+    kind: "integer",
+    min,
+    max
+  }).pipe(Schema.decodeTo(Schema.Number, numberFromText))
 }
 
 /** An integer id in a path or query: `^[1-9][0-9]*$`, at most 2^31-1. */
@@ -78,20 +111,23 @@ export const FeedLimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,3}$/, 1, 1
   description: "Changes per page, 1 to 1000 (default 100)."
 })
 
-/**
- * A closed set of words, with a message that lists them. A refined string rather than a
- * literal union: `Schema.optional` merges a union with `undefined` and loses its message.
- */
-export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: string, ...words: Words) => {
-  const message = () => `${name} must be one of: ${words.join(", ")}.`
+/** A closed set of words, with a message that lists them: a refined string, not a literal union. */
+export const ChoiceParam = <const Words extends ReadonlyArray<string>>(name: string, ...words: Words) =>
+  DescribedChoiceParam(name, `One of: ${words.join(", ")}.`, ...words)
+
+/** A closed set of words, described to clients in words of its own. */
+export const DescribedChoiceParam = <const Words extends ReadonlyArray<string>>(
+  name: string,
+  description: string,
+  ...words: Words
+) => {
+  const message = `${name} must be one of: ${words.join(", ")}.`
   return Schema.String.pipe(
-    Schema.filter((text): text is Words[number] => words.includes(text), {
+    Schema.refine((text): text is Words[number] => words.includes(text), {
       message,
-      jsonSchema: { enum: words },
-      description: `One of: ${words.join(", ")}.`,
-      arbitrary: () => (fc) => fc.constantFrom(...(words as ReadonlyArray<Words[number]>))
+      ...described({ type: "string", enum: words, description })
     })
-  ).annotations({ arbitrary: () => (fc) => fc.constantFrom(...words) })
+  ).annotate({ sample: { kind: "choice", words } satisfies Sample })
 }
 
 export const OrderParam = ChoiceParam("order", "asc", "desc")
@@ -99,32 +135,52 @@ export const OrderParam = ChoiceParam("order", "asc", "desc")
 /** Cursors are base64url text; the cursor check refuses longer ones. */
 export const MAX_CURSOR_LENGTH = 2048
 
-/** `ids=1,2,3`: 1 to `max` ids, each as strict as an id in a path; a repeated id counts once. */
-export const IdListParam = (max: number) => {
-  const message = () => `ids must be 1 to ${max} comma-separated ids, each a whole number from 1 to ${MAX_INT4}.`
-  const description = `Ids, 1 to ${max} of them, comma-separated (ids=12,40): the list items of those that are public, ` +
-    "in the order asked (a repeated id once, at its first place); meta.total is the number found. Not with other parameters."
-  return Schema.String.pipe(
-    Schema.pattern(/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/, { message }),
-    Schema.transform(Schema.Array(Schema.Number), {
-      strict: true,
-      decode: (text) => [...new Set(text.split(",").map(Number))],
-      encode: (ids) => ids.join(",")
-    }),
-    Schema.filter((ids) => ids.length >= 1 && ids.length <= max && ids.every((id) => id <= MAX_INT4), { message }),
-    Schema.annotations({
-      message,
-      description,
-      jsonSchema: {
-        type: "array",
-        items: { type: "integer", minimum: 1, maximum: MAX_INT4 },
-        minItems: 1,
-        maxItems: max,
-        description
-      },
-      arbitrary: () => (fc) => fc.uniqueArray(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: max })
+/**
+ * A comma-separated set of values (`ids=1,2,3`, `types=songs,artists`): text matching `pattern`,
+ * each value once at its first place, 1 to `max` of them.
+ */
+export const CommaSetParam = <A>(options: {
+  readonly pattern: RegExp
+  readonly max: number
+  readonly value: (text: string) => A
+  readonly fits: (value: A) => boolean
+  readonly message: string
+  readonly jsonSchema: JsonSchema
+  readonly sample: Sample
+}) => {
+  const values = (text: string) => [...new Set(text.split(",").map(options.value))]
+  const accepts = (text: string) => {
+    if (!options.pattern.test(text)) return false
+    const decoded = values(text)
+    return decoded.length >= 1 && decoded.length <= options.max && decoded.every(options.fits)
+  }
+  return checkedText(accepts, options.message, options.jsonSchema, { kind: "set", of: options.sample, max: options.max }).pipe(
+    Schema.decodeTo(Schema.Array(Schema.declare((_: unknown): _ is A => true)), {
+      decode: SchemaGetter.transform(values),
+      encode: SchemaGetter.transform((list: ReadonlyArray<A>) => list.join(","))
     })
   )
+}
+
+/** `ids=1,2,3`: 1 to `max` ids, each as strict as an id in a path; a repeated id counts once. */
+export const IdListParam = (max: number, description?: string) => {
+  const message = `ids must be 1 to ${max} comma-separated ids, each a whole number from 1 to ${MAX_INT4}.`
+  return CommaSetParam({
+    pattern: /^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/,
+    max,
+    value: Number,
+    fits: (id) => id <= MAX_INT4,
+    message,
+    jsonSchema: {
+      type: "array",
+      items: { type: "integer", minimum: 1, maximum: MAX_INT4 },
+      minItems: 1,
+      maxItems: max,
+      description: description ?? `Ids, 1 to ${max} of them, comma-separated (ids=12,40): the list items of those that are public, ` +
+        "in the order asked (a repeated id once, at its first place); meta.total is the number found. Not with other parameters."
+    },
+    sample: { kind: "integer", min: 1, max: 200 }
+  })
 }
 
 /** `limit`, `offset` and `cursor` of every paginated list (docs/api.md, Pagination). */
@@ -133,14 +189,12 @@ export const PageParams = {
   offset: Schema.optional(OffsetParam),
   cursor: Schema.optional(
     // checked whole by the cursor codec (src/Domain/Cursor.ts), which has one message for any bad cursor
-    Schema.String.annotations({
-      jsonSchema: {
-        type: "string",
-        minLength: 1,
-        maxLength: MAX_CURSOR_LENGTH,
-        description: "The opaque token from a previous page's meta.next_cursor (same endpoint, sort and filters); " +
-          "when given it replaces offset."
-      }
+    DocumentedText({
+      type: "string",
+      minLength: 1,
+      maxLength: MAX_CURSOR_LENGTH,
+      description: "The opaque token from a previous page's meta.next_cursor (same endpoint, sort and filters); " +
+        "when given it replaces offset."
     })
   )
 }

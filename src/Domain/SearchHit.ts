@@ -18,7 +18,7 @@ import { ListAlbumEntry, listAlbumEntry, SongSummary, songSummary } from "./Song
  */
 export const SEARCH_TOTAL_BOUND = 1000
 
-const Score = Schema.Number.annotations({
+const Score = Schema.Finite.annotate({
   description: "How the name matched: 1 exact, 0.75 prefix, 0.5 a later word starts with the text, " +
     "0.25 inside a word or within one typo."
 })
@@ -36,15 +36,15 @@ const searchShapes = <Fields extends Schema.Struct.Fields>(
   names: { readonly hit: string; readonly section: string },
   publicRows: string
 ) => {
-  const Hit = Schema.Struct({ ...fields, score: Score }).annotations({ identifier: names.hit })
+  const Hit = Schema.Struct({ ...fields, score: Score }).annotate({ identifier: names.hit })
   const hitFields = (x: string, score: string) => ({ ...fieldsSql(x), score })
   const hit = shape(Hit, hitFields, { from: `${publicRows} x`, args: ["x", "0.5"] })
   const Section = Schema.Struct({
-    items: Schema.Array(Hit).annotations({ description: "Best first: score, then popularity, then id." }),
-    total: Schema.Int.annotations({
+    items: Schema.Array(Hit).annotate({ description: "Best first: score, then popularity, then id." }),
+    total: Schema.Int.annotate({
       description: `Matches of this type, exact below ${bound}; ${bound} means ${bound} or more.`
     })
-  }).annotations({ identifier: names.section })
+  }).annotate({ identifier: names.section })
   const section = shape(Section, (items: string, total: string) => ({ items, total }), {
     args: [`(SELECT ${jsonArraySql(hit.json("x", "0.5"), "x.id")} FROM (SELECT * FROM ${publicRows} LIMIT 3) x)`, "3"]
   })

@@ -5,26 +5,27 @@
  * with a GIN trigram index.
  */
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import { TextParam } from "./Params.js"
 
 export const MAX_QUERY_LENGTH = 100
 
+const QUERY_LENGTH_MESSAGE = `q must be 1 to ${MAX_QUERY_LENGTH} characters long after trimming spaces.`
+
 /** `q`: 1 to 100 characters after trimming. Any text is allowed; it is only ever a parameter. */
-export const SearchTextParam = TextParam("q").pipe(
-  Schema.compose(Schema.Trim),
-  Schema.filter((text) => text.length >= 1 && text.length <= MAX_QUERY_LENGTH, {
-    message: () => `q must be 1 to ${MAX_QUERY_LENGTH} characters long after trimming spaces.`
-  }),
-  Schema.annotations({
-    message: () => `q must be 1 to ${MAX_QUERY_LENGTH} characters long after trimming spaces.`,
-    jsonSchema: {
-      type: "string",
-      minLength: 1,
-      maxLength: MAX_QUERY_LENGTH,
-      description: `Search text, 1 to ${MAX_QUERY_LENGTH} characters after trimming spaces; case, diacritics, ` +
-        "apostrophes and hyphens do not matter."
-    }
-  })
+export const SearchTextParam = TextParam("q", {
+  type: "string",
+  minLength: 1,
+  maxLength: MAX_QUERY_LENGTH,
+  description: `Search text, 1 to ${MAX_QUERY_LENGTH} characters after trimming spaces; case, diacritics, ` +
+    "apostrophes and hyphens do not matter."
+}).pipe(
+  Schema.decodeTo(
+    Schema.String.check(
+      Schema.makeFilter((text: string) => (text.length >= 1 && text.length <= MAX_QUERY_LENGTH) || QUERY_LENGTH_MESSAGE)
+    ),
+    { decode: SchemaGetter.transform((text: string) => text.trim()), encode: SchemaGetter.passthrough() }
+  )
 )
 
 /**

@@ -61,8 +61,8 @@ export const objectSql = <Fields extends Schema.Struct.Fields, R extends FieldsS
   fields: Exactly<Fields, R>
 ) => jsonObjectSql(fields)
 
-const identifierOf = (schema: Schema.Schema.Any) => {
-  const annotation = schema.ast.annotations[AST.IdentifierAnnotationId]
+const identifierOf = (schema: Schema.Top) => {
+  const annotation = AST.resolveIdentifier(schema.ast)
   if (typeof annotation !== "string") throw new Error("a shape's Schema needs an identifier, or pass its name")
   return annotation
 }

@@ -29,35 +29,35 @@ export const PLACEHOLDER = {
   genreImage: "genre-image"
 } as const
 
-export const ArtworkSource = Schema.Literal("Custom", "StreamB", "StreamA", "VidSvc")
-export const DateType = Schema.Literal("FULL", "MONTH", "YEAR")
-export const AlbumType = Schema.Literal("album", "ep", "single")
+export const ArtworkSource = Schema.Literals(["Custom", "StreamB", "StreamA", "VidSvc"])
+export const DateType = Schema.Literals(["FULL", "MONTH", "YEAR"])
+export const AlbumType = Schema.Literals(["album", "ep", "single"])
 
 /** `{id, name}`: a performing or writing credit in a song summary. */
-export const ArtistName = Schema.Struct({ id: Schema.Int, name: Schema.String }).annotations({
+export const ArtistName = Schema.Struct({ id: Schema.Int, name: Schema.String }).annotate({
   identifier: "ArtistName"
 })
 
-const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /** The fields of the song summary, in the interface's order; the other song shapes extend them. */
 const songSummaryFields = {
   id: Schema.Int,
   title: Schema.String,
   slug: Schema.String,
-  released_at: Schema.String.annotations({ description: "YYYY-MM-DD." }),
-  artwork_url: Schema.String.annotations({ description: "Absolute URL; a placeholder when there is no artwork." }),
+  released_at: Schema.String.annotate({ description: "YYYY-MM-DD." }),
+  artwork_url: Schema.String.annotate({ description: "Absolute URL; a placeholder when there is no artwork." }),
   artwork_source: Schema.NullOr(ArtworkSource),
   vidsvc_video_id: Schema.NullOr(Schema.String),
   vidsvc_video_url: Schema.NullOr(Schema.String),
   vidsvc_views: Schema.NullOr(Schema.Int),
   vidsvc_views_per_day: Schema.NullOr(Schema.Int),
-  artists: Schema.Array(ArtistName).annotations({ description: "Performing credits, in credit order." }),
-  artwork_average: Schema.NullOr(Schema.String).annotations({ description: "#rrggbb, or null until computed." })
+  artists: Schema.Array(ArtistName).annotate({ description: "Performing credits, in credit order." }),
+  artwork_average: Schema.NullOr(Schema.String).annotate({ description: "#rrggbb, or null until computed." })
 }
 
 /** Song summary: a song in lists, similar songs, loves and contributions. */
-export const SongSummary = Schema.Struct(songSummaryFields).annotations({ identifier: "SongSummary" })
+export const SongSummary = Schema.Struct(songSummaryFields).annotate({ identifier: "SongSummary" })
 export type SongSummary = typeof SongSummary.Type
 
 const extendedFields = {
@@ -72,15 +72,15 @@ const extendedFields = {
 /** Extended song entry inside a curated list: with `writers` (composer and lyricist credits). */
 export const ListSongEntry = Schema.Struct({
   ...extendedFields,
-  writers: Schema.Array(ArtistName).annotations({ description: "Writing credits, each artist once." })
-}).annotations({ identifier: "ListSongEntry" })
+  writers: Schema.Array(ArtistName).annotate({ description: "Writing credits, each artist once." })
+}).annotate({ identifier: "ListSongEntry" })
 export type ListSongEntry = typeof ListSongEntry.Type
 
 /** Extended song entry inside an album: with the track `position`. */
 export const AlbumSongEntry = Schema.Struct({
   ...extendedFields,
-  position: Schema.Int.annotations({ description: "Track position." })
-}).annotations({ identifier: "AlbumSongEntry" })
+  position: Schema.Int.annotate({ description: "Track position." })
+}).annotate({ identifier: "AlbumSongEntry" })
 export type AlbumSongEntry = typeof AlbumSongEntry.Type
 
 /** An album's artist with its avatar (album detail; avatar_url is a placeholder when absent). */
@@ -90,7 +90,7 @@ export const AlbumArtist = Schema.Struct({
   prefix_title: Schema.NullOr(Schema.String),
   is_group: Schema.Boolean,
   avatar_url: Schema.String
-}).annotations({ identifier: "AlbumArtist" })
+}).annotate({ identifier: "AlbumArtist" })
 
 /** The artist of a list album entry, typed as the interface writes it (the service fills every value). */
 export const ListAlbumArtist = Schema.Struct({
@@ -99,7 +99,7 @@ export const ListAlbumArtist = Schema.Struct({
   prefix_title: Schema.NullOr(Schema.String),
   is_group: Schema.NullOr(Schema.Boolean),
   avatar_url: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "ListAlbumArtist" })
+}).annotate({ identifier: "ListAlbumArtist" })
 
 /** List album entry: in curated lists, album browse lists and an artist's albums. */
 export const ListAlbumEntry = Schema.Struct({
@@ -107,18 +107,18 @@ export const ListAlbumEntry = Schema.Struct({
   title: Schema.String,
   album_type: AlbumType,
   artwork_url: Schema.NullOr(Schema.String),
-  song_count: Schema.Int.annotations({ description: "Visible songs on the album." }),
-  latest_released_at: Schema.NullOr(Schema.String).annotations({
+  song_count: Schema.Int.annotate({ description: "Visible songs on the album." }),
+  latest_released_at: Schema.NullOr(Schema.String).annotate({
     description: "Latest release date of the album's visible songs, else the album's own date (YYYY-MM-DD)."
   }),
-  artists: Schema.Array(ListAlbumArtist).annotations({
+  artists: Schema.Array(ListAlbumArtist).annotate({
     description: "Explicit album artists, or the performers of the album's visible songs."
   })
-}).annotations({ identifier: "ListAlbumEntry" })
+}).annotate({ identifier: "ListAlbumEntry" })
 export type ListAlbumEntry = typeof ListAlbumEntry.Type
 
 /** Sampled artwork colours: neutral grey until computed where the type has no null. */
-export const ArtworkColors = Schema.Struct({ dominant: Schema.String, average: Schema.String }).annotations({
+export const ArtworkColors = Schema.Struct({ dominant: Schema.String, average: Schema.String }).annotate({
   identifier: "ArtworkColors"
 })
 
@@ -126,22 +126,22 @@ export const ArtworkColors = Schema.Struct({ dominant: Schema.String, average: S
 export type Audience = "public" | "staff"
 
 /** Staff see every state; each row says which. */
-export const SongStatus = Schema.Literal("published", "unpublished", "deleted")
+export const SongStatus = Schema.Literals(["published", "unpublished", "deleted"])
 
 /** Staff see albums and curated lists in every state; each says which. */
-export const PublicationStatus = Schema.Literal("published", "unpublished")
+export const PublicationStatus = Schema.Literals(["published", "unpublished"])
 
-const Instant = Schema.NullOr(Schema.String).annotations({ description: "RFC 3339 UTC, or null." })
+const Instant = Schema.NullOr(Schema.String).annotate({ description: "RFC 3339 UTC, or null." })
 
 /** Where a song stands, on every staff song. */
 export const songStateFields = {
   status: SongStatus,
-  published_at: Instant.annotations({ description: "RFC 3339 UTC; null when never published (future dates: scheduled)." }),
+  published_at: Instant.annotate({ description: "RFC 3339 UTC; null when never published (future dates: scheduled)." }),
   deleted_at: Instant
 }
 
 /** A song of the staff song list: the summary and where the song stands. */
-export const StaffSongSummary = Schema.Struct({ ...SongSummary.fields, ...songStateFields }).annotations({
+export const StaffSongSummary = Schema.Struct({ ...SongSummary.fields, ...songStateFields }).annotate({
   identifier: "StaffSongSummary"
 })
 

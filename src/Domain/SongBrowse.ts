@@ -1,11 +1,12 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import type * as SqlClient from "effect/sql/SqlClient"
+import * as Statement from "effect/sql/Statement"
 import { keysetPage } from "./Keyset.js"
 import type { PageParamsInput } from "./Pagination.js"
 import { ownSongSort, type SongOwner, songSort, songSortDescendingByDefault, type SongSortName } from "./SongSorts.js"
 import { steered } from "./SteeredPage.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 /** A browse of public songs: its filters (an unknown genre slug matches nothing), sort and order. */
 export interface SongBrowse {

@@ -16,7 +16,7 @@ import {
   songSummary
 } from "./Song.js"
 
-const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /** Song detail `media`: absent text is "", absent durations 0, date_type defaults to FULL. */
 export const SongMedia = Schema.Struct({
@@ -27,7 +27,7 @@ export const SongMedia = Schema.Struct({
   streamb_url: Schema.String,
   date_type: DateType,
   duration_ms: NonNegativeInt
-}).annotations({ identifier: "SongMedia" })
+}).annotate({ identifier: "SongMedia" })
 
 /** Song detail `vidsvc`: the video's figures as last fetched; 0 and "" when there is no video. */
 export const SongVideoStats = Schema.Struct({
@@ -35,17 +35,17 @@ export const SongVideoStats = Schema.Struct({
   views: NonNegativeInt,
   views_per_day: NonNegativeInt,
   likes: NonNegativeInt,
-  last_fetched: Schema.String.annotations({ description: "RFC 3339 UTC, or \"\" when never fetched." })
-}).annotations({ identifier: "SongVideoStats" })
+  last_fetched: Schema.String.annotate({ description: "RFC 3339 UTC, or \"\" when never fetched." })
+}).annotate({ identifier: "SongVideoStats" })
 
-export const RoleTag = Schema.Literal("performer", "writer", "producer", "other")
+export const RoleTag = Schema.Literals(["performer", "writer", "producer", "other"])
 
 const CreditArtist = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
   is_group: Schema.Boolean,
   avatar_url: Schema.String,
-  username: Schema.NullOr(Schema.String).annotations({ description: "null when the artist has no public member profile." })
+  username: Schema.NullOr(Schema.String).annotate({ description: "null when the artist has no public member profile." })
 })
 const CreditRole = Schema.Struct({ id: Schema.Int, title: Schema.String, slug: Schema.String, tag: RoleTag, order: Schema.Int })
 
@@ -54,7 +54,7 @@ export const SongCredit = Schema.Struct({
   order: Schema.Int,
   artist: CreditArtist,
   role: CreditRole
-}).annotations({ identifier: "SongCredit" })
+}).annotate({ identifier: "SongCredit" })
 
 const SongGenre = Schema.Struct({ id: Schema.Int, slug: Schema.String, title: Schema.String })
 const SongLabel = Schema.Struct({ id: Schema.Int, name: Schema.String })
@@ -80,13 +80,13 @@ export const SongDetail = Schema.Struct({
   labels: Schema.Array(SongLabel),
   artwork_colors: ArtworkColors,
   streama_popularity: NonNegativeInt,
-  version_of: Schema.Array(SongSummary).annotations({ description: "Public songs this one is a version of." }),
-  versions: Schema.Array(SongSummary).annotations({ description: "Public versions (covers, remixes, live) of this song." })
-}).annotations({ identifier: "SongDetail" })
+  version_of: Schema.Array(SongSummary).annotate({ description: "Public songs this one is a version of." }),
+  versions: Schema.Array(SongSummary).annotate({ description: "Public versions (covers, remixes, live) of this song." })
+}).annotate({ identifier: "SongDetail" })
 export type SongDetail = typeof SongDetail.Type
 
 /** The song detail in any state, with where the song stands. */
-export const StaffSongDetail = Schema.Struct({ ...SongDetail.fields, ...songStateFields }).annotations({
+export const StaffSongDetail = Schema.Struct({ ...SongDetail.fields, ...songStateFields }).annotate({
   identifier: "StaffSongDetail"
 })
 
@@ -95,7 +95,7 @@ export const SimilarSongs = Schema.Struct({
   by_artist: Schema.Array(SongSummary),
   by_writers: Schema.Array(SongSummary),
   by_others: Schema.Array(SongSummary)
-}).annotations({ identifier: "SimilarSongs" })
+}).annotate({ identifier: "SimilarSongs" })
 
 export const songMedia = shape(SongMedia, (s: string) => ({
   vidsvc_id: `coalesce(${s}.vidsvc_video_id, '')`,

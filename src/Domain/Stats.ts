@@ -15,13 +15,13 @@ export const CatalogueStats = Schema.Struct({
   genres: Schema.Int,
   labels: Schema.Int,
   recent_releases: RecentReleases
-}).annotations({ identifier: "CatalogueStats" })
+}).annotate({ identifier: "CatalogueStats" })
 
 export const StaffStats = Schema.Struct({
   ...CatalogueStats.fields,
-  unpublished_songs: Schema.Int.annotations({ description: "Songs not yet published (none or a future date), not deleted." }),
+  unpublished_songs: Schema.Int.annotate({ description: "Songs not yet published (none or a future date), not deleted." }),
   deleted_songs: Schema.Int
-}).annotations({ identifier: "StaffStats" })
+}).annotate({ identifier: "StaffStats" })
 
 /** Catalogue statistics over public rows only, for public_catalogue_totals row `pc`; kept counts. */
 export const catalogueStats = shape(CatalogueStats, (pc: string) => ({
@@ -51,8 +51,8 @@ export const hiddenSongCountsSql = `SELECT
     count(*) FILTER (WHERE ${songStatusCondition.deleted})::int AS deleted
   FROM songs s`
 
-const decodeCatalogueStats = Schema.decodeUnknownSync(Schema.parseJson(CatalogueStats))
-const encodeStaffStats = Schema.encodeSync(Schema.parseJson(StaffStats))
+const decodeCatalogueStats = Schema.decodeUnknownSync(Schema.fromJsonString(CatalogueStats))
+const encodeStaffStats = Schema.encodeSync(Schema.fromJsonString(StaffStats))
 
 /** Staff statistics: the catalogue statistics (JSON built by catalogueStats) plus the hidden songs. */
 export const staffStatsJson = (catalogueStatsJson: string, hidden: { readonly unpublished: number; readonly deleted: number }) =>

@@ -1,7 +1,8 @@
-import * as Statement from "@effect/sql/Statement"
+import * as Statement from "effect/sql/Statement"
 import { afterCursor, orderOf, pageHalves, type PageStrategy, tieOf } from "./Keyset.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 /** Below this offset a walk from the nearer end is cheaper than a seek (a few hundred rows against a sum of kept counts). */
 const SEEK_FROM_OFFSET = 1000

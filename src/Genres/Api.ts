@@ -1,5 +1,5 @@
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { Genre, GenreEntry } from "../Domain/Genre.js"
 import { TextParam } from "../Domain/Params.js"
@@ -7,9 +7,7 @@ import { SongSummary } from "../Domain/Song.js"
 import { SongListParams } from "../Labels/Api.js"
 import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
 
-const bySlug = Schema.Struct({ slug: TextParam("slug").annotations({
-  jsonSchema: { type: "string", minLength: 1, description: "The genre's slug, e.g. rock-kapak." }
-}) })
+const bySlug = Schema.Struct({ slug: TextParam("slug", { type: "string", minLength: 1, description: "The genre's slug, e.g. rock-kapak." }) })
 
 export class GenresApi extends HttpApiGroup.make("Genres")
   .add(

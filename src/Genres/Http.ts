@@ -1,4 +1,4 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
@@ -15,8 +15,8 @@ export const GenresLive = HttpApiBuilder.group(Api, "Genres", (handlers) =>
       .handle("list", () =>
         Effect.map(repo.listGenres, ({ json, total }) =>
           listJson(json, { total, limit: total, offset: 0, next_cursor: "" })))
-      .handle("detail", ({ path: { slug } }) =>
+      .handle("detail", ({ params: { slug } }) =>
         repo.findGenre(slug).pipe(detailOrNotFound(`Genre ${echo(slug)}`)))
-      .handle("songs", ({ path: { slug }, urlParams: { sort, ...page } }) =>
+      .handle("songs", ({ params: { slug }, query: { sort, ...page } }) =>
         repo.listGenreSongs(slug, sort ?? "released", page).pipe(listOrNotFound(`Genre ${echo(slug)}`)))
   })).pipe(Layer.provide(GenresRepo.Default))

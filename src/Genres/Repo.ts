@@ -1,6 +1,7 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { genre, genreEntry } from "../Domain/Genre.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
@@ -9,14 +10,15 @@ import { songBrowsePage } from "../Domain/SongBrowse.js"
 import type { SongSortName } from "../Domain/SongSorts.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 /** The public song count of genres row `g` joined to its public count `gc`. */
 const songCount = "coalesce(gc.song_count, 0)::int"
 
-export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRepo", {
-  effect: Effect.gen(function*() {
+export class GenresRepo extends Context.Service<GenresRepo>()("catalogue/GenresRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const database = yield* databaseContext
 
@@ -36,7 +38,7 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
         SELECT ${lit(genre.json("g", songCount))}::text AS json
         FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id
         WHERE g.slug = ${slug}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
+        Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
         Effect.orDie,
         withSpan("GenresRepo.findGenre")
       )
@@ -50,4 +52,6 @@ export class GenresRepo extends Effect.Service<GenresRepo>()("catalogue/GenresRe
 
     return { listGenres, findGenre, listGenreSongs } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(GenresRepo, GenresRepo.make)
+}

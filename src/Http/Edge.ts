@@ -177,7 +177,7 @@ const makeEdge = Effect.gen(function*() {
   const answerFromCache = (facts: RequestFacts, context: AnswerContext, key: string, representation: Representation): Answer => {
     const paid = matchIfNoneMatch(conditionOf(facts), representation) === "tag" ? giveBack(facts, context) : context
     const hit = answerRepresentation(facts, paid, representation, "hit")
-    cacheHits.unsafeUpdate(1, [])
+    cacheHits.updateUnsafe(1, Context.empty())
     if (hit.added > 0) cache.grew(key, representation, hit.added)
     return hit
   }
@@ -225,7 +225,7 @@ const makeEdge = Effect.gen(function*() {
     const representation = makeRepresentation(body, contentType)
     const answer = answerRepresentation(facts, context, representation, cacheKey === undefined ? undefined : "miss")
     if (cacheKey !== undefined) {
-      cacheMisses.unsafeUpdate(1, [])
+      cacheMisses.updateUnsafe(1, Context.empty())
       cache.storeAt(cacheKey, representation, Date.now())
     }
     return answer
@@ -247,6 +247,6 @@ const makeEdge = Effect.gen(function*() {
 })
 
 /** One edge per process, shared by the front door and the pipeline. */
-export class Edge extends Context.Tag("catalogue/Edge")<Edge, Effect.Effect.Success<typeof makeEdge>>() {
+export class Edge extends Context.Service<Edge, Effect.Success<typeof makeEdge>>()("catalogue/Edge") {
   static readonly layer = Layer.effect(Edge, makeEdge)
 }

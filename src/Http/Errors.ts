@@ -1,18 +1,16 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiError from "@effect/platform/HttpApiError"
-import type * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpServerError from "@effect/platform/HttpServerError"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as SqlError from "@effect/sql/SqlError"
+import * as HttpApiError from "effect/http-api/HttpApiError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as SqlError from "effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { Api } from "../Api.js"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { isDatabaseUnavailable } from "../Database.js"
-import { BadRequest, echo, type ErrorCode, InternalError, NotFound, Unavailable } from "../Domain/Errors.js"
-import { pathOf } from "../Domain/Url.js"
+import { BadRequest, echo, EnvelopeErrors, type ErrorCode, InternalError, Unavailable } from "../Domain/Errors.js"
 import type { RateLimitDecision } from "../RateLimit/RateLimiter.js"
 import { traceIdOf } from "../RequestTrace.js"
+import { count, databaseUnavailable } from "../Metrics.js"
 
 /**
  * Every error body the service sends, and how each failure becomes one (docs/edge.md). Messages
@@ -45,51 +43,64 @@ export const rateLimitedMessage = (decision: RateLimitDecision) => {
     `retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
 }
 
-const issueText = (issue: { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }) => {
-  const name = issue.path.map(String).join(".")
-  if (name !== "" && issue.message.startsWith("Expected string, actual [")) return `${name} must be given once.`
+/** Effect's words, but "is missing" for a parameter that is absent. */
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => (issue._tag === "MissingKey" ? "is missing" : SchemaIssue.defaultLeafHook(issue))
+})
+
+/** A query parameter given more than once (`limit=1&limit=2`): Effect sees a list where text goes. */
+const givenTwice = (url: string, name: string) => {
+  const query = url.indexOf("?")
+  return query >= 0 && new URLSearchParams(url.slice(query + 1)).getAll(name).length > 1
+}
+
+const segmentName = (segment: unknown) =>
+  String(typeof segment === "object" && segment !== null && "key" in segment ? segment.key : segment)
+
+const issueText = (url: string, issue: { readonly path?: ReadonlyArray<unknown> | undefined; readonly message: string }) => {
+  const name = (issue.path ?? []).map(segmentName).join(".")
+  if (name !== "" && givenTwice(url, name)) return `${name} must be given once.`
   if (name === "" || issue.message.startsWith(name)) return issue.message
   return `${name}: ${issue.message}`
 }
 
 /** Effect's own decode error, re-said in one sentence that names the parameter. */
-const badRequestFrom = (error: HttpApiError.HttpApiDecodeError) =>
-  new BadRequest({
-    message: clipQuotes(error.issues.length > 0 ? issueText(error.issues[0]!) : "The request is not valid.")
-  })
+const badRequestFrom = (url: string, error: HttpApiError.HttpApiSchemaError) => {
+  const [first] = formatIssues(error.cause.issue).issues
+  return new BadRequest({ message: clipQuotes(first === undefined ? "The request is not valid." : issueText(url, first)) })
+}
 
 const ENVELOPE_TAGS = new Set(["NotFound", "BadRequest", "Unauthorized", "Forbidden", "RateLimited", "InternalError", "Unavailable"])
 
+const isEnvelopeError = (error: unknown) =>
+  typeof error === "object" && error !== null && "_tag" in error && ENVELOPE_TAGS.has(String(error._tag))
+
 /**
- * Inside the router: every failure becomes one of the declared envelope errors, which the HttpApi
- * encodes. Decode errors are the client's (400, no log line above warn); a lost database is 503
- * with one line; anything else is a defect: 500, logged at ERROR with its cause for the operator.
+ * Inside every endpoint: every failure becomes one of the declared envelope errors, which the
+ * HttpApi encodes. Decode errors are the client's (400, no log line above warn); a lost database
+ * is 503 with one line; anything else is a defect: 500, logged at ERROR with its cause for the operator.
  */
-const toEnvelopeErrors = (app: HttpApp.Default) =>
-  Effect.catchAllCause(app, (cause) =>
+const toEnvelopeErrors = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
+  Effect.catchCause(handler, (cause) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const failure = Cause.failureOption(cause)
+      const failure = Cause.findErrorOption(cause)
       if (Option.isSome(failure)) {
         const error: unknown = failure.value
-        if (error instanceof HttpApiError.HttpApiDecodeError) return yield* badRequestFrom(error)
-        if (error instanceof HttpServerError.RouteNotFound) {
-          return yield* new NotFound({ message: routeNotFoundMessage(pathOf(request.url)) })
-        }
-        if (typeof error === "object" && error !== null && "_tag" in error && ENVELOPE_TAGS.has(String(error._tag))) {
-          return yield* Effect.failCause(cause)
-        }
+        if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body") return yield* badRequestFrom(request.url, error)
+        if (isEnvelopeError(error)) return yield* Effect.failCause(cause)
       }
-      if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+      if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
       const squashed = Cause.squash(cause)
       const traceId = traceIdOf(request)
-      if (squashed instanceof SqlError.SqlError && isDatabaseUnavailable(squashed)) {
+      if (SqlError.isSqlError(squashed) && isDatabaseUnavailable(squashed)) {
         // one line, no stack: the operator needs to know the database is away, not where we noticed
         yield* Effect.logError("request failed").pipe(Effect.annotateLogs({ trace_id: traceId, reason: `database unavailable: ${squashed.message}` }))
+        count(databaseUnavailable)
         return yield* new Unavailable({ message: "The database is not available; try again shortly." })
       }
       yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs("trace_id", traceId))
       return yield* new InternalError({ message: "Something went wrong on our side; it has been logged." })
     }))
 
-export const EnvelopeErrorsLive = HttpApiBuilder.middleware(Api, Effect.succeed(toEnvelopeErrors))
+export const EnvelopeErrorsLive = Layer.succeed(EnvelopeErrors, (handler) => toEnvelopeErrors(handler))

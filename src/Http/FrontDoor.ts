@@ -7,6 +7,7 @@ import { callerTraceId, traceparentOf, unsampledTraceIds } from "../Telemetry.js
 import { type Answer, toWebResponse } from "./Answer.js"
 import { Edge } from "./Edge.js"
 import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
+import { metricsWanted, recordRequest } from "../Metrics.js"
 
 /** Answers a request straight from Bun's `fetch`, or leaves it (undefined) to the Effect pipeline. */
 export type FrontDoor = (request: Request, server: { requestIP(request: Request): { address: string } | null }) => Response | undefined
@@ -24,8 +25,9 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
   const edge = yield* Edge
   const takeNow = edge.takeNow
   if (Option.isSome(config.otlpEndpoint) || takeNow === undefined) return undefined
-  const logged = !LogLevel.lessThan(LogLevel.Info, config.logLevel)
+  const logged = !LogLevel.isLessThan("Info", config.logLevel)
   const writeLine = makeInfoLineWriter(config.logFormat)
+  const recording = metricsWanted(config)
 
   return (request, server) => {
     const startedAt = performance.now()
@@ -48,13 +50,16 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
       }
       answer = verdict.answer
     }
+    const route = "answer" in screened ? undefined : screened.route?.template
+    const durationMs = performance.now() - startedAt
+    if (recording) recordRequest(facts.method, route, answer.status, durationMs)
     if (logged) {
       writeRequestLine(writeLine, {
         method: facts.method,
         path: facts.path,
-        route: "answer" in screened ? undefined : screened.route?.template,
+        route,
         status: answer.status,
-        durationMs: performance.now() - startedAt,
+        durationMs,
         bytes: bytesOf(facts.method, answer),
         traceId: ids.traceId,
         clientAddress: socket ?? "",

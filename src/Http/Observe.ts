@@ -1,7 +1,5 @@
-import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as Effect from "effect/Effect"
-import type * as FiberId from "effect/FiberId"
+import * as HttpMiddleware from "effect/http/HttpMiddleware"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { AppConfig } from "../Config.js"
@@ -22,16 +20,18 @@ export const spanNameOf = (request: HttpServerRequest.HttpServerRequest) => {
  * (the span alone costs 30-65% of throughput) and for health probes, which would drown the
  * traces that matter.
  */
-export const withRequestTracing = <A, E, R>(server: Layer.Layer<A, E, R>): Layer.Layer<A, E, R | AppConfig> =>
-  Layer.unwrapEffect(
-    Effect.map(AppConfig, (config) => {
-      const tracing = Option.isSome(config.otlpEndpoint)
-      return server.pipe(
-        HttpMiddleware.withSpanNameGenerator(spanNameOf),
-        HttpMiddleware.withTracerDisabledWhen((request) => !tracing || matchRoute(pathOf(request.url))?.kind === "health")
+export const RequestTracingLive = Layer.unwrap(
+  AppConfig.useSync((config) => {
+    const tracing = Option.isSome(config.otlpEndpoint)
+    return Layer.mergeAll(
+      Layer.succeed(HttpMiddleware.SpanNameGenerator, spanNameOf),
+      Layer.succeed(
+        HttpMiddleware.TracerDisabledWhen,
+        (request: HttpServerRequest.HttpServerRequest) => !tracing || matchRoute(pathOf(request.url))?.kind === "health"
       )
-    })
-  )
+    )
+  })
+)
 
 /** What one request's log line says. */
 export interface RequestLine {
@@ -65,13 +65,13 @@ export const bytesOf = (method: string, answer: Answer) => {
 }
 
 /** The one log line of a request, named by its route: from the pipeline and the front door alike. */
-export const writeRequestLine = (write: InfoLineWriter, line: RequestLine, fiberId?: FiberId.FiberId) => {
+export const writeRequestLine = (write: InfoLineWriter, line: RequestLine, fiberId?: number) => {
   const route = line.route
   write(`${line.method} ${route ?? line.path} ${line.status}`, {
-    "http.method": line.method,
+    "http.request.method": line.method,
     "http.route": route ?? "",
     "url.path": echo(line.path, 256),
-    "http.status": line.status,
+    "http.response.status_code": line.status,
     duration_ms: Math.round(line.durationMs * 10) / 10,
     bytes: line.bytes,
     trace_id: line.traceId,

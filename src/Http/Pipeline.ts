@@ -1,14 +1,14 @@
-import type * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpServerError from "@effect/platform/HttpServerError"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as References from "effect/References"
+import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import { AppConfig } from "../Config.js"
 import { pathAndQuery, pathOf } from "../Domain/Url.js"
@@ -19,7 +19,12 @@ import { withSpan } from "../Spans.js"
 import { traceIdsOf, traceparentOf } from "../Telemetry.js"
 import type { Answer } from "./Answer.js"
 import { type Admitted, Edge } from "./Edge.js"
+import { envelope, routeNotFoundMessage } from "./Errors.js"
 import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
+import { metricsWanted, recordRequest } from "../Metrics.js"
+
+/** The router's answer to the request in context. */
+export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
 
 /** An answer as the platform's response: the content type and length follow the body. */
 const toResponse = (answer: Answer): HttpServerResponse.HttpServerResponse => {
@@ -29,6 +34,10 @@ const toResponse = (answer: Answer): HttpServerResponse.HttpServerResponse => {
 }
 
 const EMPTY = new Uint8Array(0)
+const ENCODER = new TextEncoder()
+
+const isRouteNotFound = (error: unknown) =>
+  HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
 
 const isSpan = (parent: Tracer.AnySpan): parent is Tracer.Span => parent._tag === "Span"
 
@@ -42,16 +51,20 @@ export const makePipeline = Effect.gen(function*() {
   const config = yield* AppConfig
   const hooks = inFlightHooks(yield* InFlightRequests)
   const writeLine = makeInfoLineWriter(config.logFormat)
+  const recording = metricsWanted(config)
 
   /** The router's response, answered with the edge's headers; a failure that escaped it is still the envelope. */
-  const route = (app: HttpApp.Default, admitted: Admitted): Effect.Effect<Answer, never, HttpServerRequest.HttpServerRequest> =>
+  const route = (app: App, admitted: Admitted): Effect.Effect<Answer, never, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
     Effect.flatMap(Effect.exit(app), (exit) => {
       if (Exit.isSuccess(exit)) {
         const { body, status } = exit.value
         if (body._tag === "Uint8Array") return Effect.succeed(edge.finish(admitted, status, body.body, body.contentType))
         if (body._tag === "Empty") return Effect.succeed(edge.finish(admitted, status, EMPTY, ""))
-      } else if (Cause.isInterruptedOnly(exit.cause)) {
+      } else if (Cause.hasInterruptsOnly(exit.cause)) {
         return Effect.interrupt
+      } else if (isRouteNotFound(Cause.squash(exit.cause))) {
+        const body = ENCODER.encode(envelope("not_found", routeNotFoundMessage(admitted.facts.path)))
+        return Effect.succeed(edge.finish(admitted, 404, body, "application/json"))
       }
       return Effect.as(
         Effect.logError("response not answerable", Exit.isFailure(exit) ? exit.cause : "unexpected body"),
@@ -59,13 +72,13 @@ export const makePipeline = Effect.gen(function*() {
       )
     })
 
-  return (app: HttpApp.Default): HttpApp.Default =>
-    Effect.withFiberRuntime((fiber) => {
+  return (app: App): App =>
+    Effect.withFiber((fiber) => {
       const startedAt = performance.now()
-      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const source = request.source as Request
       const handed = edge.takeHandedOn(source)
-      const span = Option.filter(Context.getOption(fiber.currentContext, Tracer.ParentSpan), isSpan)
+      const span = Option.filter(Context.getOption(fiber.context, Tracer.ParentSpan), isSpan)
       const ids = handed?.ids ?? traceIdsOf(span, source.headers)
       const traceparent = traceparentOf(ids)
       rememberTraceId(request, ids.traceId)
@@ -74,7 +87,7 @@ export const makePipeline = Effect.gen(function*() {
       // what the log line names: the path and route the edge found (our 414/431 come before a route)
       let path: string | undefined
       let template: string | undefined
-      let answered: Effect.Effect<Answer, never, HttpServerRequest.HttpServerRequest>
+      let answered: Effect.Effect<Answer, never, HttpServerRequest.HttpServerRequest | Scope.Scope>
       if (handed !== undefined && "admitted" in handed) {
         path = handed.admitted.facts.path
         template = handed.admitted.route.template
@@ -103,7 +116,10 @@ export const makePipeline = Effect.gen(function*() {
         Effect.onExit((exit) =>
           Effect.sync(() => {
             hooks.ended()
-            const lineWanted = !LogLevel.lessThan(LogLevel.Info, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))
+            const durationMs = performance.now() - startedAt
+            const status = Exit.isSuccess(exit) ? exit.value.status : HttpServerError.exitResponse(Exit.failCause(exit.cause)).status
+            if (recording) recordRequest(request.method, template, status, durationMs)
+            const lineWanted = !LogLevel.isLessThan("Info", fiber.getRef(References.MinimumLogLevel))
             if (!lineWanted && Option.isNone(span)) return
             // a client that hangs up is logged too (499)
             const answer: Answer = Exit.isSuccess(exit)
@@ -117,12 +133,12 @@ export const makePipeline = Effect.gen(function*() {
               path: path ?? pathOf(pathAndQuery(source.url)),
               route: template,
               status: answer.status,
-              durationMs: performance.now() - startedAt,
+              durationMs,
               bytes: bytesOf(request.method, answer),
               traceId: ids.traceId,
               clientAddress: Option.getOrElse(request.remoteAddress, () => ""),
               annotations: outcomes
-            }, fiber.id())
+            }, fiber.id)
           })
         ),
         Effect.map(toResponse)

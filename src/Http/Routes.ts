@@ -1,6 +1,5 @@
-import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApi from "effect/http-api/HttpApi"
 import * as AST from "effect/SchemaAST"
-import * as Option from "effect/Option"
 import { Api } from "../Api.js"
 import { DOCS_PATH, OPENAPI_PATH } from "../Meta/Http.js"
 import { type RouteKind, routeKindOf } from "../RouteKind.js"
@@ -17,19 +16,15 @@ export interface Route {
   readonly queryNames: ReadonlySet<string>
 }
 
-/** The wire names of a url-params schema: the encoded side's property names. */
+/** The wire names of a query schema: the encoded side's property names. */
 const propertyNamesOf = (ast: AST.AST): ReadonlyArray<string> => {
   switch (ast._tag) {
-    case "TypeLiteral":
+    case "Objects":
       return ast.propertySignatures.flatMap((p) => (typeof p.name === "string" ? [p.name] : []))
     case "Union":
       return ast.types.flatMap(propertyNamesOf)
-    case "Refinement":
-      return propertyNamesOf(ast.from)
-    case "Transformation":
-      return propertyNamesOf(ast.from)
     case "Suspend":
-      return propertyNamesOf(ast.f())
+      return propertyNamesOf(ast.thunk())
     default:
       return []
   }
@@ -52,8 +47,8 @@ export const routes: ReadonlyArray<Route> = (() => {
     onEndpoint: ({ endpoint, group }) =>
       void found.push(makeRoute(
         endpoint.path,
-        routeKindOf(group.identifier, endpoint.name),
-        Option.match(endpoint.urlParamsSchema, { onNone: () => [], onSome: (schema) => propertyNamesOf(AST.encodedAST(schema.ast)) })
+        routeKindOf(group.identifier, endpoint.identifier),
+        endpoint.query === undefined ? [] : propertyNamesOf(AST.toEncoded(endpoint.query.ast))
       ))
   })
   return found

@@ -1,17 +1,21 @@
-import * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as HttpServerError from "@effect/platform/HttpServerError"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as BunHttpServer from "@effect/platform-bun/BunHttpServer"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import { AppConfig } from "../Config.js"
 import { InFlightRequests } from "../Shutdown.js"
 import { bareErrorAnswer, toWebResponse } from "./Answer.js"
 import { envelope } from "./Errors.js"
 import { makeFrontDoor } from "./FrontDoor.js"
+import type { App } from "./Pipeline.js"
+import { prometheusText } from "../Metrics.js"
+import { pathAndQuery, pathOf } from "../Domain/Url.js"
 
 type BunServer = ReturnType<typeof Bun.serve>
 type Handler = (request: Request, server: BunServer) => Response | Promise<Response>
@@ -26,71 +30,83 @@ const thrown = (error: Error) => {
   return toWebResponse("GET", bareErrorAnswer(500, envelope("internal_error", "Something went wrong on our side; it has been logged.")))
 }
 
+/** `GET /metrics` (or HEAD), however the host is written. */
+const isMetricsRequest = (request: Request) =>
+  (request.method === "GET" || request.method === "HEAD") && pathOf(pathAndQuery(request.url)) === "/metrics"
+
+/** The metrics in Prometheus text: before the edge, so outside the rate limit, and never cached. */
+const metricsResponse = (request: Request) =>
+  new Response(request.method === "HEAD" ? null : prometheusText(), {
+    headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" }
+  })
+
 /**
  * The HTTP server: Bun.serve with the front door (src/Http/FrontDoor.ts) ahead of the Effect
- * app. It does what @effect/platform-bun's server does for this service (one fiber per request,
- * interrupted when the client hangs up; HEAD without a body) and hands the Bun server to the
- * graceful shutdown, which platform-bun keeps private.
+ * app, one fiber per request (interrupted when the client hangs up; HEAD without a body), and
+ * the Bun server handed to the graceful shutdown. The service needs nothing else of a platform
+ * package (docs/decisions.md).
  */
+export class HttpServer extends Context.Service<HttpServer, {
+  /** Serves `app` until the scope closes. */
+  readonly serve: (app: App) => Effect.Effect<void, never, Scope.Scope>
+  readonly port: number
+}>()("catalogue/HttpServer") {}
+
 const make = Effect.gen(function*() {
   const config = yield* AppConfig
   const inFlight = yield* InFlightRequests
   const frontDoor = yield* makeFrontDoor
   let app = notServing
+  const served: Handler = frontDoor === undefined
+    ? (request, server) => app(request, server)
+    : (request, server) => frontDoor(request, server) ?? app(request, server)
   const server = Bun.serve({
     port: config.port,
     error: thrown,
-    fetch: frontDoor === undefined
-      ? (request, server) => app(request, server)
-      : (request, server) => frontDoor(request, server) ?? app(request, server)
+    fetch: config.metrics === "prometheus"
+      ? (request, server) => (isMetricsRequest(request) ? metricsResponse(request) : served(request, server))
+      : served
   })
   inFlight.server = server
-  // As platform-bun does: stop listening, let open responses finish (the drain came first).
+  // stop listening, let open responses finish (the drain came first)
   yield* Effect.addFinalizer(() => Effect.sync(() => void server.stop()))
 
-  return HttpServer.make({
-    address: { _tag: "TcpAddress", port: server.port ?? config.port, hostname: server.hostname ?? "0.0.0.0" },
-    serve: (httpApp, middleware) =>
-      Effect.gen(function*() {
-        const runFork = yield* FiberSet.makeRuntime<never>()
-        const runtime = yield* Effect.runtime<never>()
-        // by the web Request: the pipeline may pass on a modified HttpServerRequest with the same source
-        const resolvers = new WeakMap<Request, (response: Response) => void>()
-        // The pipeline (the middleware) answers every request itself, so it goes inside: the
-        // platform would otherwise send the router's response before the pipeline's.
-        const handled = HttpApp.toHandled(
-          (middleware === undefined ? httpApp : middleware(httpApp)) as HttpApp.Default<unknown>,
-          (request, response) =>
-            Effect.sync(() => {
-              const source = request.source as Request
-              const resolve = resolvers.get(source)
-              resolvers.delete(source)
-              resolve?.(HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD", runtime }))
-            })
-        )
-        const handle: Handler = (request, bun) =>
-          new Promise((resolve) => {
-            resolvers.set(request, resolve)
-            const address = bun.requestIP(request)?.address
-            const webRequest = HttpServerRequest.fromWeb(request)
-            const serverRequest = address === undefined ? webRequest : webRequest.modify({ remoteAddress: address })
-            const fiber = runFork(Effect.provideService(handled, HttpServerRequest.HttpServerRequest, serverRequest))
-            request.signal.addEventListener("abort", () => void runFork(fiber.interruptAsFork(HttpServerError.clientAbortFiberId)), {
-              once: true
-            })
+  const serve = (httpApp: App) =>
+    Effect.gen(function*() {
+      const runFork = yield* FiberSet.makeRuntime<never>()
+      const context = yield* Effect.context<never>()
+      // by the web Request: the pipeline may pass on a modified HttpServerRequest with the same source
+      const resolvers = new WeakMap<Request, (response: Response) => void>()
+      const handled = HttpEffect.toHandled(httpApp, (request, response) =>
+        Effect.sync(() => {
+          const source = request.source as Request
+          const resolve = resolvers.get(source)
+          resolvers.delete(source)
+          resolve?.(HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD", context }))
+        }))
+      const handle: Handler = (request, bun) =>
+        new Promise((resolve) => {
+          resolvers.set(request, resolve)
+          const address = bun.requestIP(request)?.address
+          const webRequest = HttpServerRequest.fromWeb(request)
+          const serverRequest = address === undefined ? webRequest : webRequest.modify({ remoteAddress: Option.some(address) })
+          const fiber = runFork(Effect.provideService(handled, HttpServerRequest.HttpServerRequest, serverRequest))
+          request.signal.addEventListener("abort", () => fiber.interruptUnsafe(undefined, HttpServerError.ClientAbort.annotation), {
+            once: true
           })
-        yield* Effect.acquireRelease(
+        })
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          app = handle
+        }),
+        () =>
           Effect.sync(() => {
-            app = handle
-          }),
-          () =>
-            Effect.sync(() => {
-              app = notServing
-            })
-        )
-      })
-  })
+            app = notServing
+          })
+      )
+    })
+
+  return HttpServer.of({ serve, port: server.port ?? config.port })
 })
 
-/** The server with the platform services HttpApi needs (file system, paths, ETags) from platform-bun. */
-export const ServerLayer = Layer.mergeAll(Layer.scoped(HttpServer.HttpServer, make), BunHttpServer.layerContext)
+export const ServerLayer = Layer.effect(HttpServer, make)

@@ -1,8 +1,8 @@
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { BadRequestError } from "../Domain/Errors.js"
-import { ChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
+import { ChoiceParam, DescribedChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
 import { Label } from "../Domain/Label.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { SongSummary } from "../Domain/Song.js"
@@ -12,9 +12,13 @@ import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Domain/Endpo
 export const SongListSort = ChoiceParam("sort", "released", "popular", "title")
 
 export const SongListParams = Schema.Struct({
-  sort: Schema.optional(SongListSort).annotations({
-    description: "`released` (newest first, default), `popular` (most views first) or `title` (A-Z)."
-  }),
+  sort: Schema.optional(DescribedChoiceParam(
+    "sort",
+    "`released` (newest first, default), `popular` (most views first) or `title` (A-Z).",
+    "released",
+    "popular",
+    "title"
+  )),
   ...PageParams
 })
 
@@ -37,7 +41,7 @@ export class LabelsApi extends HttpApiGroup.make("Labels")
       )
   )
   .add(
-    detailEndpoint("detail", "/labels/:labelId", byLabelId, Label, "LabelResponse", "One label").addError(BadRequestError)
+    detailEndpoint("detail", "/labels/:labelId", byLabelId, Label, "LabelResponse", "One label", [BadRequestError])
   )
   .add(
     ownedListEndpoint("songs", "/labels/:labelId/songs", { path: byLabelId, query: SongListParams }, SongSummary, "LabelSongList", "A label's public songs, newest first")

@@ -1,4 +1,4 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
@@ -10,10 +10,10 @@ export const LabelsLive = HttpApiBuilder.group(Api, "Labels", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* LabelsRepo
     return handlers
-      .handle("list", ({ urlParams: { cursor, limit, offset, ...query } }) =>
+      .handle("list", ({ query: { cursor, limit, offset, ...query } }) =>
         Effect.map(repo.listLabels(query, { cursor, limit, offset }), pageJson))
-      .handle("detail", ({ path: { labelId } }) =>
+      .handle("detail", ({ params: { labelId } }) =>
         repo.findLabel(labelId).pipe(detailOrNotFound(`Label ${labelId}`)))
-      .handle("songs", ({ path: { labelId }, urlParams: { sort, ...page } }) =>
+      .handle("songs", ({ params: { labelId }, query: { sort, ...page } }) =>
         repo.listLabelSongs(labelId, sort ?? "released", page).pipe(listOrNotFound(`Label ${labelId}`)))
   })).pipe(Layer.provide(LabelsRepo.Default))

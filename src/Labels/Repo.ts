@@ -1,6 +1,8 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Statement from "effect/sql/Statement"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import { foldedNameContains } from "../Domain/NameFilter.js"
@@ -10,6 +12,7 @@ import { songBrowsePage } from "../Domain/SongBrowse.js"
 import type { SongSortName } from "../Domain/SongSorts.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
 export type LabelSort = "name" | "total_songs" | "album_count"
 
@@ -41,8 +44,8 @@ const labelSorts: Record<LabelSort, Omit<KeysetSort, "descending"> & { readonly 
   album_count: { source: countedLabels, alias: "l", key: "l.album_count", keyJson: "l.album_count", keyType: "int", item: labelJson, defaultDescending: true }
 }
 
-export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRepo", {
-  effect: Effect.gen(function*() {
+export class LabelsRepo extends Context.Service<LabelsRepo>()("catalogue/LabelsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const database = yield* databaseContext
 
@@ -64,9 +67,9 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
 
     /** One label as JSON text; None when there is no such label. */
     const findLabel = (labelId: number) =>
-      sql<{ json: string }>`SELECT ${Statement.unsafeFragment(labelJson)}::text AS json
-        FROM ${Statement.unsafeFragment(countedLabels)} WHERE l.id = ${labelId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.json)),
+      sql<{ json: string }>`SELECT ${unsafeFragment(labelJson)}::text AS json
+        FROM ${unsafeFragment(countedLabels)} WHERE l.id = ${labelId}`.pipe(
+        Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
         Effect.orDie,
         withSpan("LabelsRepo.findLabel")
       )
@@ -80,4 +83,6 @@ export class LabelsRepo extends Effect.Service<LabelsRepo>()("catalogue/LabelsRe
 
     return { listLabels, findLabel, listLabelSongs } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(LabelsRepo, LabelsRepo.make)
+}

@@ -1,5 +1,5 @@
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { CatalogueStats } from "../Domain/Stats.js"
 import { resourceEndpoint } from "../Domain/Endpoints.js"
@@ -12,12 +12,12 @@ export const ServiceIndex = Schema.Struct({
   endpoints: Schema.Array(
     Schema.Struct({ method: Schema.String, path: Schema.String, group: Schema.String, summary: Schema.String })
   )
-}).annotations({ identifier: "ServiceIndex" })
+}).annotate({ identifier: "ServiceIndex" })
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
-  database: Schema.optional(Schema.Literal("reachable"))
-}).annotations({ identifier: "Health" })
+  database: Schema.optionalKey(Schema.Literal("reachable"))
+}).annotate({ identifier: "Health" })
 
 export class MetaApi extends HttpApiGroup.make("Meta")
   .add(

@@ -1,15 +1,15 @@
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Runtime from "effect/Runtime"
 import { Api, API_VERSION } from "../Api.js"
 import { Unavailable } from "../Domain/Errors.js"
 import { detailJson } from "../Domain/Json.js"
 import { MetaRepo } from "./Repo.js"
+import * as Fiber from "effect/Fiber"
 
 export const DOCS_PATH = "/docs"
 export const OPENAPI_PATH = "/v1/openapi.json"
@@ -24,7 +24,7 @@ export const listEndpoints = () => {
         method: endpoint.method,
         path: endpoint.path,
         group: Context.getOrElse(group.annotations, OpenApi.Title, () => group.identifier),
-        summary: Context.getOrElse(mergedAnnotations, OpenApi.Summary, () => endpoint.name)
+        summary: Context.getOrElse(mergedAnnotations, OpenApi.Summary, () => endpoint.identifier)
       })
     }
   })
@@ -37,13 +37,14 @@ export const READY_PROBE_INTERVAL_MS = 1000
 export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* MetaRepo
-    const runtime = yield* Effect.runtime<never>()
+    const services = yield* Effect.context<never>()
     const probe = repo.ping.pipe(
       // answer at the second; the abandoned ping ends on its own (src/Database/Runner.ts)
-      Effect.disconnect,
-      Effect.timeoutFail({
+      Effect.forkDetach,
+      Effect.flatMap(Fiber.join),
+      Effect.timeoutOrElse({
         duration: "1 second",
-        onTimeout: () => new Unavailable({ message: "The database did not answer within 1 second." })
+        orElse: () => Effect.fail(new Unavailable({ message: "The database did not answer within 1 second." }))
       }),
       Effect.catchTag("SqlError", () => Effect.fail(new Unavailable({ message: "The database is not reachable." }))),
       Effect.as({ data: { status: "ok" as const, database: "reachable" as const } })
@@ -51,11 +52,11 @@ export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
     // One probe a second, run apart from any request (a caller that goes away ends nothing) and
     // shared by every caller until the next is due: a flood of readiness checks costs the
     // database nothing more (docs/operations.md).
-    let latest: { readonly startedAt: number; readonly exit: Promise<Exit.Exit<Effect.Effect.Success<typeof probe>, Unavailable>> } | undefined
+    let latest: { readonly startedAt: number; readonly exit: Promise<Exit.Exit<Effect.Success<typeof probe>, Unavailable>> } | undefined
     const ready = Effect.suspend(() => {
       const now = Date.now()
       if (latest === undefined || now - latest.startedAt >= READY_PROBE_INTERVAL_MS) {
-        latest = { startedAt: now, exit: Runtime.runPromiseExit(runtime)(probe) }
+        latest = { startedAt: now, exit: Effect.runPromiseExitWith(services)(probe) }
       }
       const { exit } = latest
       return Effect.flatten(Effect.promise(() => exit))

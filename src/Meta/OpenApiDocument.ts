@@ -6,9 +6,7 @@
  * `bun run examples`), and plain wording in place of Effect's generated titles and descriptions.
  * Everything here is generic over the endpoints: a new endpoint gets the same treatment.
  */
-import type * as OpenApi from "@effect/platform/OpenApi"
-import * as JSONSchema from "effect/JSONSchema"
-import { RateLimitedError } from "../Domain/Errors.js"
+import type * as OpenApi from "effect/http-api/OpenApi"
 import { type RouteKind, routeKindOf } from "../RouteKind.js"
 import examples from "./openapi-examples.json" with { type: "json" }
 
@@ -194,10 +192,31 @@ const formatField = (name: string, schema: JsonObject): JsonObject => {
   return schema
 }
 
+/**
+ * A parameter's own description of what it must be (src/Domain/Params.ts) in place of the
+ * text it travels as: Effect writes `{ type: "string", allOf: [{ type: "integer", ... }] }`.
+ */
+const flattenDescribed = (node: JsonObject): JsonObject => {
+  const { allOf, type: _type, ...rest } = node
+  if (!Array.isArray(allOf) || allOf.length !== 1 || !isObject(allOf[0]) || allOf[0].type === undefined) return node
+  return { ...rest, ...allOf[0] }
+}
+
+/** Effect's bounds of a safe integer say nothing a client needs: every integer here is far inside them. */
+const withoutSafeIntegerBounds = (node: JsonObject): JsonObject => {
+  const { minimum, maximum, ...rest } = node
+  return {
+    ...rest,
+    ...(minimum === undefined || minimum === -Number.MAX_SAFE_INTEGER ? {} : { minimum }),
+    ...(maximum === undefined || maximum === Number.MAX_SAFE_INTEGER ? {} : { maximum })
+  }
+}
+
 /** Walks a JSON Schema: wording, inlined primitives, formats. */
-const cleanSchema = (node: unknown, primitives: Readonly<Record<string, JsonObject>>): unknown => {
-  if (Array.isArray(node)) return node.map((item) => cleanSchema(item, primitives))
-  if (!isObject(node)) return node
+const cleanSchema = (input: unknown, primitives: Readonly<Record<string, JsonObject>>): unknown => {
+  if (Array.isArray(input)) return input.map((item) => cleanSchema(item, primitives))
+  if (!isObject(input)) return input
+  const node = input.type === "integer" ? withoutSafeIntegerBounds(flattenDescribed(input)) : flattenDescribed(input)
   if (typeof node.$ref === "string") {
     const primitive = primitives[node.$ref.replace("#/components/schemas/", "")]
     if (primitive !== undefined) return primitive
@@ -301,7 +320,7 @@ const IF_NONE_MATCH = {
 const describeParameters = (operation: OpenApi.OpenAPISpecOperation, operationId: string, area: RouteKind) => {
   const example = OPERATION_EXAMPLES[operationId]
   const parameters: Array<JsonObject> = operation.parameters.map((parameter) => {
-    const schema = parameter.schema as unknown as JsonObject
+    const schema = flattenDescribed(parameter.schema as unknown as JsonObject)
     const description = typeof schema.description === "string" ? schema.description : parameter.description
     const value = example?.parameters[parameter.name]
     return {
@@ -335,19 +354,17 @@ const DESCRIPTION = [
 /** The document as published at /v1/openapi.json. */
 export const describeDocument = (derived: Record<string, unknown>): JsonObject => {
   const spec = derived as unknown as OpenApi.OpenAPISpec
-  const rateLimited = JSONSchema.fromAST(RateLimitedError.ast, {
-    definitions: {},
-    target: "openApi3.1",
-    topLevelReferenceStrategy: "skip"
-  })
-  const schemas: Record<string, unknown> = { ...spec.components.schemas, RateLimitedError: rateLimited }
-  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete schemas[name]
+  const schemas: Record<string, unknown> = { ...spec.components.schemas }
+  // a bare alias of another component (Effect names the error class's side too)
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (isObject(schema) && Object.keys(schema).length === 1 && typeof schema.$ref === "string") delete schemas[name]
+  }
   const primitives = primitiveComponents(schemas)
 
   const paths: Record<string, JsonObject> = {}
   for (const [path, item] of Object.entries(spec.paths)) {
     const operations: JsonObject = {}
-    for (const [method, operation] of Object.entries(item)) {
+    for (const [method, operation] of Object.entries(item as Record<string, OpenApi.OpenAPISpecOperation | undefined>)) {
       if (operation === undefined) continue
       const [group = "", endpoint = operation.operationId] = operation.operationId.split(".")
       const operationId = operationIdOf(group, endpoint)

@@ -1,16 +1,18 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Statement from "@effect/sql/Statement"
+import * as Layer from "effect/Layer"
 import { catalogueStats } from "../Domain/Stats.js"
 import { withSpan } from "../Spans.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
-export class MetaRepo extends Effect.Service<MetaRepo>()("catalogue/MetaRepo", {
-  effect: Effect.gen(function*() {
+export class MetaRepo extends Context.Service<MetaRepo>()("catalogue/MetaRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /** Catalogue statistics as JSON text built by Postgres. */
     const getCatalogueStats = sql<{ json: string }>`
-      SELECT ${Statement.unsafeFragment(catalogueStats.json("pc"))}::text AS json FROM public_catalogue_totals pc`.pipe(
+      SELECT ${unsafeFragment(catalogueStats.json("pc"))}::text AS json FROM public_catalogue_totals pc`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
       Effect.orDie,
       withSpan("MetaRepo.getCatalogueStats")
@@ -20,4 +22,6 @@ export class MetaRepo extends Effect.Service<MetaRepo>()("catalogue/MetaRepo", {
 
     return { getCatalogueStats, ping } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(MetaRepo, MetaRepo.make)
+}

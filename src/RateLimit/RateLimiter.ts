@@ -105,7 +105,7 @@ export const makeMemoryStore = (policy: RateLimitPolicy, maxClients: number): Bu
 }
 
 /** The rate limiter: one bucket per client key. */
-export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
+export class RateLimiter extends Context.Service<
   RateLimiter,
   {
     readonly policy: RateLimitPolicy
@@ -116,7 +116,7 @@ export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
     readonly giveBack: (clientKey: string) => void
     readonly trackedClients: Effect.Effect<number>
   }
->() {
+>()("catalogue/RateLimiter") {
   static readonly fromStore = (policy: RateLimitPolicy, store: BucketStore) => {
     const takeAt = store.takeAt
     return RateLimiter.of({
@@ -132,7 +132,7 @@ export class RateLimiter extends Context.Tag("catalogue/RateLimiter")<
     Layer.sync(RateLimiter, () => RateLimiter.fromStore(policy, makeMemoryStore(policy, maxClients)))
 
   /** Memory by default; Redis when RATE_LIMIT_REDIS_URL is set (falling back to memory while Redis fails). */
-  static readonly layer = Layer.scoped(
+  static readonly layer = Layer.effect(
     RateLimiter,
     Effect.gen(function*() {
       const { rateLimit } = yield* AppConfig

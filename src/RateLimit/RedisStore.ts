@@ -71,7 +71,7 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
     // Commands are not queued while disconnected (they fall back at once), so connect first.
     yield* Effect.tryPromise(() => client.connect()).pipe(
       Effect.timeout("3 seconds"),
-      Effect.catchAll((error) => Effect.logWarning("rate limit: Redis is not reachable at start; limiting in memory until it is", String(error)))
+      Effect.catch((error) => Effect.logWarning("rate limit: Redis is not reachable at start; limiting in memory until it is", String(error)))
     )
     const run = client as unknown as {
       takeToken: (key: string, capacity: number, perMs: number) => Promise<TakeReply>
@@ -94,7 +94,7 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
           tokens: Number(tokens),
           nowMs: Number(now)
         })),
-        Effect.catchAll((error) => Effect.zipRight(warn(error.error), fallback.take(key)))
+        Effect.catch((error) => Effect.andThen(warn(error.cause), fallback.take(key)))
       )
 
     const trackedClients = Effect.tryPromise(async () => {
@@ -106,7 +106,7 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
         count += keys.length
       } while (cursor !== "0")
       return count
-    }).pipe(Effect.orElse(() => fallback.trackedClients))
+    }).pipe(Effect.catch(() => fallback.trackedClients))
 
     const giveBack = (key: string) => {
       run.giveToken(KEY_PREFIX + key, policy.capacity).catch(() => fallback.giveBack(key))

@@ -1,5 +1,5 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
@@ -14,7 +14,7 @@ const letterCount = (text: string) => text.match(/[\p{L}\p{M}\p{N}]/gu)?.length 
 export const SearchLive = HttpApiBuilder.group(Api, "Search", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* SearchRepo
-    return handlers.handle("search", ({ urlParams }) =>
+    return handlers.handle("search", ({ query: urlParams }) =>
       Effect.gen(function*() {
         const types = urlParams.types ?? SEARCH_TYPES
         const sections = yield* repo.search({

@@ -1,14 +1,16 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { jsonArraySql } from "../Domain/JsonSql.js"
 import { isShortQuery } from "../Domain/NameFilter.js"
 import { SEARCH_TOTAL_BOUND, searchTypeShapes } from "../Domain/SearchHit.js"
 import { SEARCH_TYPES, type SearchType } from "./Api.js"
 import { type Prepared, Statements } from "../Database.js"
 import { withSpan } from "../Spans.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 /** One type of search result: the table its hits are read from (alias `x`); its hit and section shapes are in src/Domain/SearchHit.ts. */
 interface SearchSource {
@@ -89,8 +91,8 @@ export const searchSql = (sql: SqlClient.SqlClient, types: ReadonlyArray<SearchT
     ${lit(ordered.map(sectionSql).join("\n    UNION ALL "))}`
 }
 
-export class SearchRepo extends Effect.Service<SearchRepo>()("catalogue/SearchRepo", {
-  effect: Effect.gen(function*() {
+export class SearchRepo extends Context.Service<SearchRepo>()("catalogue/SearchRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* Statements
     /** Prepared on first use: one per set of types and short or not (at most 254). */
@@ -117,4 +119,6 @@ export class SearchRepo extends Effect.Service<SearchRepo>()("catalogue/SearchRe
     }
     return { search } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(SearchRepo, SearchRepo.make)
+}

@@ -3,13 +3,13 @@
  * the load, kept-count triggers switched off and replaced with one recount, and the event loop
  * let through between slices of generation.
  */
-import type { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlClient } from "effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { RECOUNTS } from "./keptCounts.js"
 import { SEED_TABLES } from "./tables.js"
 
 /** Lets the event loop run (socket writes, query results) between slices of generation. */
-export const yieldToEventLoop = Effect.async<void>((resume) => {
+export const yieldToEventLoop = Effect.callback<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
 })

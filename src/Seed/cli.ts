@@ -6,8 +6,7 @@
  * already has songs is left alone unless `--force` is given, which empties every catalogue
  * table first (TRUNCATE ... RESTART IDENTITY CASCADE).
  */
-import * as BunRuntime from "@effect/platform-bun/BunRuntime"
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -15,6 +14,7 @@ import * as Redacted from "effect/Redacted"
 import { seedCatalogue } from "./generate.js"
 import type { SeedSummary } from "./plan.js"
 import { SEED_TABLES } from "./tables.js"
+import { runMain, teardown } from "../RunMain.js"
 
 class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}
 
@@ -196,7 +196,7 @@ const main = Effect.gen(function* () {
     Effect.provide(PgClient.layer({ url: Redacted.make(url), applicationName: "catalogue-seed", maxConnections: 2 }))
   )
 }).pipe(
-  Effect.catchAll((error) =>
+  Effect.catch((error) =>
     Effect.sync(() => {
       const message =
         error instanceof CliError
@@ -208,4 +208,4 @@ const main = Effect.gen(function* () {
   )
 )
 
-BunRuntime.runMain(main, { disableErrorReporting: true })
+runMain(main, { disableErrorReporting: true, teardown })

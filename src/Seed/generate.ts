@@ -21,8 +21,8 @@
  * besides the current chunk, only a few typed arrays indexed by song id (4 bytes per song) and
  * the set of member usernames are kept.
  */
-import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { artistRows, membershipRows } from "./artists.js"
@@ -108,11 +108,11 @@ export const seedCatalogue = (
 
     // One batch is written (in a forked fiber, on the transaction's connection) while the next
     // is generated; batches are written strictly in order, so parents precede children.
-    let inflight: Fiber.RuntimeFiber<void, SqlError> | undefined
+    let inflight: Fiber.Fiber<void, SqlError> | undefined
     const submit = (batch: Batch) =>
       Effect.gen(function* () {
         if (inflight !== undefined) yield* Fiber.join(inflight)
-        inflight = yield* Effect.fork(writeBatch(batch))
+        inflight = yield* Effect.forkChild(writeBatch(batch))
         yield* yieldToEventLoop
       })
     const drain = Effect.suspend(() => (inflight === undefined ? Effect.void : Fiber.join(inflight)))

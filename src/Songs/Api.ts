@@ -1,7 +1,7 @@
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { ChoiceParam, IdParam, OrderParam, PageParams, IdListParam } from "../Domain/Params.js"
+import { CheckedText, ChoiceParam, IdListParam, IdParam, OrderParam, PageParams, wholeNumberText } from "../Domain/Params.js"
 import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { SongContributors } from "../Domain/Member.js"
 import { SongSummary } from "../Domain/Song.js"
@@ -10,30 +10,28 @@ import { detailEndpoint, listEndpoint } from "../Domain/Endpoints.js"
 
 export const SongPath = Schema.Struct({ songId: IdParam("songId") })
 
-const YearParam = Schema.String.pipe(
-  Schema.pattern(/^[12][0-9]{3}$/, { message: () => "year must be a four-digit year from 1000 to 2999." }),
-  Schema.compose(Schema.NumberFromString),
-  Schema.annotations({
-    message: () => "year must be a four-digit year from 1000 to 2999.",
-    jsonSchema: { type: "integer", minimum: 1000, maximum: 2999, description: "Only songs released in this year." },
-    arbitrary: () => (fc) => fc.integer({ min: 1000, max: 2999 })
-  })
-)
+const YearParam = wholeNumberText("year", /^[12][0-9]{3}$/, 1000, 2999, {
+  message: "year must be a four-digit year from 1000 to 2999.",
+  description: "Only songs released in this year."
+})
 
-const GenreSlugParam = Schema.String.pipe(
-  Schema.pattern(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: () => "genre must be a genre slug such as rock-kapak." }),
-  Schema.maxLength(100, { message: () => "genre must be a genre slug of at most 100 characters." }),
-  Schema.annotations({
-    message: () => "genre must be a genre slug such as rock-kapak.",
-    jsonSchema: {
-      type: "string",
-      minLength: 1,
-      maxLength: 100,
-      pattern: "^[a-z0-9]+(-[a-z0-9]+)*$",
-      description: "Only songs of this genre, by its slug (lower-case words joined by hyphens, e.g. rock-kapak)."
-    },
-    arbitrary: () => (fc) => fc.stringMatching(/^[a-z0-9]{1,12}(-[a-z0-9]{1,12}){0,3}$/)
-  })
+const GENRE_SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/
+
+const GenreSlugParam = CheckedText(
+  (text) =>
+    !GENRE_SLUG.test(text)
+      ? "genre must be a genre slug such as rock-kapak."
+      : text.length > 100
+      ? "genre must be a genre slug of at most 100 characters."
+      : undefined,
+  {
+    type: "string",
+    minLength: 1,
+    maxLength: 100,
+    pattern: "^[a-z0-9]+(-[a-z0-9]+)*$",
+    description: "Only songs of this genre, by its slug (lower-case words joined by hyphens, e.g. rock-kapak)."
+  },
+  { kind: "pattern", pattern: /^[a-z0-9]{1,12}(-[a-z0-9]{1,12}){0,3}$/ }
 )
 
 export const SongSort = ChoiceParam("sort", "released", "popular", "title")

@@ -1,4 +1,4 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
@@ -10,13 +10,13 @@ export const SongsLive = HttpApiBuilder.group(Api, "Songs", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* SongsRepo
     return handlers
-      .handle("list", ({ urlParams }) =>
+      .handle("list", ({ query: urlParams }) =>
         browseOrIds(urlParams, ({ cursor, limit, offset, ...browse }) => repo.listSongs(browse, { cursor, limit, offset }), repo.listSongsByIds))
-      .handle("detail", ({ path }) =>
+      .handle("detail", ({ params: path }) =>
         repo.findSong(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
-      .handle("similar", ({ path }) =>
+      .handle("similar", ({ params: path }) =>
         repo.findSimilarSongs(path.songId).pipe(detailOrNotFound(`Song ${path.songId}`)))
-      .handle("contributors", ({ path }) =>
+      .handle("contributors", ({ params: path }) =>
         repo.findSongContributors(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
   })
 ).pipe(Layer.provide(SongsRepo.Default))

@@ -1,6 +1,8 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { batchLookup } from "../Domain/Batch.js"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type SongBrowse, songBrowsePage } from "../Domain/SongBrowse.js"
 import { databaseContext, Statements } from "../Database.js"
 import { detailReader, jsonById } from "../Domain/Detail.js"
@@ -27,8 +29,8 @@ const contributorsSql = (audience: Audience) => `
   WHERE s.id = `
 
 
-export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo", {
-  effect: Effect.gen(function*() {
+export class SongsRepo extends Context.Service<SongsRepo>()("catalogue/SongsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const database = yield* databaseContext
     const statements = yield* Statements
@@ -57,4 +59,6 @@ export class SongsRepo extends Effect.Service<SongsRepo>()("catalogue/SongsRepo"
 
     return { findSong, findSimilarSongs, findSongContributors, listSongs, listSongsByIds } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(SongsRepo, SongsRepo.make)
+}

@@ -4,7 +4,7 @@
  * per performer, writer or genre of the song: the first public entries of its range of an index in
  * that order (the kept orders' similar indexes), merged. Why, and what bounds it: docs/query-plans.md ("Similar songs").
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "effect/sql/SqlClient"
 import { similarSongs } from "../Domain/SongDetail.js"
 
 /** The song's own performers, writers and genres, as arrays of ids (a column of `mine` each). */

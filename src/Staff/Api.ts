@@ -1,5 +1,5 @@
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { AlbumPath } from "../Albums/Api.js"
 import { StaffAuth } from "../Auth/StaffAuth.js"

@@ -1,4 +1,4 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AlbumsRepo } from "../Albums/Repo.js"
@@ -19,11 +19,11 @@ export const StaffLive = HttpApiBuilder.group(Api, "Staff", (handlers) =>
     const albums = yield* AlbumsRepo
     const lists = yield* CuratedListsRepo
     return handlers
-      .handle("songs", ({ urlParams }) =>
+      .handle("songs", ({ query: urlParams }) =>
         Effect.map(staff.listStaffSongs(urlParams.status ?? "all", urlParams.q, urlParams), pageJson))
-      .handle("song", ({ path }) => songs.findSong(path.songId, "staff").pipe(detailOrNotFound("The song")))
-      .handle("album", ({ path }) => albums.findAlbum(path.albumId, "staff").pipe(detailOrNotFound("The album")))
-      .handle("curatedList", ({ path }) =>
+      .handle("song", ({ params: path }) => songs.findSong(path.songId, "staff").pipe(detailOrNotFound("The song")))
+      .handle("album", ({ params: path }) => albums.findAlbum(path.albumId, "staff").pipe(detailOrNotFound("The album")))
+      .handle("curatedList", ({ params: path }) =>
         lists.findCuratedList(path.listId, "staff").pipe(detailOrNotFound("The curated list")))
       .handle("stats", () => Effect.map(staff.getStaffStats, detailJson))
   })

@@ -1,6 +1,7 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import { foldedNameContains } from "../Domain/NameFilter.js"
@@ -9,10 +10,11 @@ import { hiddenSongCountsSql, staffStatsJson } from "../Domain/Stats.js"
 import { MetaRepo } from "../Meta/Repo.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
 export type StaffSongFilter = keyof typeof songStatusCondition
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 /** Every song, most recently added first (the id), as a song summary with its state. */
 const staffSongSort: KeysetSort = {
@@ -25,8 +27,8 @@ const staffSongSort: KeysetSort = {
   descending: true
 }
 
-export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo", {
-  effect: Effect.gen(function*() {
+export class StaffRepo extends Context.Service<StaffRepo>()("catalogue/StaffRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const database = yield* databaseContext
     const meta = yield* MetaRepo
@@ -51,6 +53,7 @@ export class StaffRepo extends Effect.Service<StaffRepo>()("catalogue/StaffRepo"
     )
 
     return { listStaffSongs, getStaffStats } as const
-  }),
-  dependencies: [MetaRepo.Default]
-}) {}
+  })
+}) {
+  static readonly Default = Layer.effect(StaffRepo, StaffRepo.make).pipe(Layer.provide(MetaRepo.Default))
+}

@@ -1,26 +1,28 @@
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { ChoiceParam, OrderParam, PageParams, TextParam } from "../Domain/Params.js"
+import { CheckedText, ChoiceParam, isDatabaseText, OrderParam, PageParams } from "../Domain/Params.js"
 import { ContributionEntry, ContributorProfile } from "../Domain/Member.js"
 import { SearchTextParam } from "../Domain/SearchText.js"
 import { SongSummary } from "../Domain/Song.js"
 import { listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
 
 /** A public handle. A purely numeric value is an internal user id, never accepted (docs/api.md). */
-export const UsernameParam = TextParam("username").pipe(
-  Schema.filter((text) => !/^[0-9]+$/.test(text), {
-    message: () => "user ids are not accepted; use the public username"
-  })
-).annotations({
-  jsonSchema: {
+export const UsernameParam = CheckedText(
+  (text) =>
+    !isDatabaseText(text)
+      ? "username must be valid UTF-8 text without NUL characters."
+      : /^[0-9]+$/.test(text)
+      ? "user ids are not accepted; use the public username"
+      : undefined,
+  {
     type: "string",
     minLength: 1,
     pattern: "[^0-9]",
     description: "The member's public username (case-insensitive). A value made only of digits is an internal " +
       "user id and is refused with bad_request."
   }
-})
+)
 
 export const UsersListParams = Schema.Struct({
   q: Schema.optional(SearchTextParam),

@@ -1,4 +1,4 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
@@ -14,10 +14,10 @@ export const UsersLive = HttpApiBuilder.group(Api, "Users", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* UsersRepo
     return handlers
-      .handle("list", ({ urlParams: { cursor, limit, offset, ...query } }) =>
+      .handle("list", ({ query: { cursor, limit, offset, ...query } }) =>
         Effect.map(repo.listUsers(query, { cursor, limit, offset }), pageJson))
-      .handle("contributions", ({ path: { username }, urlParams }) =>
+      .handle("contributions", ({ params: { username }, query: urlParams }) =>
         repo.listUserContributions(username, urlParams).pipe(memberList(username)))
-      .handle("loves", ({ path: { username }, urlParams }) =>
+      .handle("loves", ({ params: { username }, query: urlParams }) =>
         repo.listUserLoves(username, urlParams).pipe(memberList(username)))
   })).pipe(Layer.provide(UsersRepo.Default))

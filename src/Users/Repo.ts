@@ -1,6 +1,8 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Statement from "effect/sql/Statement"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { keysetPage, type KeysetSort, type TableKeysetSort, timestampKeyJson } from "../Domain/Keyset.js"
 import { foldedNameContains, isShortQuery } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
@@ -9,8 +11,9 @@ import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songSummaryOf } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
+import { unsafeFragment } from "../Database/SqlText.js"
 
-const lit = Statement.unsafeFragment
+const lit = unsafeFragment
 
 export type UserSort = "contributions" | "joined" | "name"
 export type UserType = "artists" | "fans" | "groups"
@@ -128,8 +131,8 @@ const lovesSort: KeysetSort = {
   tie: { key: "l.song_id", keyType: "id" }
 }
 
-export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo", {
-  effect: Effect.gen(function*() {
+export class UsersRepo extends Context.Service<UsersRepo>()("catalogue/UsersRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const database = yield* databaseContext
 
@@ -216,4 +219,6 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("catalogue/UsersRepo"
 
     return { listUsers, listUserContributions, listUserLoves } as const
   })
-}) {}
+}) {
+  static readonly Default = Layer.effect(UsersRepo, UsersRepo.make)
+}

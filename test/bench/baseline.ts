@@ -4,9 +4,9 @@
  *
  * - `bunsql`: Bun.serve plus Bun.SQL;
  * - `pg`: Bun.serve plus a `pg` pool with named prepared statements;
- * - `httpapi`: the stack's floor: the same `pg` reads as the answers of a bare `HttpApi` on
- *   `@effect/platform-bun` (the stack of the README), tracer off, nothing of the
- *   service's (no edge, cache, log line or repository), so what it costs over `pg` is the stack's.
+ * - `httpapi`: the stack's floor: the same `pg` reads as the answers of a bare Effect 4 `HttpApi`
+ *   (`HttpRouter.toWebHandler` under Bun.serve), tracer off, nothing of the service's (no edge,
+ *   cache, log line or repository), so what it costs over `pg` is the stack's.
  *
  * Only what the scenarios ask:
  *
@@ -15,16 +15,17 @@
  *
  * Usage: DATABASE_URL=... bun test/bench/baseline.ts <bunsql|pg|httpapi> <port> <statements.json>
  */
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as BunHttpServer from "@effect/platform-bun/BunHttpServer"
-import * as BunRuntime from "@effect/platform-bun/BunRuntime"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { SQL } from "bun"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import pg from "pg"
 import type { BaselineStatements } from "./statements.js"
@@ -116,8 +117,8 @@ if (driver === "httpapi") {
   // the routes declared as the service declares its own (path and query through Schema); each answer as it is
   const Floor = HttpApi.make("floor").add(
     HttpApiGroup.make("songs")
-      .add(HttpApiEndpoint.get("detail", "/v1/songs/:songId").setPath(Schema.Struct({ songId: Schema.String })))
-      .add(HttpApiEndpoint.get("list", "/v1/songs").setUrlParams(Schema.Struct({ limit: Schema.String, cursor: Schema.optional(Schema.String) })))
+      .add(HttpApiEndpoint.get("detail", "/v1/songs/:songId", { params: { songId: Schema.String } }))
+      .add(HttpApiEndpoint.get("list", "/v1/songs", { query: { limit: Schema.String, cursor: Schema.optional(Schema.String) } }))
       .add(HttpApiEndpoint.get("health", "/v1/health"))
   )
   const respond = (answer: Answer | Promise<Answer>) =>
@@ -125,17 +126,18 @@ if (driver === "httpapi") {
   const none = () => null
   const Songs = HttpApiBuilder.group(Floor, "songs", (handlers) =>
     handlers
-      .handle("detail", ({ path }) => respond(answerOf(`/v1/songs/${path.songId}`, none)))
-      .handle("list", ({ urlParams }) =>
-        respond(answerOf("/v1/songs", (name) => (name === "limit" ? urlParams.limit : name === "cursor" ? urlParams.cursor ?? null : null))))
+      .handle("detail", ({ params }) => respond(answerOf(`/v1/songs/${params.songId}`, none)))
+      .handle("list", ({ query }) =>
+        respond(answerOf("/v1/songs", (name) => (name === "limit" ? query.limit : name === "cursor" ? query.cursor ?? null : null))))
       .handle("health", () => respond(answerOf("/v1/health", none))))
-  const Live = HttpApiBuilder.serve().pipe(
-    Layer.provide(HttpApiBuilder.api(Floor).pipe(Layer.provide(Songs))),
-    Layer.provide(BunHttpServer.layer({ port, hostname: "127.0.0.1" })),
-    Layer.provide(Layer.setTracerEnabled(false))
+  const Live = HttpApiBuilder.layer(Floor).pipe(
+    Layer.provide(Songs),
+    Layer.provide(HttpServer.layerServices),
+    Layer.provideMerge(Layer.succeed(References.TracerEnabled, false))
   )
-  console.log(`baseline ${driver} listening on ${port}`)
-  BunRuntime.runMain(Layer.launch(Live))
+  const { handler } = HttpRouter.toWebHandler(Live, { disableLogger: true })
+  const server = Bun.serve({ port, hostname: "127.0.0.1", fetch: (request) => handler(request) })
+  console.log(`baseline ${driver} listening on ${server.port}`)
 } else {
   const headers = { "content-type": CONTENT_TYPE }
   const toResponse = (answer: Answer) => new Response(answer.body, { status: answer.status, headers })

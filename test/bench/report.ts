@@ -261,7 +261,7 @@ export const renderReport = (results: Results, context: ReportContext) => {
     ratiosTable,
     "A deep cursor page against page 1 (same round):",
     deepTable,
-    `The stack's floor: ${name("httpapi")} (a bare HttpApi on @effect/platform-bun over the same pg reads, nothing of the service's) against the hand-written baselines (same rounds):`,
+    `The stack's floor: ${name("httpapi")} (a bare Effect 4 HttpApi, HttpRouter.toWebHandler under Bun.serve, over the same pg reads, nothing of the service's) against the hand-written baselines (same rounds):`,
     floorTable,
     "Targets (issues 7 and 14):",
     targetsTable,

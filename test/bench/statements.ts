@@ -5,7 +5,7 @@
  * send, src/Database/Statements.ts). So the
  * baselines run the identical SQL text, whatever the repository builds today; nothing is copied.
  */
-import { Statement } from "@effect/sql"
+import { Statement } from "effect/sql"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { AppConfig, AppConfigShape } from "../../src/Config.js"
 import { DatabaseLive, sessionSettings, Statements } from "../../src/Database.js"
@@ -40,7 +40,7 @@ const decodeCursor = (cursor: string) =>
 const sentPrepared: Array<CapturedStatement> = []
 const RecordingStatements = Layer.effect(
   Statements,
-  Effect.map(Statements, (statements): Statements["Type"] => ({
+  Statements.useSync((statements): Statements["Service"] => ({
     ...statements,
     run: (prepared, key) =>
       Effect.suspend(() => {
@@ -56,13 +56,12 @@ const captureOne = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     const seen: Array<CapturedStatement> = []
     sentPrepared.length = 0
     yield* effect.pipe(
-      Statement.withTransformer((statement) =>
+      Effect.provideService(Statement.CurrentTransformer, (statement) =>
         Effect.sync(() => {
           const [text, params] = statement.compile()
           seen.push({ text, params })
           return statement
-        })
-      )
+        }))
     )
     seen.push(...sentPrepared)
     if (seen.length !== 1) return yield* Effect.die(new Error(`expected one statement, the repository ran ${seen.length}`))
@@ -103,10 +102,8 @@ export const captureStatements = (databaseUrl: string, probeSongId: number, deep
     Effect.provide(SongsRepo.Default.pipe(Layer.provide(RecordingStatements))),
     Effect.provide(DatabaseLive),
     Effect.provide(Layer.effect(AppConfig, AppConfigShape)),
-    Effect.withConfigProvider(
-      // the service child gets the same (only DATABASE_URL): defaults for everything else
-      ConfigProvider.fromMap(new Map([["DATABASE_URL", databaseUrl]]))
-    ),
+    // the service child gets the same (only DATABASE_URL): defaults for everything else
+    Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { DATABASE_URL: databaseUrl } }))),
     Effect.scoped,
-    Effect.runPromise
+    (effect) => Effect.runPromise(effect)
   )

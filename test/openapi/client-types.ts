@@ -4,7 +4,7 @@
  * compiles the README's generated client (examples/openapi-fetch-client.ts) against them.
  * The file is generated, not committed.
  */
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { Api } from "../../src/Api.js"

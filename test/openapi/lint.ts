@@ -3,7 +3,7 @@
  * /v1/openapi.json (the same OpenApi.fromApi(Api) that src/App.ts publishes; test/contract.test.ts
  * checks that they are equal). Passes only with 0 errors and 0 warnings.
  */
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"

@@ -22,5 +22,5 @@ export const request = async (baseUrl: string, path: string, init: RequestInit =
 }
 
 /** Decodes a live body with the contract's Schema, failing the test with the parse error. */
-export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, body: unknown): A =>
+export const decodeWith = <A, I>(schema: Schema.Codec<A, I>, body: unknown): A =>
   Schema.decodeUnknownSync(schema, { onExcessProperty: "error" })(body)

@@ -1,8 +1,8 @@
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as Option from "effect/Option"
+import * as HttpApi from "effect/http-api/HttpApi"
 import * as Schema from "effect/Schema"
 import { Api } from "../../src/Api.js"
 import { operationIdOf } from "../../src/Meta/OpenApiDocument.js"
+import { fromResult } from "./either.js"
 
 /** One endpoint of the HttpApi as a client sees it: its operationId, route and declared Schemas. */
 export interface Operation {
@@ -10,10 +10,10 @@ export interface Operation {
   readonly method: string
   /** `/v1/songs/:songId` */
   readonly path: string
-  readonly pathSchema: Schema.Schema<unknown, unknown> | undefined
-  readonly urlParamsSchema: Schema.Schema<unknown, unknown> | undefined
+  readonly pathSchema: Schema.Codec<unknown, unknown> | undefined
+  readonly urlParamsSchema: Schema.Codec<unknown, unknown> | undefined
   /** Body Schemas by status: the success (200) and every declared error. */
-  readonly bodies: ReadonlyMap<number, Schema.Schema<unknown, unknown>>
+  readonly bodies: ReadonlyMap<number, Schema.Codec<unknown, unknown>>
 }
 
 /** Every endpoint, walked from the HttpApi: a new endpoint is covered without a list to keep. */
@@ -22,16 +22,16 @@ export const operations: ReadonlyArray<Operation> = (() => {
   HttpApi.reflect(Api, {
     onGroup: () => undefined,
     onEndpoint: ({ endpoint, errors, group, successes }) => {
-      const bodies = new Map<number, Schema.Schema<unknown, unknown>>()
-      for (const [status, { ast }] of [...successes, ...errors]) {
-        if (Option.isSome(ast)) bodies.set(status, Schema.make(ast.value))
+      const bodies = new Map<number, Schema.Codec<unknown, unknown>>()
+      for (const [status, [schema]] of [...successes, ...errors]) {
+        bodies.set(status, Schema.toCodecJson(schema) as unknown as Schema.Codec<unknown, unknown>)
       }
       found.push({
-        operationId: operationIdOf(group.identifier, endpoint.name),
+        operationId: operationIdOf(group.identifier, endpoint.identifier),
         method: endpoint.method,
         path: endpoint.path,
-        pathSchema: Option.getOrUndefined(endpoint.pathSchema) as Schema.Schema<unknown, unknown> | undefined,
-        urlParamsSchema: Option.getOrUndefined(endpoint.urlParamsSchema) as Schema.Schema<unknown, unknown> | undefined,
+        pathSchema: endpoint.params as Schema.Codec<unknown, unknown> | undefined,
+        urlParamsSchema: endpoint.query as Schema.Codec<unknown, unknown> | undefined,
         bodies
       })
     }
@@ -50,5 +50,5 @@ export const queryOf = (values: Readonly<Record<string, string | undefined>>) =>
 }
 
 /** Decodes with excess properties refused: a field the Schema does not declare is a failure. */
-export const decodeStrict = (schema: Schema.Schema<unknown, unknown>, body: unknown) =>
-  Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(body)
+export const decodeStrict = (schema: Schema.Codec<unknown, unknown>, body: unknown) =>
+  fromResult(Schema.decodeUnknownResult(schema as Schema.Codec<unknown, unknown, never, never>, { onExcessProperty: "error" })(body))

@@ -1,10 +1,10 @@
-import { HttpServer } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { AppLive } from "../../src/App.js"
 import { databaseEnv, resolveTestDatabase, type TestDatabase } from "./database.js"
+import { HttpServer } from "../../src/Http/Server.js"
 
 const FIXTURE_DIR = resolve(import.meta.dir, "../fixture")
 
@@ -56,15 +56,15 @@ export const startServer = async (
   const database = options.database ?? (await resolveTestDatabase())
   const env = { ...TEST_ENV, ...databaseEnv(database), ...options.env }
   const runtime = ManagedRuntime.make(
-    AppLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
+    AppLive.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: env }))))
   )
   const { port, sql } = await runtime.runPromise(
     Effect.gen(function*() {
-      const server = yield* HttpServer.HttpServer
+      const server = yield* HttpServer
       const sql = yield* SqlClient.SqlClient
       const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM roles`) as [{ count: number }]
       if (count === 0) yield* loadFixture(sql)
-      return { port: server.address._tag === "TcpAddress" ? server.address.port : 0, sql }
+      return { port: server.port, sql }
     })
   )
   for (const text of options.statements ?? []) await runtime.runPromise(sql.unsafe(text))
