@@ -11,7 +11,8 @@ import { ArtistsLive } from "./Artists/Http.js"
 import { AppConfig } from "./Config.js"
 import { ChangesLive } from "./Changes/Http.js"
 import { CuratedListsLive } from "./CuratedLists/Http.js"
-import { DatabaseLive, DatabaseMode, migrate, missingMigrations } from "./Database.js"
+import { DatabaseLive, DatabaseMode, migrate } from "./Database.js"
+import { pendingSchemaFiles } from "./Database/Schema.js"
 import { DiscoveryLive } from "./Discovery/Http.js"
 import { GenresLive } from "./Genres/Http.js"
 import { LabelsLive } from "./Labels/Http.js"
@@ -59,7 +60,7 @@ export const DatabaseReady = Layer.effectDiscard(
     const sql = yield* SqlClient.SqlClient
     const [standby] = yield* sql<{ readonly replica: boolean }>`SELECT pg_is_in_recovery() AS replica`
     if (standby?.replica === true) {
-      const missing = yield* missingMigrations
+      const missing = yield* pendingSchemaFiles
       if (missing.length > 0) {
         return yield* Effect.fail(
           new Error(`the read replica's schema lacks ${missing.join(", ")}: run bun run migrate against the primary`)
@@ -68,7 +69,7 @@ export const DatabaseReady = Layer.effectDiscard(
     }
     const applied = standby?.replica === true ? [] : yield* migrate
     yield* Effect.logInfo(`database: ${mode.description}${standby?.replica === true ? " (read replica)" : ""}`).pipe(
-      Effect.annotateLogs({ migrations_applied: applied.map(([id, name]) => `${id}_${name}`).join(",") || "none" })
+      Effect.annotateLogs({ migrations_applied: applied.join(",") || "none" })
     )
     if (mode.kind === "embedded") yield* seedEmptyEmbeddedDatabase
   })

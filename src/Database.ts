@@ -1,17 +1,17 @@
 import * as Reactivity from "effect/reactivity/Reactivity"
-import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
 import { sqlError } from "./Database/Faults.js"
 import { makeRunner, type WaitingBounds } from "./Database/Runner.js"
+import { applySchema } from "./Database/Schema.js"
 import { makeSqlClient } from "./Database/SqlClient.js"
 import { makeStatements, Statements } from "./Database/Statements.js"
 
@@ -26,8 +26,6 @@ export const databaseContext = Effect.map(
   Effect.all([SqlClient.SqlClient, Statements]),
   ([sql, statements]) => Context.make(SqlClient.SqlClient, sql).pipe(Context.add(Statements, statements))
 )
-
-export const SQL_DIR = resolve(import.meta.dir, "../sql")
 
 /** Which database the service runs on; start-up and seeding depend on it. */
 export class DatabaseMode extends Context.Service<
@@ -46,7 +44,7 @@ export const sessionSettings = (cdnBaseUrl: string, statementTimeoutMs: number) 
   // Every statement here is written for its generic plan (run-time gates on kept counts choose the
   // arm, src/Domain/SteeredPage.ts). Left to choose, PostgreSQL planned some for their values at
   // every execution (a list page: ~0.8 ms of planning for ~0.4 of work; a search ~0.5 ms of its
-  // ~1.8), and every statement five times on each new connection (docs/query-plans.md, "Wave 13").
+  // ~1.8), and every statement five times on each new connection (docs/query-plans.md).
   plan_cache_mode: "force_generic_plan",
   "catalogue.cdn_base_url": cdnBaseUrl
 })
@@ -214,49 +212,17 @@ export const DatabaseLive = Layer.unwrap(
   )
 )
 
-/** Plain SQL migrations: sql/NNNN_name.sql, applied in order, each in its own transaction. */
-const sqlFileLoader: Migrator.Loader = Effect.sync(() =>
-  readdirSync(SQL_DIR)
-    .flatMap((file) => {
-      const match = /^(\d{4})_([\w-]+)\.sql$/.exec(file)
-      if (match === null) return []
-      const text = readFileSync(join(SQL_DIR, file), "utf8")
-      const migration: Migrator.ResolvedMigration = [
-        Number(match[1]),
-        match[2] ?? file,
-        Effect.succeed(SqlClient.SqlClient.use((sql) => sql.unsafe(text).raw))
-      ]
-      return [migration]
-    })
-    .sort(([a], [b]) => a - b)
-)
-
-export const runMigrations = Migrator.make({})({ loader: sqlFileLoader, table: "schema_migrations" })
-
 /**
- * A read replica (hot standby) takes no DDL: its schema is the primary's. The migrations it lacks
- * (none when the primary is current), named as their files are.
- */
-export const missingMigrations = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const files = yield* sqlFileLoader
-  const [table] = yield* sql<{ readonly present: boolean }>`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`
-  const applied = table?.present === true
-    ? new Set((yield* sql<{ readonly migration_id: number }>`SELECT migration_id FROM schema_migrations`).map((row) => Number(row.migration_id)))
-    : new Set<number>()
-  return files.filter(([id]) => !applied.has(id)).map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`)
-})
-
-/**
- * The migrations, on PostgreSQL over a connection of their own without the request bounds: a
- * migration that fills a kept count reads the whole catalogue (tens of seconds at 1M songs),
- * past both the statement timeout and the deadline a request gets. Embedded: the one connection.
+ * The schema brought up to date (src/Database/Schema.ts), on PostgreSQL over a connection of its
+ * own without the request bounds: a numbered migration that fills a kept count reads the whole
+ * catalogue, past both the statement timeout and the deadline a request gets. Embedded: the one
+ * connection.
  */
 export const migrate = AppConfig.use((config) =>
   Option.match(config.databaseUrl, {
-    onNone: () => runMigrations,
+    onNone: () => applySchema,
     onSome: (url) =>
-      runMigrations.pipe(
+      applySchema.pipe(
         Effect.provide(queryPathLayer({
           connectionString: Redacted.value(url),
           max: 1,

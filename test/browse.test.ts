@@ -194,7 +194,7 @@ describe("GET /v1/curated-lists", () => {
   })
 })
 
-describe("deep pagination (issue 4 point 2)", () => {
+describe("deep pagination", () => {
   const database = resolveTestDatabase()
   let deep: TestServer | undefined
   afterAll(async () => {
@@ -248,7 +248,7 @@ describe("deep pagination (issue 4 point 2)", () => {
       ["sort=title&order=desc", "lower(title) DESC, id DESC"],
       ["sort=released&year=2000", "released_at DESC, id DESC"],
       ["sort=released&order=asc&year=2000", "released_at ASC, id ASC"],
-      // a year alone in popular and title order: a range of sql/0051's year indexes
+      // a year alone in popular and title order: a range of year indexes
       ["sort=popular&year=2000", "coalesce(vidsvc_views, -1) DESC, id DESC"],
       ["sort=popular&order=asc&year=2000", "coalesce(vidsvc_views, -1) ASC, id ASC"],
       ["sort=title&year=2000", "lower(title) ASC, id ASC"],
@@ -360,7 +360,7 @@ describe("deep pagination (issue 4 point 2)", () => {
   }, 300_000)
 })
 
-describe("kept totals of two and three filters (sql/0018)", () => {
+describe("kept totals of two and three filters", () => {
   const database = resolveTestDatabase()
   let own: TestServer | undefined
   afterAll(async () => {
@@ -388,7 +388,7 @@ describe("kept totals of two and three filters (sql/0018)", () => {
         }
       }
     }
-    // every order of a genre's and a label's songs: their kept orders (sql/0033)
+    // every order of a genre's and a label's songs: their kept orders
     const popular = "coalesce(s.vidsvc_views, -1) DESC, s.id DESC"
     const title = "lower(s.title), s.id"
     for (const [slug, id] of genres) {
@@ -401,7 +401,7 @@ describe("kept totals of two and three filters (sql/0018)", () => {
       cases.push({ path: `label=${label}&sort=title`, where: labelWhere(label), order: title })
       cases.push({ path: `genre=pop&label=${label}&sort=popular`, where: `${genreWhere(1)} AND ${labelWhere(label)}`, order: popular })
     }
-    // each list's total and its songs (read by key from the year's range of the links: sql/0028)
+    // each list's total and its songs (read by key from the year's range of the links)
     const served: Record<string, number | string> = {}
     const counted: Record<string, number | string> = {}
     for (const { path, where, order = "s.released_at DESC, s.id DESC" } of cases) {
@@ -422,7 +422,7 @@ describe("kept totals of two and three filters (sql/0018)", () => {
       + (SELECT count(*) FROM song_labels x JOIN songs s ON s.id = x.song_id WHERE x.released_at <> s.released_at) AS n`)
     served["links dated otherwise than their song"] = stale!.n
     counted["links dated otherwise than their song"] = 0
-    // the owners' orders (sql/0033) hold a row for every link with its song's values as they are now
+    // the owners' orders hold a row for every link with its song's values as they are now
     const linkRows = `SELECT 'g'::"char" AS owner, x.genre_id AS owner_id, s.id, s.released_at, coalesce(s.vidsvc_views, -1) AS views,
         lower(s.title) AS title_key, ${publicFromOf("s")} AS public_from
       FROM song_genres x JOIN songs s ON s.id = x.song_id
@@ -461,10 +461,10 @@ describe("kept totals of two and three filters (sql/0018)", () => {
       // the clock passes the scheduled song's published_at with no write since
       clockPassesScheduledSong(12, future!.published_at),
       songsMovedEveryWay,
-      // a title: the owners' title orders follow (sql/0033)
+      // a title: the owners' title orders follow
       [`CREATE TABLE titles_before AS SELECT id, title FROM songs WHERE id = 9; UPDATE songs SET title = 'Aaa Pertama' WHERE id = 9`,
         "UPDATE songs s SET title = b.title FROM titles_before b WHERE b.id = s.id; DROP TABLE titles_before"],
-      // views: one song most watched, one never watched, one by a few (sql/0033's owner orders follow)
+      // views: one song most watched, one never watched, one by a few (owner orders follow)
       [`CREATE TABLE views_before AS SELECT id, vidsvc_views FROM songs WHERE id IN (1, 3, 9);
         UPDATE songs SET vidsvc_views = CASE id WHEN 1 THEN 5000000000 WHEN 3 THEN NULL ELSE 7 END WHERE id IN (1, 3, 9)`,
         "UPDATE songs s SET vidsvc_views = b.vidsvc_views FROM views_before b WHERE b.id = s.id; DROP TABLE views_before"],

@@ -16,7 +16,7 @@ afterAll(async () => {
   await server.database.drop()
 })
 
-/** What /v1/stats and the browse totals answer, read over HTTP (kept counts of sql/0006). */
+/** What /v1/stats and the browse totals answer, read over HTTP (kept counts). */
 const served = async () => {
   const stats = decodeWith(DetailEnvelope(CatalogueStats, "S"), (await request(server.baseUrl, "/v1/stats")).body).data
   const total = async (path: string) => {
@@ -89,7 +89,7 @@ const countedArtistSongs = async () => {
   return lines.join("\n")
 }
 
-/** sql/0037's rows against the credits, roles and songs as they are now, each set minus the other (0). */
+/** rows against the credits, roles and songs as they are now, each set minus the other (0). */
 const ARTIST_ORDERS_UNLIKE = rowsUnlike(
   "SELECT song_id, artist_id, released_at, public_from, performer, writer FROM artist_song_orders",
   `SELECT c.song_id, c.artist_id, s.released_at, ${publicFromOf("s")} AS public_from,
@@ -124,7 +124,7 @@ const counted = async () => {
   return { ...row!, artistSongs: await countedArtistSongs(), artistOrdersUnlike: 0 }
 }
 
-describe("kept catalogue counts (sql/0006)", () => {
+describe("kept catalogue counts", () => {
   test("stats and browse totals equal counting the public rows, after every kind of change", async () => {
     const before = await served()
     expect(before).toEqual((await counted())!)
@@ -151,7 +151,7 @@ describe("kept catalogue counts (sql/0006)", () => {
       ["DELETE FROM song_genres WHERE song_id = 12", "INSERT INTO song_genres (song_id, genre_id) VALUES (12, 1)"],
       ["DELETE FROM credits WHERE song_id = 12",
         "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (12, 1, 10, 1), (12, 2, 1, 2)"],
-      // ... its views and title (its listed row stays as it is: sql/0036), and its release date alone
+      // ... its views and title (its listed row stays as it is), and its release date alone
       [`CREATE TABLE song_12_before AS SELECT title, vidsvc_views FROM songs WHERE id = 12;
         UPDATE songs SET vidsvc_views = 77, title = 'Menunggu' WHERE id = 12`,
         `UPDATE songs s SET title = b.title, vidsvc_views = b.vidsvc_views FROM song_12_before b WHERE s.id = 12;
@@ -199,7 +199,7 @@ describe("kept catalogue counts (sql/0006)", () => {
     await server.sql("SELECT recount_catalogue_counts()")
     expect((await server.sql("SELECT * FROM catalogue_counts"))[0]).toEqual(kept!)
     expect((await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM song_date_counts"))[0]!.n).toBe(years!.n)
-    // and the per-owner counts songs_count_trigger() moves (sql/0003, 0006, 0008, 0009, 0016, 0017, 0018)
+    // and the per-owner counts songs_count_trigger() moves
     const perOwner = `
       SELECT 'member' AS kind, member_id AS id, live AS n FROM member_contribution_counts WHERE live <> 0
       UNION ALL SELECT 'label songs', label_id, live_songs FROM label_counts WHERE live_songs <> 0
@@ -226,7 +226,7 @@ describe("kept catalogue counts (sql/0006)", () => {
     ])
   })
 
-  test("a scheduled song's row is rewritten when its dates or state change, not its views or title (sql/0036)", async () => {
+  test("a scheduled song's row is rewritten when its dates or state change, not its views or title", async () => {
     // the row's version: a rewrite (delete and insert, the kept counts moved twice) gives a new one
     const version = async () =>
       (await server.sql<{ v: string }>("SELECT xmin::text AS v FROM scheduled_song_links WHERE song_id = 12"))[0]?.v

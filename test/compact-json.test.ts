@@ -19,7 +19,7 @@ const FIXTURE_VALUES: Record<string, string> = {
 const QUERIES: Record<string, string> = {
   "/v1/search": "?q=a",
   "/v1/artists/namesake-hints": "?ids=7,1,6,10",
-  // deep enough for the contribution whose details hold credits and links (sql/0013)
+  // deep enough for the contribution whose details hold credits and links
   "/v1/users/:username/contributions": "?limit=80"
 }
 

@@ -3,13 +3,13 @@ import { sharedServer, type TestServer } from "./support/server.js"
 
 // A LANGUAGE sql function that PostgreSQL does not inline (a scalar one whose body has a subquery
 // or a FROM) is parsed and planned again at every execution of the statement that calls it, for
-// each call site: ~0.1-1 ms a call at 100k songs (sql/0026, 0054-0057). Such bodies are written in
+// each call site: ~0.1-1 ms a call at 100k songs. Such bodies are written in
 // PL/pgSQL, which keeps its plans for the session. This reads the migrated schema and fails on a
 // new one.
 
 /**
  * Never called by a read: the write triggers' (name_grams, song_is_settled), and one nothing calls
- * any more (contribution_details_json, sql/0013: src/Domain/Member.ts builds that JSON).
+ * any more (contribution_details_json, src/Domain/Member.ts builds that JSON).
  */
 const WRITE_PATH_ONLY = ["contribution_details_json", "name_grams", "song_is_settled"]
 
@@ -34,7 +34,7 @@ describe("functions a read calls are planned once per session", () => {
 
   // search_names_inside and search_names_near hold one arm per kind, each on its kind's partial
   // indexes: a statement that passes them its kind as a variable keeps all seven arms in its
-  // generic plan and starts them all at every execution (sql/0059). PL/pgSQL callers write the kind
+  // generic plan and starts them all at every execution. PL/pgSQL callers write the kind
   // in (search_inside_entries, LANGUAGE sql, is inlined into them with it).
   test("no function passes a variable kind to the per-kind lookups", async () => {
     const rows = await server.sql<{ name: string }>(`

@@ -105,7 +105,7 @@ describe("GET /v1/genres/{slug}/songs", () => {
   })
 })
 
-describe("kept public counts (sql/0003)", () => {
+describe("kept public counts", () => {
   /** Rows where a kept count differs from counting the public rows directly. */
   const countsDiffer = () =>
     server.sql(`

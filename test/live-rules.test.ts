@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { sharedServer, type TestServer } from "./support/server.js"
 
-// The visibility rules are written once, as SQL functions (sql/0014, sql/0019; docs/query-plans.md
+// The visibility rules are written once, as SQL functions (docs/query-plans.md
 // "Live and public"). Every other view and function of the migrated schema calls them: this reads
 // their stored definitions and fails on any that spells a rule out again.
 
@@ -46,7 +46,7 @@ const normalized = (body: string) => body.toLowerCase().replace(/\s+/g, " ")
 const spellsOut = (body: string) => SPELLED_OUT.test(normalized(body))
 const named = (name: string) => definitions.find((d) => d.name === name)
 
-describe("live and public rules (sql/0014, sql/0019)", () => {
+describe("live and public rules", () => {
   test("the check reads the real definitions and recognises a rule written out", () => {
     // a check that cannot fail is no check: the rules' own bodies are what it looks for
     for (const rule of ["song_is_live", "song_is_public_at", "album_is_live", "album_is_public_at", "member_is_public"]) {

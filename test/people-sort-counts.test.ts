@@ -21,9 +21,9 @@ interface Listed {
   /** the same, order=asc, first page */
   readonly usersAscending: ReadonlyArray<[string, number]>
   readonly userTotal: number
-  /** /v1/users?type=... totals (sql/0027), artists, fans, groups */
+  /** /v1/users?type=... totals, artists, fans, groups */
   readonly userKindTotals: ReadonlyArray<number>
-  /** /v1/users in contribution order with each of FILTERS, every page, as [username, contribution_count] (sql/0041) */
+  /** /v1/users in contribution order with each of FILTERS, every page, as [username, contribution_count] */
   readonly usersFiltered: ReadonlyArray<ReadonlyArray<[string, number]>>
   /** /v1/labels (by songs), as [id, song_count, album_count], and each label's songs total */
   readonly labels: ReadonlyArray<[number, number, number]>
@@ -33,13 +33,13 @@ interface Listed {
   readonly genreSongTotals: ReadonlyArray<number>
   /** the busiest members' contributions, newest first: [username, total, ids of the first and last pages] */
   readonly contributions: ReadonlyArray<[string, number, string]>
-  /** sql/0035's rows unlike the contributions and their songs now (0) */
+  /** rows unlike the contributions and their songs now (0) */
   readonly contributionOrdersUnlike: number
 }
 
 /** The members whose contributions are listed: the most contributing (ids 1-3 of the fixture). */
 const CONTRIBUTORS = "SELECT id, username FROM public_members WHERE id IN (1, 2, 3, 100) ORDER BY id"
-/** The contributions as sql/0035 keeps them, and as they are, each set minus the other. */
+/** The contributions keeps them, and as they are, each set minus the other. */
 const CONTRIBUTION_ORDERS_UNLIKE = rowsUnlike(
   "SELECT id, member_id, action_at, song_id, public_from FROM member_contribution_orders",
   `SELECT c.id, c.member_id, c.action_at, c.song_id, ${publicFromOf("s")} FROM contributions c JOIN songs s ON s.id = c.song_id`
@@ -53,7 +53,7 @@ const body = async (path: string) => {
 
 const USER_TYPES = [["artists", "artist"], ["fans", "fan"], ["groups", "group"]] as const
 
-/** Filters of the contribution order as the ranks keep them (sql/0041): one and two letters, a word, a kind, both. */
+/** Filters of the contribution order as the ranks keep them: one and two letters, a word, a kind, both. */
 const FILTERS: ReadonlyArray<{ readonly q?: string; readonly kind?: string }> = [
   { q: "ri" }, { q: "zz" }, { q: "ina" }, { kind: "fan" }, { q: "a", kind: "artist" }
 ]
@@ -61,7 +61,7 @@ const filterQuery = (filter: (typeof FILTERS)[number]) =>
   [filter.q === undefined ? "" : `q=${filter.q}`, filter.kind === undefined ? "" : `type=${USER_TYPES.find(([, k]) => k === filter.kind)![0]}`]
     .filter((part) => part !== "").join("&")
 
-/** The lists as the service serves them (sql/0017's ranks and settled counts). */
+/** The lists as the service serves them (ranks and settled counts). */
 const served = async (): Promise<Listed> => {
   const users = (await walkByCursor(server.baseUrl, "/v1/users", 7)) as Array<{ username: string; contribution_count: number }>
   const ascending = await body("/v1/users?order=asc&limit=10")
@@ -129,7 +129,7 @@ const counted = async (): Promise<Listed> => {
   }
 }
 
-describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settled songs)", () => {
+describe("kept sort counts (members' ranks, labels' and genres' settled songs)", () => {
   test("the users, labels and genres lists equal counting the public rows, after every kind of change", async () => {
     const before = await served()
     expect(before).toEqual(await countedInServedOrder())
@@ -176,7 +176,7 @@ describe("kept sort counts (sql/0017: members' ranks, labels' and genres' settle
       ["UPDATE members SET username = NULL WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
       ["UPDATE members SET username = 'zz-renamed' WHERE id = 2", `UPDATE members SET username = '${member!.username}' WHERE id = 2`],
       ["INSERT INTO members (id, username, name) VALUES (900, 'baru', 'Baru')", "DELETE FROM members WHERE id = 900"],
-      // a member changing kind (sql/0027's per-kind totals), and a banned one doing so (the fixture's canary may be banned already)
+      // a member changing kind (per-kind totals), and a banned one doing so (the fixture's canary may be banned already)
       [`UPDATE members SET kind = CASE kind WHEN 'fan' THEN 'group' ELSE 'fan' END WHERE id IN (3, 4)`,
         `UPDATE members SET kind = '${kinds[0]}' WHERE id = 3; UPDATE members SET kind = '${kinds[1]}' WHERE id = 4`],
       [`UPDATE members SET is_banned = true WHERE id = 5; UPDATE members SET kind = 'artist' WHERE id = 5`,

@@ -25,7 +25,7 @@ const search = async (query: string) => {
 const songs = async (text: string, limit = 5) =>
   (await search(`q=${encodeURIComponent(text)}&types=songs&limit=${limit}`)).songs!
 
-/** Rows of search_entries that a fill from scratch would not write, and the reverse (sql/0015). */
+/** Rows of search_entries that a fill from scratch would not write, and the reverse. */
 const drift = async () => {
   const [row] = await server.sql<{ n: number }>(`
     WITH fresh AS (
@@ -43,7 +43,7 @@ const addSongs = (from: number, to: number, title: string, publishedAt = "2020-0
     [title, publishedAt, from, to]
   )
 
-describe("the search table (sql/0015)", () => {
+describe("the search table", () => {
   test("matches a fill from scratch, before and after writes to every searchable table", async () => {
     expect(await drift()).toBe(0)
     const [{ n }] = await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM search_entries") as [{ n: number }]
@@ -61,7 +61,7 @@ describe("the search table (sql/0015)", () => {
     expect(await drift()).toBe(0)
   })
 
-  test("inside a word (sql/0043): exactly the public titles holding the query after a word's first letter", async () => {
+  test("inside a word: exactly the public titles holding the query after a word's first letter", async () => {
     // one word and several; a one-letter first or last word; right after a first letter; hidden titles
     const texts = ["ndai", "nta bia", "ndai l", "uk r", "i ini", "ari ini dal", "anary", "abella", "njI MANIS"]
     let found = 0
@@ -98,7 +98,7 @@ describe("the search table (sql/0015)", () => {
     expect((await songs("fajar menyingsing")).items.map((s) => s.id)).toEqual([6000])
   })
 
-  test("an artist without a settled song is found by a due song or a public album, not before (sql/0054)", async () => {
+  test("an artist without a settled song is found by a due song or a public album, not before", async () => {
     const artists = async (text: string) =>
       (await search(`q=${encodeURIComponent(text)}&types=artists`)).artists!.items.map((a) => a.id)
     await server.sql(`
@@ -131,7 +131,7 @@ describe("the search table (sql/0015)", () => {
     expect(await drift()).toBe(0)
   }, 60_000)
 
-  test("more matches inside a word than the bound: the page is still the most popular of them (sql/0052)", async () => {
+  test("more matches inside a word than the bound: the page is still the most popular of them", async () => {
     // "a zqs" sits inside 2,100 titles ("Rosa Zqsayang n": the 'a' ends a word), and starts a word in
     // one; past twice the bound's names the count stops and the page is walked in popularity order
     await addSongs(40_000, 40_000 + 2 * SEARCH_TOTAL_BOUND + 99, "Rosa Zqsayang")
@@ -153,7 +153,7 @@ describe("the search table (sql/0015)", () => {
     // with no room left on the page for them, they are only counted
     const first = await songs("a zqs", 1)
     expect({ total: first.total, ids: first.items.map((s) => s.id) }).toEqual({ total: SEARCH_TOTAL_BOUND, ids: [43_000] })
-    // the inner index joins words with a letter (sql/0053): in a query it is that letter, not a
+    // the inner index joins words with a letter: in a query it is that letter, not a
     // space ("Rosa Zqsayang" holds "osa z", only this title holds "saꙮz" inside a word)
     await addSongs(43_001, 43_001, "Xsa\ua66ezz")
     const joiner = await songs("sa\ua66ez")

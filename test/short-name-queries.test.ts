@@ -7,7 +7,7 @@ import { artistNameGramsUnlike, memberNameGramsUnlike } from "./support/keptRows
 import { startServer, type TestServer } from "./support/server.js"
 
 /**
- * /v1/artists?q= and /v1/users?q= by the kept facts of sql/0047-0050: a query's page walked along
+ * /v1/artists?q= and /v1/users?q= by the kept facts-0050: a query's page walked along
  * a kept order, or, when its matches are few, collected (artists: the kept gram's pairs, the kept
  * names' or the artists' trigram indexes; users: read by key through the steered page's key sets).
  * 306 more artists and 304 more members make every way happen ("a" walks, "zy" collects), with
@@ -44,7 +44,7 @@ const catalogue = [
 /**
  * Dense ("a", "ra"), rare ("zy", "qo", "ss" spelled "ß"), none ("x"), one that is none of the new
  * artists' ("mi"); longer ones, dense ("ama"), rare ("zyq", an honorific's "dato zy") and one
- * whose trigrams say little ("a 😀": sql/0050 bounds it by its rarest two characters)
+ * whose trigrams say little ("a 😀": bounds it by its rarest two characters)
  */
 const QUERIES = ["a", "ra", "zy", "qo", "ß", "x", "mi", "ama", "zyq", "dato zy", "a 😀"]
 
@@ -160,7 +160,7 @@ const countedUsers = async (): Promise<Record<string, ReadonlyArray<string>>> =>
   return lists
 }
 
-describe("users queries (sql/0048's kept grams; a longer q's matches by their handles)", () => {
+describe("users queries (kept grams; a longer q's matches by their handles)", () => {
   test("a query's members, read by key or walked, equal counting the public members, after every kind of change", async () => {
     const before = await servedUsers()
     expect(before).toEqual(await countedUsers())
@@ -187,7 +187,7 @@ describe("users queries (sql/0048's kept grams; a longer q's matches by their ha
   }, 180_000)
 })
 
-describe("artist queries (sql/0047's kept grams, sql/0049's kept names' trigrams)", () => {
+describe("artist queries (kept grams, kept names' trigrams)", () => {
   test("both ways of finding a query's page equal counting the public artists, after every kind of change", async () => {
     // the catalogue makes both ways happen: a test of one way only could not fail for the other
     const facts = async (q: string) =>

@@ -6,7 +6,7 @@ import { startServer, type TestServer } from "./support/server.js"
 
 /**
  * /v1/songs/{id}/similar reads each group per performer, writer or genre of the song, from kept
- * orders (src/Songs/Similar.ts, sql/0062). A catalogue of 12,000 more songs gives groups of every
+ * orders (src/Songs/Similar.ts). A catalogue of 12,000 more songs gives groups of every
  * size (20, 400 and 3,000+ songs of a performer, a writer and a genre; writers whose written songs
  * are nearly all excluded as performed, by themselves or by another performer of the song; ties and
  * unknown views per day; hidden songs of every kind among them), and each answer must be the

@@ -15,7 +15,7 @@ afterAll(async () => {
   await server.database.drop()
 })
 
-/** Each sort's bucket table, seek function and key (sql/0021). */
+/** Each sort's bucket table, seek function and key. */
 const sorts = [
   { table: "song_released_buckets", seek: "public_song_released_seek", key: "s.released_at" },
   { table: "song_popular_buckets", seek: "public_song_popular_seek", key: "coalesce(s.vidsvc_views, -1)" },
@@ -75,7 +75,7 @@ const pages = async () => {
   return { served, counted }
 }
 
-describe("kept sort buckets (sql/0021)", () => {
+describe("kept sort buckets", () => {
   test("every position's seek equals counting the public songs, after every kind of write", async () => {
     const before = await served()
     expect(before).toEqual(await counted())

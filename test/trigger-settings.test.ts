@@ -6,7 +6,7 @@ beforeAll(async () => {
   server = await sharedServer()
 }, 60_000)
 
-describe("trigger functions (sql/0034)", () => {
+describe("trigger functions", () => {
   test("every trigger function of the schema runs without JIT, whichever session writes", async () => {
     const functions = await server.sql<{ name: string; config: ReadonlyArray<string> | null }>(`
       SELECT p.oid::regprocedure::text AS name, p.proconfig AS config FROM pg_proc p

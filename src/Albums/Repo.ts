@@ -64,12 +64,12 @@ export class AlbumsRepo extends Context.Service<AlbumsRepo>()("catalogue/AlbumsR
       const order = browse.order ?? (sortName === "title" ? "asc" : "desc")
       const filters = browse.type === undefined ? [] : [sql`al.album_type = ${browse.type}`]
       const scope = `albums|${sortName}|${order}|t=${browse.type ?? ""}`
-      // kept counts of sql/0006 instead of counting the albums
+      // kept counts instead of counting the albums
       const total = browse.type === undefined
         ? sql`SELECT coalesce(sum(album_count), 0) FROM public_album_type_counts`
         : sql`SELECT coalesce((SELECT album_count FROM public_album_type_counts WHERE album_type = ${browse.type}), 0)`
       // the exact kept total steers the walk: none past the end, the second half from the end;
-      // index-only (sql/0031), the page's rows read alone. A type is a third of the albums or more: always walked in order
+      // index-only, the page's rows read alone. A type is a third of the albums or more: always walked in order
       const steer = steered({ deferred: true })
       return keysetPage({ ...albumSorts[sortName], descending: order === "desc" }, filters, page, scope, { total, steer }).pipe(
         Effect.provide(database),

@@ -53,7 +53,7 @@ const visibleByName = (parts: ReadonlyArray<Statement.Fragment>): KeysetSort => 
 
 /**
  * Visible artists with their public song counts (`a.id`, `a.song_count`), most songs first, then
- * the id: `-song_count` ascending, as sql/0008's kept index. The summary is built for the page's
+ * the id: `-song_count` ascending, as its kept index. The summary is built for the page's
  * rows only (one primary-key probe each), never for the rows a deep page skips.
  */
 const bySongsSort = (source: KeysetSort["source"]): KeysetSort => ({
@@ -69,7 +69,7 @@ const bySongsSort = (source: KeysetSort["source"]): KeysetSort => ({
 
 /**
  * Every artist's public songs newest first, as rows `s` of (id, artist_id, released_at, performer,
- * writer) kept by sql/0037 with the public rule (a list filters `s.artist_id`, and the role's
+ * writer) kept with the public rule (a list filters `s.artist_id`, and the role's
  * flag): one index-only range of the artist's, walked from the nearer end; the summary is built
  * for the page's rows only (one primary-key probe each), never for the rows an offset skips.
  */
@@ -86,7 +86,7 @@ const artistSongsSort: TableKeysetSort = {
 
 /**
  * The artist's public albums rows `al` (albums columns plus the kept `album_id` and
- * `released_key` of sql/0022), newest first, albums without a date last: the kept pairs are one
+ * `released_key`), newest first, albums without a date last: the kept pairs are one
  * range of artist_album_links_order_idx, cursor included.
  */
 const albumsSort = (source: KeysetSort["source"]): KeysetSort => ({
@@ -124,8 +124,8 @@ const namesakeHintJsonSql = jsonArraySql(namesakeHint.json("h"), "h.ord")
 /**
  * The best-known public song (most video views, then earliest, then id) of the artist of row `h`,
  * as one row (title, released_at), or none. An artist of s public songs among P (its settled count
- * kept): its songs are collected from sql/0037's kept pairs, each probed for its views, while
- * s² < P (the views and dates from sql/0058's index alone, the title of the best one only); a
+ * kept): its songs are collected from kept pairs, each probed for its views, while
+ * s² < P (the views and dates from an index alone, the title of the best one only); a
  * more prolific one's is found by walking the catalogue's popular order with a credit probe a
  * song (about P / s of them: ~150 for an artist of 7k songs at 1M, where collecting cost ~60 ms),
  * then the songs of those views read for the earliest. `EXISTS (... OFFSET 0)`: a probe,
@@ -159,9 +159,9 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
     const database = yield* databaseContext
 
     /**
-     * Visible artists whose name matches q (trigram indexes of sql/0004; `among`, a set of ids the
-     * matches are among, when something narrower finds them), visible by the kept counts
-     * (sql/0008), with their public song counts: cost grows with the matches. The settled count is
+     * Visible artists whose name matches q (trigram indexes; `among`, a set of ids the
+     * matches are among, when something narrower finds them), visible by the kept counts, with
+     * their public song counts: cost grows with the matches. The settled count is
      * probed once a match (OFFSET 0: not copied into both uses) and serves the rule and the count;
      * the due songs are one set built once (usually empty), not a function call a match.
      */
@@ -176,8 +176,8 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
     /**
      * The visible artists whose folded names pass `named` (every visible artist without it), as
      * parts of rows `a` (name_key, id): those with a settled song from artist_song_counts, which
-     * keeps their names (sql/0039; index-only in name order), and the few others (sql/0025's
-     * visible_unsettled_artists) tested by their own names.
+     * keeps their names (index-only in name order), and the few others
+     * (visible_unsettled_artists) tested by their own names.
      */
     const visibleArtistParts = (named?: (columns: ReadonlyArray<string>) => Statement.Fragment) =>
       named === undefined
@@ -195,7 +195,7 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
     const keptTotal = lit("SELECT visible_artist_count()")
 
     /**
-     * sql/0040's walk by song count: the page's rows themselves (from the cursor on, or past the
+     * walk by song count: the page's rows themselves (from the cursor on, or past the
      * offset), of the artists whose names contain the folded q (NULL: all).
      */
     const bySongCount = (folded: Statement.Fragment) =>
@@ -206,8 +206,8 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
       )
 
     /**
-     * Artists whose names contain q, by the kept facts of sql/0047 and sql/0049, read first (one
-     * small statement): the kept orders walked with the names they carry (sql/0039), the total
+     * Artists whose names contain q, by the kept facts, read first (one
+     * small statement): the kept orders walked with the names they carry, the total
      * kept or counted from the kept names' own indexes, unless the matches are so few that
      * collecting them (each probed) costs less than walking to the page (docs/query-plans.md): a q
      * of one or two characters (no trigram) from its kept gram's artists and the few visible
@@ -233,8 +233,8 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
       })
 
     /**
-     * Without q: by name, the kept name order of sql/0025; by songs, sql/0008's kept index walked
-     * to the page by sql/0040; totals kept (visible_artist_count()). With q: `namedPage`.
+     * Without q: by name, the kept name order; by songs, the kept index walked
+     * to the page; totals kept (visible_artist_count()). With q: `namedPage`.
      */
     const listArtists = (params: {
       readonly q: string | undefined
@@ -263,8 +263,8 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
 
     /**
      * The artist's public songs in `role`, newest first; found=false when the artist is not
-     * visible. min(offset, total - offset) + limit entries of the artist's range of sql/0037,
-     * index-only (the role is a flag of each entry); totals are kept (sql/0008 any role, sql/0016
+     * visible. min(offset, total - offset) + limit entries of the artist's range,
+     * index-only (the role is a flag of each entry); totals are kept (any role, per role
      * per tag).
      */
     const listArtistSongs = (artistId: number, role: ArtistSongRole, page: PageParamsInput) =>
@@ -284,7 +284,7 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
 
     /**
      * The artist's public albums, newest first; found=false when the artist is not visible. Two
-     * parts: the kept pairs of public albums (sql/0022), and the albums the artist performs on
+     * parts: the kept pairs of public albums, and the albums the artist performs on
      * through a due song (usually none). Total kept.
      */
     const listArtistAlbums = (artistId: number, page: PageParamsInput) =>
@@ -308,7 +308,7 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
      * The namesake hints as a JSON array, in the order asked: a row for each asked id whose
      * folded name equals another visible artist's. `ids` is the comma-joined list (one parameter,
      * so the statement text is the same for any number of ids). The role is the first of the
-     * artist detail's roles (kept per role, sql/0016: was counted over every credit, ~8 ms for an
+     * artist detail's roles (kept per role, was counted over every credit, ~8 ms for an
      * artist of 7k songs at 1M); the song: `bestSongSql`.
      */
     const hintNamesakes = (ids: ReadonlyArray<number>) =>

@@ -15,7 +15,7 @@ const songsSql = (where: string, order: string) =>
 
 /**
  * The four selections in one statement. Every order is total (ends with the id), so the answer is the same all
- * day for the same data. Each selection walks an index of sql/0001_catalogue.sql.
+ * day for the same data. Each selection walks an index of sql/schema/2_catalogue.sql.
  */
 const discoverySql = `SELECT ${
   discovery.json(

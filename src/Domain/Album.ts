@@ -70,5 +70,5 @@ export const albumDetail = shape(
 /** Staff's album detail: every album and every track, each song with its `status`, the album's at the end. */
 export const staffAlbumDetail = shape(StaffAlbumDetail, (al: string) => ({
   ...albumDetailFields(al, "staff", staffAlbumSongEntry.json("ts", "t.position")),
-  status: publicationStatusSql(al)
+  status: publicationStatusSql(al, "album_is_public")
 }), { from: "albums al", args: ["al"] })

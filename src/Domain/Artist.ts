@@ -28,15 +28,15 @@ export const artistSummaryFields = {
 export const ArtistSummary = Schema.Struct(artistSummaryFields).annotate({ identifier: "ArtistSummary" })
 export type ArtistSummary = typeof ArtistSummary.Type
 
-/** Public songs credited to artists row `a` in any role (public rows only), from sql/0008's kept counts. */
+/** Public songs credited to artists row `a` in any role (public rows only), from kept counts. */
 export const artistSongCountSql = (a: string) => `public_artist_song_count(${a}.id)`
 
-/** An artist's settled public songs, sql/0008's kept count for artists row `a`: one probe by primary key, 0 when none. */
+/** An artist's settled public songs, kept count for artists row `a`: one probe by primary key, 0 when none. */
 export const artistSettledSongsSql = (a: string) =>
   `coalesce((SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${a}.id), 0)`
 
 /**
- * public_artists' rule for artists row `a`, from sql/0008's kept counts: a settled public song
+ * public_artists' rule for artists row `a`, from kept counts: a settled public song
  * (one probe by primary key: true for nearly every artist), a due one (a set of usually no rows,
  * built once), or a public album. Inline SQL, not a function: Postgres does not inline functions
  * with subqueries, and a call per row of a page 10,000 rows deep cost ~40 us a row; scalar
@@ -93,7 +93,7 @@ export type ArtistDetail = typeof ArtistDetail.Type
 
 /**
  * The detail of public_artists row `a`. `albumCount`: an SQL expression (the caller knows the
- * artist's albums). Roles are kept per role (sql/0016), not counted over the artist's credits.
+ * artist's albums). Roles are kept per role, not counted over the artist's credits.
  */
 export const artistDetail = shape(ArtistDetail, (a: string, albumCount: string) => ({
   ...artistIdentityFieldsSql(a),

@@ -121,5 +121,5 @@ export const curatedList = shape(
 /** Staff's list: hidden lists and hidden entries, each marked with its `status`, the list's own at the end. */
 export const staffCuratedList = shape(StaffCuratedList, (l: string) => ({
   ...curatedListFields(l, "staff", staffListSongEntry.json("ts"), staffListAlbumEntry.json("xal")),
-  status: publicationStatusSql(l)
+  status: publicationStatusSql(l, "curated_list_is_public")
 }), { from: "curated_lists l", args: ["l"] })

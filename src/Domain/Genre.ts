@@ -26,7 +26,7 @@ export const Genre = Schema.Struct({
   song_count: genreFields.song_count
 }).annotate({ identifier: "Genre" })
 
-/** Public songs of genres row `g` from sql/0006's kept counts. */
+/** Public songs of genres row `g` from kept counts. */
 export const genreSongCountSql = (g: string) => `coalesce(public_genre_song_count(${g}.id), 0)`
 
 /** Genre list entry for genres row `g`, with its public song count as an SQL expression. */

@@ -61,7 +61,7 @@ export interface KeysetOptions {
    * cost is its matches whatever the page (a name search), counted anyway
    */
   readonly readOnce?: boolean | undefined
-  /** The source gives the page's rows itself, past the offset (a walk that skips them, sql/0040) */
+  /** The source gives the page's rows itself, past the offset (a walk that skips them) */
   readonly pagedBySource?: boolean | undefined
   /**
    * `total` counts exactly the rows the walk finds, and costs less than a walk that finds none (a

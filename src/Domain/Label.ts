@@ -13,7 +13,7 @@ export const Label = Schema.Struct({
 }).annotate({ identifier: "Label" })
 export type Label = typeof Label.Type
 
-/** Public counts of labels row `l` read from sql/0006's kept counts, one probe each. */
+/** Public counts of labels row `l` read from kept counts, one probe each. */
 export const labelCountsSql = (l: string) => ({
   songCount: `coalesce((SELECT lc.song_count FROM public_label_counts lc WHERE lc.label_id = ${l}.id), 0)`,
   albumCount: `coalesce((SELECT lc.album_count FROM public_label_counts lc WHERE lc.label_id = ${l}.id), 0)`

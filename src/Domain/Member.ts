@@ -19,7 +19,7 @@ export const ContributorProfile = Schema.Struct({
   contribution_count: Schema.Int.annotate({ description: "Contributions on public songs." })
 }).annotate({ identifier: "ContributorProfile" })
 
-/** Contributions on public songs of members row `m`, from sql/0009's kept counts. */
+/** Contributions on public songs of members row `m`, from kept counts. */
 export const memberContributionCountSql = (m: string) =>
   `coalesce((SELECT mc.contribution_count FROM public_member_contributions mc WHERE mc.member_id = ${m}.id), 0)`
 
@@ -56,8 +56,8 @@ export const userRef = shape(UserRef, (m: string) => ({
   avatar_url: `asset_url(${m}.avatar_key, '${PLACEHOLDER.avatar}')`
 }), { from: "public_members m", args: ["m"] })
 
-/** UserRef for members row `m`, "Former member" when banned or without a handle. */
-export const userRefOrFormerSql = (m: string) => `CASE WHEN ${m}.username IS NOT NULL AND NOT ${m}.is_banned
+/** UserRef for members row `m`, "Former member" when not public (banned or without a handle). */
+export const userRefOrFormerSql = (m: string) => `CASE WHEN member_is_public(${m}.username, ${m}.is_banned)
   THEN ${userRef.json(m)}
   ELSE ${formerMember.json()} END`
 
@@ -95,7 +95,7 @@ const flagSql = (details: string, key: string) => `coalesce(${details}->'${key}'
 /**
  * `details` from the stored jsonb expression `details`: exactly these fields, whatever the
  * jsonb holds; absent or mistyped values get defaults ([] for the arrays, false for the flags,
- * "" for texts). The same as sql/0013's contribution_details_json, now written here.
+ * "" for texts). 
  */
 export const contributionDetails = shape(ContributionDetails, (details: string) => ({
   added_credits: detailsArraySql(details, "added_credits", creditChangeSql),

@@ -14,7 +14,7 @@ export const foldedName = (sql: SqlClient.SqlClient, q: string): Statement.Fragm
 export const isShortQuery = (q: string) => [...q].length < TRIGRAM_LENGTH
 
 /**
- * A list's `q` filter (docs/search.md): the row's folded name `columns` (sql/0004, trigram
+ * A list's `q` filter (docs/search.md): the row's folded name `columns` (trigram
  * indexed) contain the folded query, anywhere. The query is folded once per statement (an init
  * plan): `fold_name` is not inlined (it calls the STABLE `unaccent`), so written in the condition
  * it ran for every row a scan tested, twice a row with two columns (/v1/users?q=an near the end of

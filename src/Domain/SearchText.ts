@@ -1,7 +1,7 @@
 /**
  * Free-text matching over names (docs/search.md), shared by /v1/search and the `q` filter of lists.
  * Names are compared in their folded form (fold_name(): lower case, no diacritics, apostrophes
- * dropped, hyphens and punctuation as spaces), stored beside each name by sql/0004_search.sql
+ * dropped, hyphens and punctuation as spaces), stored beside each name (fold_name, sql/schema/0_computed.sql)
  * with a GIN trigram index.
  */
 import * as Schema from "effect/Schema"

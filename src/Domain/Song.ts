@@ -157,21 +157,25 @@ const VIDSVC_WATCH_URL = "https://www.vidsvc.example/watch?v="
 /** The songs an audience may see: a view or table name, fixed text. */
 export const songSource = (audience: Audience) => (audience === "public" ? "public_songs" : "songs")
 
-/** Songs row `s` in each state staff filter by, as fixed SQL (a closed set: statement texts stay bounded). */
+/**
+ * Songs row `s` in each state staff filter by, as fixed SQL (a closed set: statement texts stay
+ * bounded), by the public rule (song_is_public, sql/definitions/1_rules.sql: inlined by PostgreSQL).
+ */
 export const songStatusCondition = {
-  published: "s.deleted_at IS NULL AND s.published_at <= now()",
-  unpublished: "s.deleted_at IS NULL AND (s.published_at IS NULL OR s.published_at > now())",
+  published: "song_is_public(s.published_at, s.deleted_at)",
+  unpublished: "s.deleted_at IS NULL AND song_is_public(s.published_at, s.deleted_at) IS NOT TRUE",
   deleted: "s.deleted_at IS NOT NULL",
   all: "TRUE"
 } as const
 
 export const songStatusSql = (s: string) =>
   `CASE WHEN ${s}.deleted_at IS NOT NULL THEN 'deleted'
-        WHEN ${s}.published_at IS NULL OR ${s}.published_at > now() THEN 'unpublished'
-        ELSE 'published' END`
+        WHEN song_is_public(${s}.published_at, ${s}.deleted_at) THEN 'published'
+        ELSE 'unpublished' END`
 
-export const publicationStatusSql = (row: string) =>
-  `CASE WHEN ${row}.published_at IS NULL OR ${row}.published_at > now() THEN 'unpublished' ELSE 'published' END`
+/** An album's or a list's status by its public rule (album_is_public, curated_list_is_public). */
+export const publicationStatusSql = (row: string, isPublic: "album_is_public" | "curated_list_is_public") =>
+  `CASE WHEN ${isPublic}(${row}.published_at) THEN 'published' ELSE 'unpublished' END`
 
 export const artworkColors = shape(ArtworkColors, (row: string) => ({
   dominant: `coalesce(${row}.artwork_dominant, '#808080')`,
@@ -306,7 +310,7 @@ export const listAlbumEntry = shape(ListAlbumEntry, (al: string, audience: Audie
 
 export const staffListAlbumEntry = shape(
   StaffListAlbumEntry,
-  (al: string) => ({ ...listAlbumEntry.fields(al, "staff"), status: publicationStatusSql(al) }),
+  (al: string) => ({ ...listAlbumEntry.fields(al, "staff"), status: publicationStatusSql(al, "album_is_public") }),
   { from: "albums al", args: ["al"] },
   "StaffListAlbumEntry"
 )

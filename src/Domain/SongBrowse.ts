@@ -24,20 +24,20 @@ const newYear = (sql: SqlClient.SqlClient, year: number) => sql`CAST(${`${year}-
 const releasedIn = (sql: SqlClient.SqlClient, column: string, year: number) =>
   sql`${lit(column)} >= ${newYear(sql, year)} AND ${lit(column)} < ${newYear(sql, year + 1)}`
 
-/** The public songs released in the year, from sql/0018's per-date counts. */
+/** The public songs released in the year, from per-date counts. */
 const yearSongCount = (sql: SqlClient.SqlClient, year: number) =>
   sql`SELECT public_songs_released_between(${newYear(sql, year)}, ${newYear(sql, year + 1)})`
 
-/** The genre's public songs (sql/0017's settled count and the due ones); an unknown slug has none. */
+/** The genre's public songs (settled count and the due ones); an unknown slug has none. */
 const genreSongCount = (sql: SqlClient.SqlClient, slug: string) =>
   sql`SELECT coalesce((SELECT public_genre_song_count(g.id) FROM genres g WHERE g.slug = ${slug}), 0)`
 
-/** The label's public songs (sql/0017's settled count and the due ones). */
+/** The label's public songs (settled count and the due ones). */
 const labelSongCount = (sql: SqlClient.SqlClient, label: number) => sql`SELECT public_label_song_count(${label})`
 
 /**
- * The browse's total from kept counts: one filter or none from sql/0003 and 0006, two or three
- * from sql/0018's song_facet_counts. An unknown genre slug matches nothing.
+ * The browse's total from kept counts: one filter or none, two or three
+ * from song_facet_counts. An unknown genre slug matches nothing.
  */
 const keptSongTotal = (sql: SqlClient.SqlClient, browse: SongBrowse): Statement.Fragment => {
   const given = [browse.genre, browse.label, browse.year].filter((value) => value !== undefined).length
@@ -62,8 +62,8 @@ const keptSongTotal = (sql: SqlClient.SqlClient, browse: SongBrowse): Statement.
 
 /**
  * Where an ascending walk of the public songs (without genre or label) reaches a position, from
- * kept counts: the sort's buckets (sql/0021), or in release order within a year its per-date
- * counts (sql/0018). None for popular and title order within a year.
+ * kept counts: the sort's buckets, or in release order within a year its per-date
+ * counts. None for popular and title order within a year.
  */
 const songSeek = (sql: SqlClient.SqlClient, sortName: SongSortName, year: number | undefined) => {
   if (year === undefined) {
@@ -89,7 +89,7 @@ export const songBrowsePage = (
   const sortName = browse.sort ?? "released"
   const descending = browse.order === undefined ? songSortDescendingByDefault[sortName] : browse.order === "desc"
   const order = descending ? "desc" : "asc"
-  // a label's or genre's own kept order (sql/0033) is the list's rows, walked as one index range of
+  // a label's or genre's own kept order is the list's rows, walked as one index range of
   // it: the label's when both are given (the smaller); not the release order with a year (then the
   // year is the range of the catalogue's index)
   const ownOrder = (owner: SongOwner) =>
@@ -118,7 +118,7 @@ export const songBrowsePage = (
     walk.push(sql`EXISTS (SELECT 1 FROM song_labels sl WHERE sl.song_id = s.id AND sl.label_id = ${browse.label} OFFSET 0)`)
   }
   // a year is a range of an index in the catalogue's order: of the release dates, or alone (no
-  // genre, no label) of sql/0051's year indexes in popular and title order. Its walk reads that
+  // genre, no label) of year indexes in popular and title order. Its walk reads that
   // year's songs at most
   const yearIsRange = browse.year !== undefined &&
     (sortName === "released" || (browse.genre === undefined && browse.label === undefined))
@@ -139,7 +139,7 @@ export const songBrowsePage = (
   }
   const scope = list.scope ?? `songs|${sortName}|${order}|g=${browse.genre ?? ""}|l=${browse.label ?? ""}|y=${browse.year ?? ""}`
   const seek = browse.genre === undefined && browse.label === undefined ? songSeek(sql, sortName, browse.year) : undefined
-  // the genre's and the label's link rows (with a year, its range of them: sql/0028): few matches
+  // the genre's and the label's link rows (with a year, its range of them: few matches
   // are read by key from the smaller when it is small; not for a genre and label without a year
   // (joining their two link ranges costs less); nor for an owner's own order alone (its walk reads
   // offset + limit of its rows: nothing reads fewer). With one filter the set is the list's matches:

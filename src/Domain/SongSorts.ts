@@ -25,13 +25,13 @@ export const songSortKeys: Record<SongSortName, Omit<TableKeysetSort, "descendin
 /** Whose songs a list is: one genre's or one label's (their links). */
 export type SongOwner = "genre" | "label"
 
-/** The owner's letter in owner_song_orders (sql/0033). */
+/** The owner's letter in owner_song_orders. */
 const ownerLetter: Record<SongOwner, string> = { genre: "g", label: "l" }
 /** Each sort's key as owner_song_orders keeps it: the catalogue's sort expressions, copied. */
 const ownKeyColumn: Record<SongSortName, string> = { released: "released_at", popular: "views", title: "title_key" }
 
 /**
- * One owner's (a genre's or a label's) public songs in the sort's order, as kept by sql/0033
+ * One owner's (a genre's or a label's) public songs in the sort's order, as kept
  * (the same order and cursor keys as the catalogue's): rows `s` of (id, order_owner, order_key,
  * released_at) of every owner (a list filters `s.order_owner` to one, always: a song of two is
  * two rows), read index-only, the public rule included; the summary is built for the page's rows

@@ -23,7 +23,7 @@ export const StaffStats = Schema.Struct({
   deleted_songs: Schema.Int
 }).annotate({ identifier: "StaffStats" })
 
-/** Catalogue statistics over public rows only, for public_catalogue_totals row `pc`; kept counts of sql/0006, 0008, 0009. */
+/** Catalogue statistics over public rows only, for public_catalogue_totals row `pc`; kept counts. */
 export const catalogueStats = shape(CatalogueStats, (pc: string) => ({
   songs: `${pc}.songs`,
   artists: `${pc}.artists`,

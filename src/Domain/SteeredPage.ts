@@ -31,7 +31,7 @@ export interface KeySet {
  * first (a materialized CTE) and chooses, at run time, which arm of the one statement runs (the
  * others are gated off by one-time filters and read nothing):
  * - past the end (offset >= total) no index is walked at all;
- * - with a `seek` (kept counts per sort key: sql/0018's release dates, sql/0021's popular and title
+ * - with a `seek` (kept counts per sort key: release dates, popular and title
  *   buckets), an ascending walk starts at the bound where the position falls, skipping only the
  *   rows of that bucket before it (a descending page is the ascending rows [total-offset-limit, total-offset));
  * - else the sort's index is walked from the nearer end (the second half backwards, put back in order);

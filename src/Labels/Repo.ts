@@ -24,7 +24,7 @@ export interface LabelListQuery {
 
 /**
  * Every label with its public counts; all labels are public, none has a state. The counts are
- * sql/0017's public_label_counts: kept settled songs plus due ones, live albums minus those in
+ * public_label_counts: kept settled songs plus due ones, live albums minus those in
  * scheduled_label_albums; a few small rows per label, so all 2,000 are sorted on each request.
  */
 const countedLabels = `(

@@ -31,7 +31,7 @@ const sources: Record<SearchType, SearchSource> = {
 const kindOf = (type: SearchType) => SEARCH_TYPES.indexOf(type) + 1
 
 /**
- * Every asked kind ranked by sql/0042's functions, which run only the small statements the query
+ * Every asked kind ranked by functions, which run only the small statements the query
  * needs for that kind: `ranked`, the best `limit` rows by word start and inside a word, each with
  * the kind's total; `guessed`, the same by typo, only when no asked kind matched otherwise. A kind
  * without matches has no row (its total is 0).
@@ -40,7 +40,7 @@ const hitsCtes = (kinds: ReadonlyArray<number>, short: boolean) => {
   const eachKind = `term CROSS JOIN (VALUES ${kinds.map((k) => `(${k})`).join(", ")}) s(kind)`
   return `ranked AS MATERIALIZED (
     SELECT s.kind, r.* FROM ${eachKind}
-    CROSS JOIN LATERAL search_kind_page(s.kind::smallint, term.q, ${short}, term.n) r),
+    CROSS JOIN LATERAL search_kind_page(s.kind::smallint, term.q, ${short}, term.n, ${SEARCH_TOTAL_BOUND}) r),
   guessed AS MATERIALIZED (
     SELECT s.kind, r.* FROM ${eachKind}
     CROSS JOIN LATERAL search_kind_typos(s.kind::smallint, term.q, term.n) r
@@ -76,7 +76,7 @@ type SearchKey = readonly [q: string, fuzzy: "t" | null, limit: string]
 
 /**
  * Every asked type's section in one statement of fixed text (one text per set of types and
- * short or not), ranked from search_entries (sql/0015) and built by Postgres as JSON text.
+ * short or not), ranked from search_entries and built by Postgres as JSON text.
  * `term` folds the query once: `fold_name` is not inlined (it calls the STABLE `unaccent`), so
  * each call site is parsed and planned at every execution; OFFSET 0 keeps the folded query from
  * being copied into each of its uses.

@@ -5,7 +5,7 @@
  */
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { keptCountTriggers, RECOUNTS } from "./keptCounts.js"
+import { RECOUNTS } from "./keptCounts.js"
 import { SEED_TABLES } from "./tables.js"
 
 /** Lets the event loop run (socket writes, query results) between slices of generation. */
@@ -49,14 +49,13 @@ export const deferrableDdl = (sql: SqlClient) =>
     )
 
 /**
- * The triggers of the catalogue tables that keep counts (sql/0003 and 0006: named *_count_*),
- * which a bulk load switches off and replaces with one recount at the end.
-
-/** Switches the kept-count triggers of the seeded tables off or back on. */
+ * Switches every trigger of the seeded tables off or back on. Each of them keeps a count, an order
+ * or the change feed, and the recounts replace them all at the end (RECOUNTS); the triggers of the
+ * count tables themselves stay on, since the recounts write those tables and their triggers carry
+ * the change on.
+ */
 export const switchKeptCounts = (sql: SqlClient, to: "DISABLE" | "ENABLE") =>
-  Effect.forEach(keptCountTriggers(SEED_TABLES), ({ table, trigger }) => sql.unsafe(`ALTER TABLE ${table} ${to} TRIGGER ${trigger}`), {
-    discard: true
-  })
+  Effect.forEach(SEED_TABLES, (table) => sql.unsafe(`ALTER TABLE ${table} ${to} TRIGGER USER`), { discard: true })
 
 /** Recomputes every kept count from the tables. */
 export const recountKeptCounts = (sql: SqlClient) => Effect.forEach(RECOUNTS, (recount) => sql.unsafe(`SELECT ${recount}()`), { discard: true })

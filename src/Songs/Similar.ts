@@ -2,7 +2,7 @@
  * The statement of /v1/songs/{id}/similar: three groups of public songs (a shared performer, else
  * a shared writer, else a shared genre), each its 10 most watched-per-day songs. Each group is read
  * per performer, writer or genre of the song: the first public entries of its range of an index in
- * that order (sql/0062), merged. Why, and what bounds it: docs/query-plans.md ("Similar songs").
+ * that order (the kept orders' similar indexes), merged. Why, and what bounds it: docs/query-plans.md ("Similar songs").
  */
 import type * as SqlClient from "effect/sql/SqlClient"
 import { similarSongs } from "../Domain/SongDetail.js"
@@ -27,7 +27,7 @@ const earlierSql = (performed: boolean, written: boolean) => {
 }
 
 /**
- * The first 10 public entries of one range of `table` (in the similar order of sql/0062's
+ * The first 10 public entries of one range of `table` (in the similar order of the
  * indexes) other than the song itself that pass `also`: 10 entries read, and those `also` refuses.
  */
 const rangeSql = (table: string, range: string, also: string) => `
@@ -46,7 +46,7 @@ const groupSql = (owners: string, ranges: string) => `
       FROM unnest(${owners}) AS a(id) CROSS JOIN LATERAL (${ranges}) r
       ORDER BY r.per_day DESC NULLS LAST, r.song_id DESC LIMIT 10) m)`
 
-/** A performer's songs (sql/0062 artist_song_orders_performed_idx). */
+/** A performer's songs (artist_song_orders_performed_idx). */
 const performerRanges = rangeSql("artist_song_orders", "o.artist_id = a.id AND o.performer", "true")
 
 /**

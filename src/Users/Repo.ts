@@ -29,7 +29,7 @@ const KIND: Record<UserType, string> = { artists: "artist", fans: "fan", groups:
 
 /**
  * Public members, for the sorts by join date and by name (members_public_joined_handle_idx,
- * members_public_name_handle_idx: sql/0017). The handle (lower-cased username) is the
+ * members_public_name_handle_idx). The handle (lower-cased username) is the
  * tie-breaker, so cursors carry no internal member id. Their counted contributions are read for
  * the page's rows only (publicContributionCount), never for the rows an offset skips.
  */
@@ -40,7 +40,7 @@ const publicProfiles = `(
   WHERE member_is_public(m.username, m.is_banned)) m`
 
 /**
- * A public member's contributions (row `m` of publicProfiles): sql/0009's kept settled count (a
+ * A public member's contributions (row `m` of publicProfiles): kept settled count (a
  * probe by primary key) plus the due ones (usually no rows).
  */
 const publicContributionCount = `(
@@ -48,11 +48,11 @@ const publicContributionCount = `(
   + coalesce((SELECT due.contributions FROM due_member_contributions due WHERE due.member_id = m.id), 0))::int`
 
 /**
- * The ranked members in contribution order (sql/0017: exactly the public members): the kept
+ * The ranked members in contribution order (exactly the public members): the kept
  * ranks of members without due contributions, one range of member_contribution_ranks_idx, merged
  * with the due members (usually none) at their public count. The exclusion stays outside the
  * UNION ALL, which PostgreSQL then plans as one ordered merge (a subquery inside an arm would stop it).
- * The ranks carry what the filters test (sql/0041: kind, folded name and username), so a walk to a
+ * The ranks carry what the filters test (kind, folded name and username), so a walk to a
  * deep page, filtered or not, reads the rank index only (index-only), and the page's profiles are
  * read by key.
  */
@@ -105,7 +105,7 @@ const userSorts: Record<UserSort, Omit<KeysetSort, "descending"> & { readonly de
 
 /**
  * Every member's contributions on public songs, newest first, as rows `c` of (id, member_id,
- * action_at) kept by sql/0035 with the public rule (a list filters `c.member_id`): one index-only
+ * action_at) kept with the public rule (a list filters `c.member_id`): one index-only
  * range of the member's, walked from the nearer end; the entry (a contribution and its song's
  * summary) is built for the page's rows only.
  */
@@ -153,13 +153,13 @@ export class UsersRepo extends Context.Service<UsersRepo>()("catalogue/UsersRepo
       if (query.type !== undefined) filters.push(sql`m.kind = ${KIND[query.type]}`)
       const scope = `users|${sortName}|${descending ? "desc" : "asc"}|q=${q}|type=${query.type ?? ""}`
       const shortQuery = q !== "" && isShortQuery(q)
-      // sql/0048: a q of one or two characters has its public members kept (NULL: it folds to more)
+      // a q of one or two characters has its public members kept (NULL: it folds to more)
       const keptMatches = shortQuery ? sql`short_member_query_count(${q})` : undefined
       /** the matches themselves, by the members' own indexes (trigram for q): the list's rows */
       const matching = (columns: string) =>
         sql`SELECT ${lit(columns)} FROM members m WHERE member_is_public(m.username, m.is_banned) AND ${Statement.and(filters)}`
       const counted = matching("count(*)")
-      // kept counts without q: sql/0009's public members, sql/0027's of one kind; with q, the matches counted
+      // kept counts without q: public members, of one kind; with q, the matches counted
       const total = q === ""
         ? query.type === undefined
           ? sql`SELECT members FROM public_member_total`

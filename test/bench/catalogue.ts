@@ -72,13 +72,13 @@ export const ensureCatalogue = async (
     if (existing !== undefined) options.log(`database ${name} is not a complete ${songs}-song catalogue: making it again`)
     await create()
   }
-  // Always: migrations added since the catalogue was seeded apply before the servers start. A
-  // migration that was changed after it ran here fails on the old schema: then start afresh.
+  // Always: the schema is brought up to date before the servers start. A catalogue the schema
+  // refuses (made by an older layout, or a table file changed since) is made again.
   try {
     await migrate()
   } catch (error) {
     if (!reused) throw error
-    options.log(`migrations fail on the kept ${name} (${firstLine(error)}): making it again`)
+    options.log(`the schema refuses the kept ${name} (${firstLine(error)}): making it again`)
     reused = false
     await create()
     await migrate()
@@ -96,9 +96,9 @@ export const ensureCatalogue = async (
   return { url, reused, drop }
 }
 
-/** The innermost error line of a child's output, e.g. `error: relation "x" does not exist`. */
+/** The innermost error line of a child's output, e.g. `error: relation "x" does not exist` or `cannot start: ...`. */
 const firstLine = (error: unknown) =>
-  (error instanceof Error ? error.message : String(error)).split("\n").findLast((line) => /error: /i.test(line))?.trim() ?? "error"
+  (error instanceof Error ? error.message : String(error)).split("\n").findLast((line) => /error: |cannot start: /i.test(line))?.trim() ?? "error"
 
 /** Reads a few columns out of the catalogue (ids, names for search queries). */
 export const queryColumn = (url: string, text: string): Promise<Array<string>> =>

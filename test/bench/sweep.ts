@@ -251,7 +251,7 @@ export const sweepPaths = async (url: string): Promise<SweepPaths> => {
     { name: "/v1/artists?sort=songs", paths: artistOffsets.map((o) => `/v1/artists?sort=songs&offset=${o}`) },
     {
       name: "/v1/artists?q=",
-      // words, and one and two letters (no trigram: the kept names of sql/0039), common and matching nothing
+      // words, and one and two letters (no trigram: the kept names), common and matching nothing
       paths: [...artistWords, ...SHORT_QUERIES].flatMap((w) => [`/v1/artists?q=${enc(w)}`, `/v1/artists?q=${enc(w)}&sort=songs`])
     },
     { name: "/v1/artists/{id}", paths: each([...prolificArtists, ...rareArtists], (id) => `/v1/artists/${id}`) },

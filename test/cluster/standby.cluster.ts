@@ -67,19 +67,19 @@ describe("reads on the standby", () => {
 
 describe("migrations and the standby", () => {
   test("a service on a standby never migrates it, and refuses to start when its schema lacks a migration", async () => {
-    const [last] = clusterSql(state, "primary", "SELECT migration_id || '|' || name FROM schema_migrations ORDER BY migration_id DESC LIMIT 1")
+    const [last] = clusterSql(state, "primary", "SELECT path || '|' || checksum FROM schema_history ORDER BY path DESC LIMIT 1")
       .trim().split("\n")
-    const [id, name] = last!.split("|") as [string, string]
-    clusterSql(state, "primary", `DELETE FROM schema_migrations WHERE migration_id = ${id}`)
+    const [path, checksum] = last!.split("|") as [string, string]
+    clusterSql(state, "primary", `DELETE FROM schema_history WHERE path = '${path}'`)
     try {
       await standbysCaughtUp()
       const service = spawnService({ DATABASE_URL: databaseUrl(state, "standby1"), PORT: String(state.ports.proxy + 11) })
       expect(await service.exited).toBe(1)
       expect(service.stderr().trim()).toBe(
-        `cannot start: the read replica's schema lacks ${id.padStart(4, "0")}_${name}: run bun run migrate against the primary`
+        `cannot start: the read replica's schema lacks sql/${path}: run bun run migrate against the primary`
       )
     } finally {
-      clusterSql(state, "primary", `INSERT INTO schema_migrations (migration_id, name) VALUES (${id}, '${name}')`)
+      clusterSql(state, "primary", `INSERT INTO schema_history (path, checksum) VALUES ('${path}', '${checksum}')`)
       await standbysCaughtUp()
     }
   }, 60_000)

@@ -7,11 +7,11 @@
 export const rowsUnlike = (kept: string, now: string) =>
   `SELECT count(*)::int AS n FROM (((${kept}) EXCEPT ALL (${now})) UNION ALL ((${now}) EXCEPT ALL (${kept}))) d`
 
-/** Songs row `s`'s `public_from` as the kept orders copy it (sql/0033), spelled out: published_at while not deleted. */
+/** Songs row `s`'s `public_from` as the kept orders copy it, spelled out: published_at while not deleted. */
 export const publicFromOf = (s: string) => `CASE WHEN ${s}.deleted_at IS NULL THEN ${s}.published_at END`
 
 /**
- * sql/0047's kept grams against the grams of the kept names written from scratch, and the kept
+ * kept grams against the grams of the kept names written from scratch, and the kept
  * counts against the pairs: rows of `rowsUnlike`s to sum (0: the same rows).
  */
 export const artistNameGramsUnlike = [
@@ -22,7 +22,7 @@ export const artistNameGramsUnlike = [
   rowsUnlike("SELECT gram, artists FROM artist_name_gram_counts WHERE artists <> 0", "SELECT gram, count(*)::int FROM artist_name_grams GROUP BY gram")
 ] as const
 
-/** The same for sql/0048's kept grams of the public members. */
+/** The same for kept grams of the public members. */
 export const memberNameGramsUnlike = [
   rowsUnlike(
     "SELECT gram, member_id FROM member_name_grams",
