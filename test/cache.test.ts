@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as Effect from "effect/Effect"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
-import { makeRepresentation } from "../src/Cache/Representation.js"
+import { makeRepresentation, matchIfNoneMatch } from "../src/Cache/Representation.js"
 import { ResponseCache } from "../src/Cache/ResponseCache.js"
 import { publicAnswer } from "../src/Http/Answer.js"
 import { request } from "./support/http.js"
@@ -190,8 +190,8 @@ describe("the in-process response cache", () => {
     const representation = makeRepresentation(new TextEncoder().encode(JSON.stringify({ data: "x".repeat(4000) })), "application/json")
     const context = { kind: "public", method: "GET", origin: undefined, bearerSent: false, decision: undefined, traceparent: "" } as const
     const settings = { staffOrigins: [], draining: () => false }
-    const ifNoneMatch = `"${representation.hash}"`
-    const answer = publicAnswer(settings, context, representation, { acceptEncoding: "br, gzip", ifNoneMatch }, "hit")
+    const notModified = matchIfNoneMatch(`"${representation.hash}"`, representation) !== undefined
+    const answer = publicAnswer(settings, context, representation, { acceptEncoding: "br, gzip", notModified }, "hit")
     expect([answer.status, answer.headers["etag"], answer.added]).toEqual([304, `"${representation.hash}-br"`, 0])
     expect(representation.coded).toEqual({})
   })

@@ -1,4 +1,4 @@
-import { chooseCoding, COMPRESS_ABOVE_BYTES, encodeBody, etagOf, matchIfNoneMatch, type Representation } from "../Cache/Representation.js"
+import { chooseCoding, COMPRESS_ABOVE_BYTES, encodeBody, etagOf, type Representation } from "../Cache/Representation.js"
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
 import { type RateLimitDecision, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
 import type { RouteKind } from "./Routes.js"
@@ -147,10 +147,11 @@ export const publicAnswer = (
   settings: AnswerSettings,
   context: AnswerContext,
   representation: Representation,
-  request: { readonly acceptEncoding: string | undefined; readonly ifNoneMatch: string | undefined },
+  /** `notModified`: the request's If-None-Match matched (the edge reads it once: Representation.matchIfNoneMatch) */
+  request: { readonly acceptEncoding: string | undefined; readonly notModified: boolean },
   xCache: "hit" | "miss" | undefined
 ): PublicAnswer => {
-  const notModified = matchIfNoneMatch(request.ifNoneMatch, representation) !== undefined
+  const { notModified } = request
   const coding = chooseCoding(request.acceptEncoding, representation.body.length)
   const headers = baseHeaders(settings, context, notModified ? 304 : 200)
   headers["etag"] = etagOf(representation, coding)

@@ -161,22 +161,36 @@ const makeEdge = Effect.gen(function*() {
     return { ...context, decision: givenBack(context.decision) }
   }
 
-  const conditionOf = (facts: RequestFacts) => facts.source.headers.get("if-none-match") ?? undefined
+  /** How the request's If-None-Match meets these bytes, read once per answer. */
+  const conditionOf = (facts: RequestFacts, representation: Representation) =>
+    matchIfNoneMatch(facts.source.headers.get("if-none-match") ?? undefined, representation)
 
-  /** A public 200 for these bytes, or its 304 when the client has them. */
-  const answerRepresentation = (facts: RequestFacts, context: AnswerContext, representation: Representation, xCache: "hit" | "miss" | undefined) =>
+  /** A public 200 for these bytes, or its 304 when the condition matched. */
+  const answerRepresentation = (
+    facts: RequestFacts,
+    context: AnswerContext,
+    representation: Representation,
+    condition: "tag" | "any" | undefined,
+    xCache: "hit" | "miss" | undefined
+  ) =>
     publicAnswer(
       settings,
       context,
       representation,
-      { acceptEncoding: facts.source.headers.get("accept-encoding") ?? undefined, ifNoneMatch: conditionOf(facts) },
+      { acceptEncoding: facts.source.headers.get("accept-encoding") ?? undefined, notModified: condition !== undefined },
       xCache
     )
 
   /** A cache hit: its 304 for a validator the client named is free; anything else pays as it came. */
-  const answerFromCache = (facts: RequestFacts, context: AnswerContext, key: string, representation: Representation): Answer => {
-    const paid = matchIfNoneMatch(conditionOf(facts), representation) === "tag" ? giveBack(facts, context) : context
-    const hit = answerRepresentation(facts, paid, representation, "hit")
+  const answerFromCache = (
+    facts: RequestFacts,
+    context: AnswerContext,
+    key: string,
+    representation: Representation,
+    condition: "tag" | "any" | undefined
+  ): Answer => {
+    const paid = condition === "tag" ? giveBack(facts, context) : context
+    const hit = answerRepresentation(facts, paid, representation, condition, "hit")
     cacheHits.updateUnsafe(1, Context.empty())
     if (hit.added > 0) cache.grew(key, representation, hit.added)
     return hit
@@ -189,11 +203,10 @@ const makeEdge = Effect.gen(function*() {
     const read = facts.method === "GET" || facts.method === "HEAD"
     const cacheKey = kind === "public" && read && route !== undefined && cache.enabled ? meaningOf(route, facts.path, facts.target) : undefined
     const cached = cacheKey === undefined ? undefined : cache.lookupAt(cacheKey, Date.now())
+    const condition = cached === undefined ? undefined : conditionOf(facts, cached)
     if (decision !== undefined && !decision.allowed) {
       // past its limit, a client still gets the free 304s: those the cache gives for a validator it names
-      if (cached !== undefined && matchIfNoneMatch(conditionOf(facts), cached) === "tag") {
-        return { answer: answerFromCache(facts, context, cacheKey!, cached) }
-      }
+      if (cached !== undefined && condition === "tag") return { answer: answerFromCache(facts, context, cacheKey!, cached, condition) }
       return {
         answer: errorAnswer(settings, context, 429, envelope("rate_limited", rateLimitedMessage(decision)))
       }
@@ -210,7 +223,7 @@ const makeEdge = Effect.gen(function*() {
     for (const [name, raw] of parametersOf(route, facts.path)) {
       if (!readableParameter(raw)) return { answer: errorAnswer(settings, context, 400, envelope("bad_request", UNREADABLE_PARAMETER(name))) }
     }
-    if (cached !== undefined) return { answer: answerFromCache(facts, context, cacheKey!, cached) }
+    if (cached !== undefined) return { answer: answerFromCache(facts, context, cacheKey!, cached, condition) }
     return { admitted: { facts, route, context, cacheKey } }
   }
 
@@ -223,7 +236,7 @@ const makeEdge = Effect.gen(function*() {
       return uncachedAnswer(settings, context, status, body, contentType, facts.source.headers.get("accept-encoding") ?? undefined)
     }
     const representation = makeRepresentation(body, contentType)
-    const answer = answerRepresentation(facts, context, representation, cacheKey === undefined ? undefined : "miss")
+    const answer = answerRepresentation(facts, context, representation, conditionOf(facts, representation), cacheKey === undefined ? undefined : "miss")
     if (cacheKey !== undefined) {
       cacheMisses.updateUnsafe(1, Context.empty())
       cache.storeAt(cacheKey, representation, Date.now())
