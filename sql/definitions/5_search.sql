@@ -1,33 +1,40 @@
--- Search (docs/search.md): the search table's upkeep, the lookups and the ranking of
+-- Search (docs/search.md): the search tables' upkeep, the query's terms and the ranking of
 -- /v1/search, and the kept name grams that answer one- and two-character name filters.
 
--- ---- The search table: its rows from the catalogue, kept by row and count triggers ---------
+-- ---- The search tables: their rows from the catalogue, kept by row and count triggers ---------
 
--- The tails of a folded name (fold_name leaves single spaces between words, none at the ends).
-CREATE OR REPLACE FUNCTION name_tails(name_key text) RETURNS TABLE(tail text, whole boolean) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT array_to_string(x.words[i:], ' '), i = 1
-  FROM (SELECT string_to_array(name_key, ' ') AS words) x, generate_subscripts(x.words, 1) AS i
-$$;
-
+-- Every searchable row's names by field, from the catalogue (live rows only; docs/search.md).
 CREATE OR REPLACE VIEW search_sources AS
-  SELECT 1::smallint AS kind, s.id, ARRAY[s.search_title] AS name_keys,
+  SELECT 1::smallint AS kind, s.id, search_split(s.search_title) AS title_words,
+         ARRAY(SELECT DISTINCT w FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+               JOIN artists a ON a.id = c.artist_id
+               CROSS JOIN LATERAL unnest(search_split(a.search_full_name)) w
+               WHERE c.song_id = s.id ORDER BY w) AS other_words,
+         coalesce(al.words, '{}') AS album_words, al.public_from AS album_from,
          coalesce(s.vidsvc_views, 0)::bigint AS popularity, s.published_at AS public_from, NULL::text AS handle
-  FROM songs s WHERE song_is_live(s.published_at, s.deleted_at)
+  FROM songs s
+  LEFT JOIN LATERAL (
+    SELECT ARRAY(SELECT DISTINCT w FROM unnest(array_agg(x.search_title)) t CROSS JOIN LATERAL unnest(search_split(t)) w ORDER BY w) AS words,
+           max(x.published_at) AS public_from
+    FROM album_tracks tr JOIN albums x ON x.id = tr.album_id
+    WHERE tr.song_id = s.id AND album_is_live(x.published_at)
+    HAVING count(*) > 0) al ON true
+  WHERE song_is_live(s.published_at, s.deleted_at)
   UNION ALL
-  SELECT 2::smallint, a.id, ARRAY[a.search_name, a.search_full_name],
+  SELECT 2::smallint, a.id, search_split(a.search_name), search_split(fold_name(a.prefix_title)), '{}', NULL,
          coalesce((SELECT ac.live_credits FROM artist_counts ac WHERE ac.artist_id = a.id), 0)::bigint,
          CASE WHEN (SELECT c.settled_songs FROM artist_song_counts c WHERE c.artist_id = a.id) > 0
               THEN '-infinity'::timestamptz END,
          NULL
   FROM artists a
   UNION ALL
-  SELECT 3::smallint, al.id, ARRAY[al.search_title],
+  SELECT 3::smallint, al.id, search_split(al.search_title), '{}', '{}', NULL,
          (SELECT count(*) FROM album_tracks t JOIN songs ts ON ts.id = t.song_id
           WHERE t.album_id = al.id AND song_is_live(ts.published_at, ts.deleted_at)),
          al.published_at, NULL
   FROM albums al WHERE album_is_live(al.published_at)
   UNION ALL
-  SELECT 4::smallint, l.id, ARRAY[l.search_title],
+  SELECT 4::smallint, l.id, search_split(l.search_title), '{}', '{}', NULL,
          CASE WHEN l.content_type = 'songs'
            THEN (SELECT count(*) FROM curated_list_songs e JOIN songs es ON es.id = e.song_id
                  WHERE e.list_id = l.id AND song_is_live(es.published_at, es.deleted_at))
@@ -37,100 +44,189 @@ CREATE OR REPLACE VIEW search_sources AS
          l.published_at, NULL
   FROM curated_lists l WHERE curated_list_is_live(l.published_at)
   UNION ALL
-  SELECT 5::smallint, lb.id, ARRAY[lb.search_name, lb.search_former_name],
+  SELECT 5::smallint, lb.id, search_split(lb.search_name), search_split(lb.search_former_name), '{}', NULL,
          coalesce((SELECT lc.live_songs FROM label_counts lc WHERE lc.label_id = lb.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM labels lb
   UNION ALL
-  SELECT 6::smallint, g.id, ARRAY[g.search_title],
+  SELECT 6::smallint, g.id, search_split(g.search_title), '{}', '{}', NULL,
          coalesce((SELECT gc.live_songs FROM genre_counts gc WHERE gc.genre_id = g.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM genres g
   UNION ALL
-  SELECT 7::smallint, m.id, ARRAY[m.search_name, m.search_username],
+  SELECT 7::smallint, m.id, search_split(m.search_name), search_split(m.search_username), '{}', NULL,
          coalesce((SELECT mc.live FROM member_contribution_counts mc WHERE mc.member_id = m.id), 0)::bigint,
          '-infinity'::timestamptz, lower(m.username)
   FROM members m WHERE member_is_public(m.username, m.is_banned);
 
--- The entries of some rows of one kind, as the table computes them (inner_tail included).
-CREATE OR REPLACE FUNCTION search_entry_rows(entry_kind smallint, ids integer[]) RETURNS SETOF search_entries LANGUAGE sql STABLE AS $$
-  SELECT DISTINCT ON (s.id, t.tail) s.kind, s.id, t.tail, t.whole, s.popularity, s.public_from, s.handle,
-         CASE WHEN t.whole THEN search_inner_words(t.tail) END
-  FROM search_sources s
-  CROSS JOIN LATERAL unnest(s.name_keys) AS k(name_key)
-  CROSS JOIN LATERAL name_tails(k.name_key) t
-  WHERE s.kind = entry_kind AND s.id = ANY(ids)
-  ORDER BY s.id, t.tail, t.whole DESC
+-- A row's postings: one per word and field; an album's words count from album_from.
+CREATE OR REPLACE FUNCTION search_doc_postings(kind smallint, id integer, title_words text[], other_words text[], album_words text[], album_from timestamp with time zone, popularity bigint, public_from timestamp with time zone, handle text) RETURNS SETOF search_postings LANGUAGE sql IMMUTABLE AS $$
+  SELECT kind, w, 1::smallint, cardinality(title_words) = 1, popularity, handle, id, public_from FROM unnest(title_words) w
+  UNION ALL
+  SELECT kind, w, 2::smallint, false, popularity, handle, id, public_from FROM unnest(other_words) w
+  UNION ALL
+  SELECT kind, w, 3::smallint, false, popularity, handle, id, greatest(public_from, album_from) FROM unnest(album_words) w
 $$;
 
--- Rewrites some rows' entries, naming the columns it writes.
-CREATE OR REPLACE FUNCTION refresh_search_entries(entry_kind smallint, ids integer[]) RETURNS void LANGUAGE plpgsql
+-- Every string a word becomes with up to `most` letters deleted, with the fewest deletions that make it.
+CREATE OR REPLACE FUNCTION search_word_deletions(word text, most integer) RETURNS TABLE(variant text, deletions smallint) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  WITH RECURSIVE d(variant, deletions) AS (
+    SELECT word, 0
+    UNION
+    SELECT left(d.variant, i - 1) || substr(d.variant, i + 1), d.deletions + 1
+    FROM d CROSS JOIN LATERAL generate_series(1, length(d.variant)) i
+    WHERE d.deletions < most AND length(d.variant) > 1)
+  SELECT d.variant, min(d.deletions)::smallint FROM d GROUP BY d.variant
+$$;
+
+-- How many deletions a known word keeps (a query word of 4-7 letters allows one edit, of 8+ two):
+-- a word of 6+ letters can be two edits from a query word of 8.
+CREATE OR REPLACE FUNCTION search_word_deletions_kept(word text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN CASE WHEN length(word) >= 6 THEN 2 WHEN length(word) >= 3 THEN 1 ELSE 0 END;
+
+-- The edits a query word may carry: one for 4-7 letters, two for 8 or more.
+CREATE OR REPLACE FUNCTION search_typo_allowance(word text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN CASE WHEN length(word) >= 8 THEN 2 WHEN length(word) >= 4 THEN 1 ELSE 0 END;
+
+-- Optimal string alignment distance (Damerau: a swap of two neighbours is one edit), or most + 1 when further.
+CREATE OR REPLACE FUNCTION search_typo_distance(a text, b text, most integer) RETURNS integer LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  la integer := length(a);
+  lb integer := length(b);
+  before integer[];
+  prev integer[];
+  cur integer[];
+  cost integer;
+  best integer;
+BEGIN
+  IF abs(la - lb) > most THEN RETURN most + 1; END IF;
+  prev := array_fill(0, ARRAY[lb + 1], ARRAY[0]);
+  FOR j IN 0..lb LOOP prev[j] := j; END LOOP;
+  FOR i IN 1..la LOOP
+    cur := array_fill(0, ARRAY[lb + 1], ARRAY[0]);
+    cur[0] := i;
+    best := i;
+    FOR j IN 1..lb LOOP
+      cost := CASE WHEN substr(a, i, 1) = substr(b, j, 1) THEN 0 ELSE 1 END;
+      cur[j] := least(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      IF i > 1 AND j > 1 AND substr(a, i, 1) = substr(b, j - 1, 1) AND substr(a, i - 1, 1) = substr(b, j, 1) THEN
+        cur[j] := least(cur[j], before[j - 2] + 1);
+      END IF;
+      best := least(best, cur[j]);
+    END LOOP;
+    IF best > most THEN RETURN most + 1; END IF;
+    before := prev;
+    prev := cur;
+  END LOOP;
+  RETURN least(prev[lb], most + 1);
+END $$;
+
+-- Rewrites some rows' search rows and postings, and adds the words not known yet with their variants.
+CREATE OR REPLACE FUNCTION refresh_search_docs(doc_kind smallint, ids integer[]) RETURNS void LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan
   AS $$
 BEGIN
-  DELETE FROM search_entries WHERE kind = entry_kind AND id = ANY(ids);
-  INSERT INTO search_entries (kind, id, tail, whole, popularity, public_from, handle)
-  SELECT e.kind, e.id, e.tail, e.whole, e.popularity, e.public_from, e.handle FROM search_entry_rows(entry_kind, ids) e;
+  DELETE FROM search_docs WHERE kind = doc_kind AND id = ANY(ids);
+  DELETE FROM search_postings WHERE kind = doc_kind AND id = ANY(ids);
+  INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle)
+  SELECT s.kind, s.id, s.title_words, s.other_words, s.album_words, s.album_from, s.popularity, s.public_from, s.handle
+  FROM search_sources s WHERE s.kind = doc_kind AND s.id = ANY(ids);
+  INSERT INTO search_postings
+  SELECT p.* FROM search_docs d
+  CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p
+  WHERE d.kind = doc_kind AND d.id = ANY(ids);
+  WITH came AS (
+    INSERT INTO search_words (word)
+    SELECT DISTINCT p.word FROM search_postings p WHERE p.kind = doc_kind AND p.id = ANY(ids)
+    ON CONFLICT DO NOTHING RETURNING word)
+  INSERT INTO search_word_variants (variant, word, deletions)
+  SELECT v.variant, c.word, v.deletions FROM came c CROSS JOIN LATERAL search_word_deletions(c.word, search_word_deletions_kept(c.word)) v
+  ON CONFLICT DO NOTHING;
 END $$;
 
--- Refreshes the search popularity of some rows of one kind. The source is read by key too
--- (`s.id = ANY (ids)`, which each arm of search_sources takes to its primary key): named on
--- search_entries only, the generic plan would join every row of the kind's source (for artists
--- 250k rows, ~1 s at 1M songs) on every credit written.
-CREATE OR REPLACE FUNCTION refresh_search_popularity(entry_kind smallint, ids integer[]) RETURNS void LANGUAGE plpgsql
+-- Refreshes the popularity and public_from of some rows of one kind, in their rows and postings.
+-- The source is read by key too (`s.id = ANY (ids)`, which each arm of search_sources takes to its
+-- primary key): named on search_docs only, the generic plan would read every row of the kind.
+CREATE OR REPLACE FUNCTION refresh_search_popularity(doc_kind smallint, ids integer[]) RETURNS void LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan
   AS $$
 BEGIN
-  UPDATE search_entries e SET popularity = s.popularity, public_from = s.public_from
-  FROM search_sources s
-  WHERE e.kind = entry_kind AND e.id = ANY(ids) AND s.kind = entry_kind AND s.id = ANY(ids) AND s.id = e.id
-    AND (e.popularity, e.public_from) IS DISTINCT FROM (s.popularity, s.public_from);
+  WITH moved AS (
+    UPDATE search_docs d SET popularity = s.popularity, public_from = s.public_from
+    FROM search_sources s
+    WHERE d.kind = doc_kind AND d.id = ANY(ids) AND s.kind = doc_kind AND s.id = ANY(ids) AND s.id = d.id
+      AND (d.popularity, d.public_from) IS DISTINCT FROM (s.popularity, s.public_from)
+    RETURNING d.id, d.popularity, d.public_from, d.album_from)
+  UPDATE search_postings p
+  SET popularity = m.popularity,
+      public_from = CASE WHEN p.field = 3 THEN greatest(m.public_from, m.album_from) ELSE m.public_from END
+  FROM moved m WHERE p.kind = doc_kind AND p.id = m.id;
 END $$;
 
-CREATE OR REPLACE FUNCTION search_entries_rows_trigger() RETURNS trigger LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION search_docs_rows_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
   AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM refresh_search_entries(TG_ARGV[0]::smallint, ARRAY(SELECT n.id FROM new_rows n));
+    PERFORM refresh_search_docs(TG_ARGV[0]::smallint, ARRAY(SELECT n.id FROM new_rows n));
   ELSE
-    PERFORM refresh_search_entries(TG_ARGV[0]::smallint, ARRAY(SELECT o.id FROM old_rows o));
+    PERFORM refresh_search_docs(TG_ARGV[0]::smallint, ARRAY(SELECT o.id FROM old_rows o));
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER albums_search_delete AFTER DELETE ON albums REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('3');
-CREATE OR REPLACE TRIGGER albums_search_insert AFTER INSERT ON albums REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('3');
-CREATE OR REPLACE TRIGGER artists_search_delete AFTER DELETE ON artists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('2');
-CREATE OR REPLACE TRIGGER artists_search_insert AFTER INSERT ON artists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('2');
-CREATE OR REPLACE TRIGGER curated_lists_search_delete AFTER DELETE ON curated_lists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('4');
-CREATE OR REPLACE TRIGGER curated_lists_search_insert AFTER INSERT ON curated_lists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('4');
-CREATE OR REPLACE TRIGGER genres_search_delete AFTER DELETE ON genres REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('6');
-CREATE OR REPLACE TRIGGER genres_search_insert AFTER INSERT ON genres REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('6');
-CREATE OR REPLACE TRIGGER labels_search_delete AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('5');
-CREATE OR REPLACE TRIGGER labels_search_insert AFTER INSERT ON labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('5');
-CREATE OR REPLACE TRIGGER members_search_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('7');
-CREATE OR REPLACE TRIGGER members_search_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('7');
-CREATE OR REPLACE TRIGGER songs_search_delete AFTER DELETE ON songs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('1');
-CREATE OR REPLACE TRIGGER songs_search_insert AFTER INSERT ON songs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_entries_rows_trigger('1');
+CREATE OR REPLACE TRIGGER albums_search_delete AFTER DELETE ON albums REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('3');
+CREATE OR REPLACE TRIGGER albums_search_insert AFTER INSERT ON albums REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('3');
+CREATE OR REPLACE TRIGGER artists_search_delete AFTER DELETE ON artists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('2');
+CREATE OR REPLACE TRIGGER artists_search_insert AFTER INSERT ON artists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('2');
+CREATE OR REPLACE TRIGGER curated_lists_search_delete AFTER DELETE ON curated_lists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('4');
+CREATE OR REPLACE TRIGGER curated_lists_search_insert AFTER INSERT ON curated_lists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('4');
+CREATE OR REPLACE TRIGGER genres_search_delete AFTER DELETE ON genres REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('6');
+CREATE OR REPLACE TRIGGER genres_search_insert AFTER INSERT ON genres REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('6');
+CREATE OR REPLACE TRIGGER labels_search_delete AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('5');
+CREATE OR REPLACE TRIGGER labels_search_insert AFTER INSERT ON labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('5');
+CREATE OR REPLACE TRIGGER members_search_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('7');
+CREATE OR REPLACE TRIGGER members_search_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('7');
+CREATE OR REPLACE TRIGGER songs_search_delete AFTER DELETE ON songs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('1');
+CREATE OR REPLACE TRIGGER songs_search_insert AFTER INSERT ON songs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('1');
 
 -- Triggers. Searchable rows: inserts and deletes per statement (an import writes many rows at
 -- once), updates per row (only a name, visibility or popularity column moves them; PostgreSQL
 -- allows no column list with transition tables). The seed switches them off and calls
--- recount_search_entries once. TG_ARGV[0] is the kind.
-CREATE OR REPLACE FUNCTION search_entries_refresh_trigger() RETURNS trigger LANGUAGE plpgsql
+-- refill_search once. TG_ARGV[0] is the kind.
+CREATE OR REPLACE FUNCTION search_docs_refresh_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
   AS $$
 BEGIN
-  PERFORM refresh_search_entries(TG_ARGV[0]::smallint, ARRAY[OLD.id, NEW.id]);
+  PERFORM refresh_search_docs(TG_ARGV[0]::smallint, ARRAY[OLD.id, NEW.id]);
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER albums_search_update AFTER UPDATE OF id, title, published_at ON albums FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('3');
-CREATE OR REPLACE TRIGGER artists_search_update AFTER UPDATE OF id, name, prefix_title ON artists FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('2');
-CREATE OR REPLACE TRIGGER curated_lists_search_update AFTER UPDATE OF id, title, published_at, content_type ON curated_lists FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('4');
-CREATE OR REPLACE TRIGGER genres_search_update AFTER UPDATE OF id, title ON genres FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('6');
-CREATE OR REPLACE TRIGGER labels_search_update AFTER UPDATE OF id, name, formerly_known_as ON labels FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('5');
-CREATE OR REPLACE TRIGGER members_search_update AFTER UPDATE OF id, name, username, is_banned ON members FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('7');
-CREATE OR REPLACE TRIGGER songs_search_update AFTER UPDATE OF id, title, published_at, deleted_at, vidsvc_views ON songs FOR EACH ROW EXECUTE FUNCTION search_entries_refresh_trigger('1');
+CREATE OR REPLACE TRIGGER albums_search_update AFTER UPDATE OF id, title, published_at ON albums FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('3');
+CREATE OR REPLACE TRIGGER artists_search_update AFTER UPDATE OF id, name, prefix_title ON artists FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('2');
+CREATE OR REPLACE TRIGGER curated_lists_search_update AFTER UPDATE OF id, title, published_at, content_type ON curated_lists FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('4');
+CREATE OR REPLACE TRIGGER genres_search_update AFTER UPDATE OF id, title ON genres FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('6');
+CREATE OR REPLACE TRIGGER labels_search_update AFTER UPDATE OF id, name, formerly_known_as ON labels FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('5');
+CREATE OR REPLACE TRIGGER members_search_update AFTER UPDATE OF id, name, username, is_banned ON members FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('7');
+CREATE OR REPLACE TRIGGER songs_search_update AFTER UPDATE OF id, title, published_at, deleted_at, vidsvc_views ON songs FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('1');
+
+-- A song's row holds its performers' names and its album's title: credits, an artist's names, an
+-- album's title or publication and its tracks rewrite the songs they name.
+CREATE OR REPLACE FUNCTION search_song_names_trigger() RETURNS trigger LANGUAGE plpgsql
+  SET jit = off
+  AS $$
+BEGIN
+  IF TG_TABLE_NAME IN ('credits', 'album_tracks') THEN
+    PERFORM refresh_search_docs(1::smallint, ARRAY[(to_jsonb(OLD)->>'song_id')::int, (to_jsonb(NEW)->>'song_id')::int]);
+  ELSIF TG_TABLE_NAME = 'artists' THEN
+    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT c.song_id FROM credits c WHERE c.artist_id = NEW.id));
+  ELSIF TG_TABLE_NAME = 'albums' THEN
+    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT t.song_id FROM album_tracks t WHERE t.album_id = NEW.id));
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER credits_search_song AFTER INSERT OR DELETE OR UPDATE ON credits FOR EACH ROW EXECUTE FUNCTION search_song_names_trigger();
+CREATE OR REPLACE TRIGGER album_tracks_search_song AFTER INSERT OR DELETE OR UPDATE ON album_tracks FOR EACH ROW EXECUTE FUNCTION search_song_names_trigger();
+CREATE OR REPLACE TRIGGER artists_search_song AFTER UPDATE OF name, prefix_title ON artists FOR EACH ROW EXECUTE FUNCTION search_song_names_trigger();
+CREATE OR REPLACE TRIGGER albums_search_song AFTER UPDATE OF title, published_at ON albums FOR EACH ROW EXECUTE FUNCTION search_song_names_trigger();
 
 -- Album and list popularity: their tracks and entries, and those rows becoming live or not.
 CREATE OR REPLACE FUNCTION search_links_popularity_trigger() RETURNS trigger LANGUAGE plpgsql
@@ -183,370 +279,189 @@ CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_delete AF
 CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_insert AFTER INSERT ON member_contribution_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('7', 'member_id');
 CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_update AFTER UPDATE ON member_contribution_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('7', 'member_id');
 
--- Refills the search table from scratch. Its indexes, as sql/schema/4_search.sql defines them, are
--- read back, dropped, and built again after the rows: faster than keeping them up to date row by
--- row during the refill.
-CREATE OR REPLACE FUNCTION recount_search_entries() RETURNS void LANGUAGE plpgsql AS $$
+-- Refills the search tables from scratch: the rows, their postings, the words and their
+-- deletion variants; indexes dropped first and built again after (faster than row by row).
+CREATE OR REPLACE FUNCTION refill_search() RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  k smallint;
   definitions text[];
   statement text;
 BEGIN
   SELECT array_agg(pg_get_indexdef(x.indexrelid)) INTO definitions
-  FROM pg_index x WHERE x.indrelid = 'search_entries'::regclass;
-  FOR statement IN SELECT format('DROP INDEX %s', x.indexrelid::regclass) FROM pg_index x WHERE x.indrelid = 'search_entries'::regclass LOOP
+  FROM pg_index x WHERE x.indrelid IN ('search_docs'::regclass, 'search_postings'::regclass, 'search_word_variants'::regclass) AND NOT x.indisprimary;
+  FOR statement IN SELECT format('DROP INDEX %s', x.indexrelid::regclass) FROM pg_index x
+                   WHERE x.indrelid IN ('search_docs'::regclass, 'search_postings'::regclass, 'search_word_variants'::regclass) AND NOT x.indisprimary LOOP
     EXECUTE statement;
   END LOOP;
-  TRUNCATE search_entries;
-  FOR k IN 1..7 LOOP
-    INSERT INTO search_entries (kind, id, tail, whole, popularity, public_from, handle)
-    SELECT DISTINCT ON (s.id, t.tail) s.kind, s.id, t.tail, t.whole, s.popularity, s.public_from, s.handle
-    FROM search_sources s
-    CROSS JOIN LATERAL unnest(s.name_keys) AS n(name_key)
-    CROSS JOIN LATERAL name_tails(n.name_key) t
-    WHERE s.kind = k
-    ORDER BY s.id, t.tail, t.whole DESC;
-  END LOOP;
+  TRUNCATE search_docs, search_postings, search_words, search_word_variants;
+  INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle)
+  SELECT kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle FROM search_sources;
+  INSERT INTO search_postings SELECT p.* FROM search_docs d CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p;
+  INSERT INTO search_words SELECT DISTINCT word FROM search_postings;
+  INSERT INTO search_word_variants (variant, word, deletions)
+  SELECT v.variant, w.word, v.deletions FROM search_words w CROSS JOIN LATERAL search_word_deletions(w.word, search_word_deletions_kept(w.word)) v;
   FOREACH statement IN ARRAY coalesce(definitions, '{}') LOOP
     EXECUTE statement;
   END LOOP;
-  ANALYZE search_entries;
+  ANALYZE search_docs, search_postings, search_words, search_word_variants;
 END $$;
 
--- ---- Ranking a kind: word starts, inside a word, typos ---------------------------------------
+-- ---- A query: its terms, and each kind's page --------------------------------------------
 
--- How well a folded name matches a folded query (D8): 1 exact, 0.75 prefix, 0.5 a word of the
--- name starts with the query, 0.25 the query is inside a word, or is close to a word of the name
--- (trigram word similarity >= 0.6; `fuzzy_query` is null when the query is too short for that),
--- 0 no match. STABLE: `<%` reads pg_trgm.word_similarity_threshold (default 0.6). Inlined by the
--- planner; the WHERE clauses that use the indexes sit beside it.
-CREATE OR REPLACE FUNCTION search_score(name_key text, query text, fuzzy_query text) RETURNS numeric LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT CASE
-    WHEN name_key IS NULL OR query = '' THEN 0
-    WHEN name_key = query THEN 1
-    WHEN name_key LIKE query || '%' THEN 0.75
-    WHEN name_key LIKE '% ' || query || '%' THEN 0.5
-    WHEN name_key LIKE '%' || query || '%' THEN 0.25
-    WHEN fuzzy_query <> '' AND fuzzy_query <% name_key THEN 0.25
-    ELSE 0
-  END::numeric
+-- The query's words in the order typed, each once.
+CREATE OR REPLACE FUNCTION search_query_words(q text) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN ARRAY(
+    SELECT w FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY u(w, i)
+    WHERE w <> '' GROUP BY w ORDER BY min(i));
+
+-- What each query word matches: itself (the last word also as a prefix), and the known words a typo away.
+CREATE OR REPLACE FUNCTION search_query_terms(q text) RETURNS search_term[] LANGUAGE sql STABLE AS $$
+  WITH words AS (SELECT u.w, u.i::smallint AS grp, u.i = cardinality(x.ws) AS last
+                 FROM (SELECT search_query_words(q) AS ws) x CROSS JOIN LATERAL unnest(x.ws) WITH ORDINALITY u(w, i))
+  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
+  FROM (
+    SELECT w.grp, w.w AS word, 0::smallint AS edits, w.last AS prefix FROM words w
+    UNION ALL
+    SELECT w.grp, c.word, c.edits::smallint, false
+    FROM words w
+    CROSS JOIN LATERAL (
+      SELECT v.word, search_typo_distance(w.w, v.word, search_typo_allowance(w.w)) AS edits
+      FROM (SELECT DISTINCT v.word FROM search_word_deletions(w.w, search_typo_allowance(w.w)) d
+            JOIN search_word_variants v ON v.variant = d.variant AND v.deletions <= search_typo_allowance(w.w)
+            WHERE v.word <> w.w) v) c
+    WHERE search_typo_allowance(w.w) > 0 AND c.edits <= search_typo_allowance(w.w)
+  ) t
 $$;
 
--- A query starting inside a word, as search_inner_words writes the names that hold it there: its
--- first word as typed (it starts inside a word), its later words marked ("ta bia" -> "ta b#ia").
-CREATE OR REPLACE FUNCTION search_inner_query(q text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN regexp_replace(q, ' ([^ ])', ' \1#', 'g');
+-- A tsquery OR-ing the lexemes of some terms of kind k in the given fields.
+CREATE OR REPLACE FUNCTION search_terms_query(k smallint, terms search_term[], fields text) RETURNS tsquery LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN (SELECT string_agg(quote_literal(k || f || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END, ' | ')
+          FROM unnest(terms) t CROSS JOIN LATERAL unnest(string_to_array(fields, NULL)) f)::tsquery;
 
--- The whole names of kind k holding q inside a word (not at a word start of the same name), by
--- the kind's inner trigram index: one arm per kind, each on its own partial index. Callers write
--- the kind in (search_inside_candidates), so a statement's generic plan holds one arm.
-CREATE OR REPLACE FUNCTION search_names_inside(k smallint, q text) RETURNS TABLE(id integer, popularity bigint, handle text, public_from timestamp with time zone) LANGUAGE sql STABLE AS $$
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 1 AND e.kind = 1 AND e.whole
-    AND search_inner_joined(e.inner_tail) LIKE (SELECT '%' || search_inner_joined(search_inner_query(q)) || '%')
-    AND e.inner_tail LIKE (SELECT '%' || search_inner_query(q) || '%')
-    AND NOT (starts_with(e.tail, q) OR strpos(e.tail, ' ' || q) > 0)
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 2 AND e.kind = 2 AND e.whole
-    AND search_inner_joined(e.inner_tail) LIKE (SELECT '%' || search_inner_joined(search_inner_query(q)) || '%')
-    AND e.inner_tail LIKE (SELECT '%' || search_inner_query(q) || '%')
-    AND NOT (starts_with(e.tail, q) OR strpos(e.tail, ' ' || q) > 0)
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 3 AND e.kind = 3 AND e.whole
-    AND search_inner_joined(e.inner_tail) LIKE (SELECT '%' || search_inner_joined(search_inner_query(q)) || '%')
-    AND e.inner_tail LIKE (SELECT '%' || search_inner_query(q) || '%')
-    AND NOT (starts_with(e.tail, q) OR strpos(e.tail, ' ' || q) > 0)
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 4 AND e.kind = 4 AND e.whole
-    AND search_inner_joined(e.inner_tail) LIKE (SELECT '%' || search_inner_joined(search_inner_query(q)) || '%')
-    AND e.inner_tail LIKE (SELECT '%' || search_inner_query(q) || '%')
-    AND NOT (starts_with(e.tail, q) OR strpos(e.tail, ' ' || q) > 0)
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 5 AND e.kind = 5 AND e.whole
-    AND search_inner_joined(e.inner_tail) LIKE (SELECT '%' || search_inner_joined(search_inner_query(q)) || '%')
-    AND e.inner_tail LIKE (SELECT '%' || search_inner_query(q) || '%')
-    AND NOT (starts_with(e.tail, q) OR strpos(e.tail, ' ' || q) > 0)
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 6 AND e.kind = 6 AND e.whole
-    AND search_inner_joined(e.inner_tail) LIKE (SELECT '%' || search_inner_joined(search_inner_query(q)) || '%')
-    AND e.inner_tail LIKE (SELECT '%' || search_inner_query(q) || '%')
-    AND NOT (starts_with(e.tail, q) OR strpos(e.tail, ' ' || q) > 0)
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 7 AND e.kind = 7 AND e.whole
-    AND search_inner_joined(e.inner_tail) LIKE (SELECT '%' || search_inner_joined(search_inner_query(q)) || '%')
-    AND e.inner_tail LIKE (SELECT '%' || search_inner_query(q) || '%')
-    AND NOT (starts_with(e.tail, q) OR strpos(e.tail, ' ' || q) > 0)
-$$;
-
--- The whole names of kind k within a typo of q (trigram word similarity), one arm per kind as above.
-CREATE OR REPLACE FUNCTION search_names_near(k smallint, q text) RETURNS TABLE(id integer, popularity bigint, handle text, public_from timestamp with time zone) LANGUAGE sql STABLE AS $$
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 1 AND e.kind = 1 AND e.whole AND q <% e.tail
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 2 AND e.kind = 2 AND e.whole AND q <% e.tail
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 3 AND e.kind = 3 AND e.whole AND q <% e.tail
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 4 AND e.kind = 4 AND e.whole AND q <% e.tail
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 5 AND e.kind = 5 AND e.whole AND q <% e.tail
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 6 AND e.kind = 6 AND e.whole AND q <% e.tail
-  UNION ALL
-  SELECT e.id, e.popularity, e.handle, e.public_from FROM search_entries e
-  WHERE k = 7 AND e.kind = 7 AND e.whole AND q <% e.tail
-$$;
-
-CREATE OR REPLACE FUNCTION search_inside_entries(k smallint, q text) RETURNS TABLE(id integer, popularity bigint, handle text) LANGUAGE sql STABLE AS $$
-  SELECT e.id, e.popularity, e.handle FROM search_names_inside(k, q) e
-  WHERE search_entry_visible(k, e.id, e.public_from)
-    AND NOT EXISTS (SELECT 1 FROM search_entries s
-                    WHERE s.kind = k AND s.id = e.id AND (s.tail >= q AND s.tail < q || chr(1114111)) IS TRUE)
-$$;
-
-CREATE OR REPLACE FUNCTION search_inside_popular(k smallint, q text, take integer) RETURNS TABLE(id integer, popularity bigint, handle text) LANGUAGE sql STABLE AS $$
-  SELECT m.id, max(m.popularity), max(m.handle) FROM (
-    SELECT e.id, e.popularity, e.handle FROM search_entries e
-    WHERE e.kind = k AND e.whole
-      AND (e.inner_tail LIKE (SELECT '%' || search_inner_query(q) || '%')) IS TRUE
-      AND NOT (starts_with(e.tail, q) OR strpos(e.tail, ' ' || q) > 0)
-      AND search_entry_visible(k, e.id, e.public_from)
-      AND NOT EXISTS (SELECT 1 FROM search_entries s
-                      WHERE s.kind = k AND s.id = e.id AND (s.tail >= q AND s.tail < q || chr(1114111)) IS TRUE)
-    ORDER BY e.popularity DESC, e.handle, e.id
-    LIMIT 2 * take) m
-  GROUP BY m.id
-  ORDER BY 2 DESC, 3, 1
-  LIMIT take
-$$;
-
-CREATE OR REPLACE FUNCTION search_inside_candidates(k smallint, q text, most integer) RETURNS TABLE(id integer, popularity bigint, handle text) LANGUAGE plpgsql STABLE
-  SET plan_cache_mode = force_generic_plan
-  AS $$
-    #variable_conflict use_column
-    BEGIN
-      IF k = 1 THEN
-        RETURN QUERY SELECT i.id, i.popularity, i.handle FROM search_inside_entries(1::smallint, q) i LIMIT most;
-      END IF;
-      IF k = 2 THEN
-        RETURN QUERY SELECT i.id, i.popularity, i.handle FROM search_inside_entries(2::smallint, q) i LIMIT most;
-      END IF;
-      IF k = 3 THEN
-        RETURN QUERY SELECT i.id, i.popularity, i.handle FROM search_inside_entries(3::smallint, q) i LIMIT most;
-      END IF;
-      IF k = 4 THEN
-        RETURN QUERY SELECT i.id, i.popularity, i.handle FROM search_inside_entries(4::smallint, q) i LIMIT most;
-      END IF;
-      IF k = 5 THEN
-        RETURN QUERY SELECT i.id, i.popularity, i.handle FROM search_inside_entries(5::smallint, q) i LIMIT most;
-      END IF;
-      IF k = 6 THEN
-        RETURN QUERY SELECT i.id, i.popularity, i.handle FROM search_inside_entries(6::smallint, q) i LIMIT most;
-      END IF;
-      IF k = 7 THEN
-        RETURN QUERY SELECT i.id, i.popularity, i.handle FROM search_inside_entries(7::smallint, q) i LIMIT most;
-      END IF;
-    END $$;
-
-CREATE OR REPLACE FUNCTION search_kind_page(k smallint, q text, short boolean, take integer, bound integer) RETURNS TABLE(id integer, score numeric, popularity bigint, handle text, total integer) LANGUAGE plpgsql STABLE
+-- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
+-- kind's total (exact below `bound`, else `bound`).
+CREATE OR REPLACE FUNCTION search_kind_page(k smallint, terms search_term[], take integer, bound integer)
+  RETURNS TABLE(id integer, score double precision, popularity bigint, handle text, total integer)
+  LANGUAGE plpgsql STABLE
   SET plan_cache_mode = force_generic_plan
   AS $$
 DECLARE
-  range_read CONSTANT integer := 3 * bound; -- tails read before deciding a query is common
-  q_end text := q || chr(1114111);          -- tail >= q AND tail < q_end: "starts with q"
-  tails integer;
-  starting integer;                         -- rows with a word starting with q
-  inside integer := 0;                      -- rows with q inside a word only
-  inside_entries integer;                   -- their whole names read, up to 2 x the rows the bound leaves
-  later text;                               -- q from its second word on (all of it when one word)
-  inside_page search_kind_hit[];            -- the best inside matches, when the word starts leave room
+  -- rows ranked one by one at most (past it, the page is read from postings)
+  rankable CONSTANT integer := 300;
+  n integer := coalesce((SELECT max(t.grp) FROM unnest(terms) t), 0);
+  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[];
+  q_all tsquery;
+  q_own tsquery;
+  q_part tsquery;
+  candidates integer[];
+  found integer;
+  counted integer;
+  walked text[];
 BEGIN
-  IF short THEN
-    -- every equal name, and the 2 x take most popular names starting with it (a row has at most
-    -- two whole names); the total counts rows among the first 2 x bound tails of the range
-    SELECT count(DISTINCT r.id) INTO starting FROM (
-      SELECT e.id FROM search_entries e
-      WHERE e.kind = k AND e.whole AND e.tail >= q AND e.tail < q_end AND q <> ''
-        AND search_entry_visible(e.kind, e.id, e.public_from)
-      LIMIT 2 * bound) r;
+  IF n = 0 THEN RETURN; END IF;
+  SELECT array_agg(search_terms_query(k, x.ts, 'to') ORDER BY x.grp),
+         array_agg(search_terms_query(k, x.ts, 'a') ORDER BY x.grp),
+         array_agg(search_terms_query(k, x.ts, 't') ORDER BY x.grp),
+         array_agg(search_terms_query(k, x.ts, 'o') ORDER BY x.grp),
+         array_agg(search_terms_query(k, ARRAY(SELECT e FROM unnest(x.ts) e WHERE e.edits = 0), 'toa') ORDER BY x.grp),
+         array_agg(search_terms_query(k, ARRAY(SELECT e FROM unnest(x.ts) e WHERE e.edits = 1), 'toa') ORDER BY x.grp)
+    INTO g_own, g_album, g_title, g_other, g_exact, g_one
+  FROM (SELECT t.grp, array_agg(t) AS ts FROM unnest(terms) t GROUP BY t.grp) x;
+  FOR i IN 1..n LOOP
+    q_all := CASE WHEN i = 1 THEN g_own[i] || g_album[i] ELSE q_all && (g_own[i] || g_album[i]) END;
+    q_own := CASE WHEN i = 1 THEN g_own[i] ELSE q_own && g_own[i] END;
+  END LOOP;
+
+  IF n = 1 THEN
+    -- one word: each matching word's best postings, in the order of the ranking
     RETURN QUERY
-      SELECT c.id, max(c.score), max(c.popularity), max(c.handle), starting FROM (
-        SELECT e.id, 1::numeric AS score, e.popularity, e.handle FROM search_entries e
-          WHERE e.kind = k AND e.whole AND e.tail >= q AND e.tail <= q AND search_entry_visible(e.kind, e.id, e.public_from)
-        UNION ALL (SELECT e.id, 0.75, e.popularity, e.handle FROM search_entries e
-          WHERE char_length(q) = 1 AND e.kind = k AND e.whole AND left(e.tail, 1) = q
-            AND search_entry_visible(e.kind, e.id, e.public_from)
-          ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * take)
-        UNION ALL (SELECT e.id, 0.75, e.popularity, e.handle FROM search_entries e
-          WHERE char_length(q) = 2 AND e.kind = k AND e.whole AND left(e.tail, 2) = q
-            AND search_entry_visible(e.kind, e.id, e.public_from)
-          ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * take)
-        -- folding made more than two characters of one or two (a ligature): every name with that start
-        UNION ALL SELECT e.id, 0.75, e.popularity, e.handle FROM search_entries e
-          WHERE char_length(q) > 2 AND e.kind = k AND e.whole AND e.tail >= q AND e.tail < q_end
-            AND search_entry_visible(e.kind, e.id, e.public_from)
-      ) c GROUP BY c.id
-      ORDER BY 2 DESC, 3 DESC, 4, 1 LIMIT take;
+    WITH words AS (
+      SELECT t.word, t.edits FROM unnest(terms) t
+      UNION
+      SELECT w.word, 0::smallint FROM unnest(terms) t
+      CROSS JOIN LATERAL (SELECT sw.word FROM search_words sw
+                          WHERE sw.word > t.word AND sw.word < t.word || U&'\+10FFFF' ORDER BY sw.word LIMIT 200) w
+      WHERE t.prefix),
+    best AS (
+      SELECT p.id, min(w.edits) AS edits, min(p.field) AS field, bool_or(p.whole) AS whole, max(p.popularity) AS popularity, min(p.handle) AS handle
+      FROM words w CROSS JOIN LATERAL (
+        SELECT p.id, p.field, p.whole, p.popularity, p.handle FROM search_postings p
+        WHERE p.kind = k AND p.word = w.word AND search_entry_visible(k, p.id, p.public_from)
+        ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take) p
+      GROUP BY p.id),
+    matches AS (
+      SELECT DISTINCT p.id FROM (
+        SELECT p.id FROM words w CROSS JOIN LATERAL (
+          SELECT p.id FROM search_postings p
+          WHERE p.kind = k AND p.word = w.word AND search_entry_visible(k, p.id, p.public_from) LIMIT bound * 3) p
+        LIMIT bound * 3) p)
+    SELECT b.id, search_score(1, 1, b.edits, (b.field = 1)::int, (b.field = 2)::int, b.whole), b.popularity, b.handle,
+           least((SELECT count(*) FROM matches), bound)::integer
+    FROM best b
+    ORDER BY 2 DESC, b.popularity DESC, b.handle, b.id LIMIT take;
     RETURN;
   END IF;
 
-  -- the word starts: the first range_read tails (index-only), counted; when they hold fewer rows
-  -- than the bound but fill range_read (names repeating a word), the whole range
-  SELECT count(*), count(DISTINCT r.id) INTO tails, starting FROM (
-    SELECT e.id FROM search_entries e
-    WHERE e.kind = k AND e.tail >= q AND e.tail < q_end AND q <> '' AND search_entry_visible(e.kind, e.id, e.public_from)
-    LIMIT range_read) r;
-  IF starting < bound AND tails >= range_read THEN
-    SELECT count(DISTINCT e.id) INTO starting FROM search_entries e
-    WHERE e.kind = k AND e.tail >= q AND e.tail < q_end AND search_entry_visible(e.kind, e.id, e.public_from);
+  SELECT array_agg(d.id) INTO candidates FROM (
+    SELECT d.id FROM search_docs d
+    WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own)
+    LIMIT rankable + 1) d;
+  found := coalesce(cardinality(candidates), 0);
+  counted := found;
+  IF found > rankable THEN
+    SELECT count(*) INTO counted FROM (
+      SELECT 1 FROM search_docs d
+      WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own)
+      LIMIT bound) d;
+    -- the page from the best postings of the query's longest word (the likeliest rarest)
+    SELECT ARRAY(SELECT t.word FROM unnest(terms) t
+                 WHERE t.grp = (SELECT t2.grp FROM unnest(terms) t2 WHERE t2.edits = 0 ORDER BY t2.prefix, length(t2.word) DESC LIMIT 1)
+                   AND NOT t.prefix) INTO walked;
+    SELECT array_agg(DISTINCT d.id) INTO candidates
+    FROM unnest(walked) w
+    CROSS JOIN LATERAL (SELECT p.id FROM search_postings p WHERE p.kind = k AND p.word = w
+                        ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT rankable) p
+    JOIN search_docs d ON d.kind = k AND d.id = p.id
+    WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own);
+  ELSIF found = 0 AND n >= 3 THEN
+    -- no row holds every word of three or more: the rows missing one of them
+    FOR j IN 1..n LOOP
+      q_part := NULL;
+      FOR i IN 1..n LOOP
+        IF i <> j THEN
+          q_part := CASE WHEN q_part IS NULL THEN g_own[i] || g_album[i] ELSE q_part && (g_own[i] || g_album[i]) END;
+        END IF;
+      END LOOP;
+      candidates := candidates || ARRAY(
+        SELECT d.id FROM search_docs d
+        WHERE d.lexemes @@ q_part AND search_entry_visible(k, d.id, d.public_from) AND NOT d.id = ANY(coalesce(candidates, '{}'))
+        LIMIT rankable);
+    END LOOP;
+    counted := least(coalesce(cardinality(candidates), 0), bound);
   END IF;
 
-  IF starting >= bound THEN
-    -- a common word: the total is the bound, and the page comes from the most popular matches of
-    -- each score, read in popularity order within the query's first two characters and stopped at
-    -- 2 x take rows (a row has at most two whole names; one later word counts once per row)
-    RETURN QUERY
-      SELECT c.id, max(c.score), max(c.popularity), max(c.handle), bound FROM (
-        SELECT e.id, 1::numeric AS score, e.popularity, e.handle FROM search_entries e
-          WHERE e.kind = k AND e.whole AND e.tail >= q AND e.tail <= q AND search_entry_visible(e.kind, e.id, e.public_from)
-        UNION ALL (SELECT e.id, 0.75, e.popularity, e.handle FROM search_entries e
-          WHERE e.kind = k AND e.whole AND left(e.tail, 2) = left(q, 2) AND e.tail >= q AND e.tail < q_end
-            AND search_entry_visible(e.kind, e.id, e.public_from)
-          GROUP BY e.popularity, e.handle, e.id ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * take)
-        UNION ALL (SELECT e.id, 0.5, e.popularity, e.handle FROM search_entries e
-          WHERE e.kind = k AND NOT e.whole AND left(e.tail, 2) = left(q, 2) AND e.tail >= q AND e.tail < q_end
-            AND search_entry_visible(e.kind, e.id, e.public_from)
-          GROUP BY e.popularity, e.handle, e.id ORDER BY e.popularity DESC, e.handle, e.id LIMIT 2 * take)
-      ) c GROUP BY c.id
-      ORDER BY 2 DESC, 3 DESC, 4, 1 LIMIT take;
-    RETURN;
-  END IF;
-
-  -- inside a word (3+ characters): once the word starts fill the page, inside matches only count
-  -- towards the bound; otherwise the best of them fill the page. A query of several words can
-  -- start inside a word only in a name where its later words start a word: when no tail of the
-  -- kind starts with them (one index probe), its trigrams are not looked up.
-  later := substr(q, strpos(q, ' ') + 1);
-  IF char_length(q) < 3 OR (strpos(q, ' ') > 0 AND NOT EXISTS (
-       SELECT 1 FROM search_entries e WHERE e.kind = k AND e.tail >= later AND e.tail < later || chr(1114111))) THEN
-    NULL;
-  ELSE
-    -- read up to 2 x (bound - starting) names (a row has at most two whole names): fewer means
-    -- every match was read, and they are counted and ranked; that many means the bound is reached
-    SELECT sum(g.names), count(*), array_agg(ROW(g.id, 0.25, g.popularity, g.handle)::search_kind_hit ORDER BY g.place)
-        FILTER (WHERE g.place <= take - starting)
-      INTO inside_entries, inside, inside_page
-    FROM (
-      SELECT r.id, max(r.popularity) AS popularity, max(r.handle) AS handle, count(*) AS names,
-             row_number() OVER (ORDER BY max(r.popularity) DESC, max(r.handle), r.id) AS place
-      FROM search_inside_candidates(k, q, 2 * (bound - starting)) r
-      GROUP BY r.id) g;
-    IF coalesce(inside_entries, 0) >= 2 * (bound - starting) THEN
-      inside := bound - starting;
-      -- many (short words: "a s" sits inside ~17k titles at 1M songs): the most popular first
-      SELECT array_agg(ROW(m.id, 0.25, m.popularity, m.handle)::search_kind_hit ORDER BY m.popularity DESC, m.handle, m.id)
-        INTO inside_page
-      FROM search_inside_popular(k, q, take - starting) m WHERE starting < take;
-    ELSIF starting >= take THEN
-      inside_page := NULL;
-    END IF;
-  END IF;
-
-  IF starting > 0 THEN
-    RETURN QUERY
-      SELECT c.id, max(c.score), max(c.popularity), max(c.handle), starting + inside FROM (
-        SELECT e.id, CASE WHEN e.whole AND e.tail = q THEN 1 WHEN e.whole THEN 0.75 ELSE 0.5 END AS score,
-               e.popularity, e.handle
-        FROM search_entries e
-        WHERE e.kind = k AND e.tail >= q AND e.tail < q_end AND search_entry_visible(e.kind, e.id, e.public_from)
-      ) c GROUP BY c.id
-      ORDER BY 2 DESC, 3 DESC, 4, 1 LIMIT take;
-  END IF;
-  IF inside_page IS NOT NULL THEN
-    RETURN QUERY SELECT x.id, x.score, x.popularity, x.handle, starting + inside FROM unnest(inside_page) x;
-  END IF;
+  RETURN QUERY
+  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.in_title >= r.title_size), r.popularity, r.handle, counted
+  FROM (
+    SELECT d.id, d.popularity, d.handle, cardinality(d.title_words) AS title_size,
+           count(*) FILTER (WHERE x.m)::integer AS matched,
+           sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] THEN 0 WHEN coalesce(d.lexemes @@ g_one[i], false) THEN 1 ELSE 2 END)::integer AS edits,
+           count(*) FILTER (WHERE x.m AND d.lexemes @@ g_title[i])::integer AS in_title,
+           count(*) FILTER (WHERE x.m AND NOT d.lexemes @@ g_title[i] AND coalesce(d.lexemes @@ g_other[i], false))::integer AS in_other
+    FROM search_docs d
+    CROSS JOIN generate_series(1, n) i
+    CROSS JOIN LATERAL (SELECT d.lexemes @@ g_own[i] OR (d.album_from <= now() AND d.lexemes @@ g_album[i]) AS m) x
+    WHERE d.kind = k AND d.id = ANY(candidates)
+    GROUP BY d.kind, d.id) r
+  WHERE r.matched > 0
+  ORDER BY 2 DESC, r.popularity DESC, r.handle, r.id LIMIT take;
 END $$;
 
-CREATE OR REPLACE FUNCTION search_kind_typos(k smallint, q text, take integer) RETURNS TABLE(id integer, score numeric, popularity bigint, handle text, total integer) LANGUAGE plpgsql STABLE
-  SET plan_cache_mode = force_generic_plan
-  AS $$
-    #variable_conflict use_column
-    BEGIN
-      IF k = 1 THEN
-        RETURN QUERY
-          SELECT m.id, 0.25, m.popularity, m.handle, (count(*) OVER ())::integer FROM (
-            SELECT e.id, max(e.popularity) AS popularity, max(e.handle) AS handle
-            FROM search_names_near(1::smallint, q) e
-            WHERE search_entry_visible(1::smallint, e.id, e.public_from)
-            GROUP BY e.id) m
-          ORDER BY m.popularity DESC, m.handle, m.id LIMIT take;
-      END IF;
-      IF k = 2 THEN
-        RETURN QUERY
-          SELECT m.id, 0.25, m.popularity, m.handle, (count(*) OVER ())::integer FROM (
-            SELECT e.id, max(e.popularity) AS popularity, max(e.handle) AS handle
-            FROM search_names_near(2::smallint, q) e
-            WHERE search_entry_visible(2::smallint, e.id, e.public_from)
-            GROUP BY e.id) m
-          ORDER BY m.popularity DESC, m.handle, m.id LIMIT take;
-      END IF;
-      IF k = 3 THEN
-        RETURN QUERY
-          SELECT m.id, 0.25, m.popularity, m.handle, (count(*) OVER ())::integer FROM (
-            SELECT e.id, max(e.popularity) AS popularity, max(e.handle) AS handle
-            FROM search_names_near(3::smallint, q) e
-            WHERE search_entry_visible(3::smallint, e.id, e.public_from)
-            GROUP BY e.id) m
-          ORDER BY m.popularity DESC, m.handle, m.id LIMIT take;
-      END IF;
-      IF k = 4 THEN
-        RETURN QUERY
-          SELECT m.id, 0.25, m.popularity, m.handle, (count(*) OVER ())::integer FROM (
-            SELECT e.id, max(e.popularity) AS popularity, max(e.handle) AS handle
-            FROM search_names_near(4::smallint, q) e
-            WHERE search_entry_visible(4::smallint, e.id, e.public_from)
-            GROUP BY e.id) m
-          ORDER BY m.popularity DESC, m.handle, m.id LIMIT take;
-      END IF;
-      IF k = 5 THEN
-        RETURN QUERY
-          SELECT m.id, 0.25, m.popularity, m.handle, (count(*) OVER ())::integer FROM (
-            SELECT e.id, max(e.popularity) AS popularity, max(e.handle) AS handle
-            FROM search_names_near(5::smallint, q) e
-            WHERE search_entry_visible(5::smallint, e.id, e.public_from)
-            GROUP BY e.id) m
-          ORDER BY m.popularity DESC, m.handle, m.id LIMIT take;
-      END IF;
-      IF k = 6 THEN
-        RETURN QUERY
-          SELECT m.id, 0.25, m.popularity, m.handle, (count(*) OVER ())::integer FROM (
-            SELECT e.id, max(e.popularity) AS popularity, max(e.handle) AS handle
-            FROM search_names_near(6::smallint, q) e
-            WHERE search_entry_visible(6::smallint, e.id, e.public_from)
-            GROUP BY e.id) m
-          ORDER BY m.popularity DESC, m.handle, m.id LIMIT take;
-      END IF;
-      IF k = 7 THEN
-        RETURN QUERY
-          SELECT m.id, 0.25, m.popularity, m.handle, (count(*) OVER ())::integer FROM (
-            SELECT e.id, max(e.popularity) AS popularity, max(e.handle) AS handle
-            FROM search_names_near(7::smallint, q) e
-            WHERE search_entry_visible(7::smallint, e.id, e.public_from)
-            GROUP BY e.id) m
-          ORDER BY m.popularity DESC, m.handle, m.id LIMIT take;
-      END IF;
-    END $$;
+-- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
+-- found exactly in the title (or name) and covering it. Words found, then fewer edits, then
+-- words in the title, then in the other names, then the title covered.
+CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN ((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + covered::int)::double precision
+       / ((((words * 100 + 99) * 100 + words) * 100) * 2 + 1);
 
 -- ---- Name filters of lists: folded names, kept grams of one and two characters -------------
 

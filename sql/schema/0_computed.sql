@@ -17,13 +17,22 @@ $$;
 CREATE OR REPLACE FUNCTION member_is_public(username text, is_banned boolean) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN username IS NOT NULL AND NOT is_banned;
 
--- The inner text as its index holds it: the words joined by the joiner.
-CREATE OR REPLACE FUNCTION search_inner_joined(inner_text text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN replace(inner_text, ' ', 'ꙮ');
+-- A folded text with each Han, kana or hangul character set apart by spaces: those scripts do not
+-- separate words, so search reads each of their characters as a word.
+CREATE OR REPLACE FUNCTION search_spaced(folded text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN regexp_replace(folded, '([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af])', ' \1 ', 'g');
 
--- Each word's first character followed by '#'.
-CREATE OR REPLACE FUNCTION search_inner_words(folded text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN regexp_replace(folded, '(^| )([^ ])', '\1\2#', 'g');
+-- The words of a folded name as search keeps them: each once, sorted.
+CREATE OR REPLACE FUNCTION search_split(folded text) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN ARRAY(SELECT DISTINCT w FROM unnest(string_to_array(search_spaced(folded), ' ')) w WHERE w <> '' ORDER BY w);
+
+-- A search row's lexemes: each word prefixed by the row's kind and its field (t the title or
+-- name, o the other names, a the album's title), so one index serves every kind and field.
+CREATE OR REPLACE FUNCTION search_lexemes(kind smallint, title_words text[], other_words text[], album_words text[]) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN array_to_tsvector(ARRAY(
+    SELECT kind || 't' || w FROM unnest(title_words) w
+    UNION SELECT kind || 'o' || w FROM unnest(other_words) w
+    UNION SELECT kind || 'a' || w FROM unnest(album_words) w));
 
 CREATE OR REPLACE FUNCTION song_is_live(published_at timestamp with time zone, deleted_at timestamp with time zone) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN published_at IS NOT NULL AND deleted_at IS NULL;

@@ -1,38 +1,54 @@
--- The search table: every searchable name's tails with the kept popularity and public_from
--- (docs/search.md), and the kept one- and two-character name grams of artists and members.
+-- Search (docs/search.md): one row per searchable row with its words by field, the rows' postings
+-- in the order of the ranking, the words the catalogue holds with their deletion variants (typos),
+-- and the kept one- and two-character name grams of artists and members.
 
--- One search hit of a kind's page: the row, its score and popularity, and its handle for ties.
-CREATE TYPE search_kind_hit AS (id integer, score numeric, popularity bigint, handle text);
+-- One term of a query: the query word's number, a word it matches, the edits between them, and
+-- whether the word is read as a prefix (the last word typed).
+CREATE TYPE search_term AS (grp smallint, word text, edits smallint, prefix boolean);
 
-CREATE TABLE search_entries (
+-- kind: the type's place in the order of /v1/search's types (1 songs ... 7 users).
+-- Fields: title_words the title or name; other_words the performers with their honorifics
+-- (songs), the honorific (artists), the former name (labels), the handle (users); album_words the
+-- titles of the song's live albums, which count once album_from has passed.
+CREATE TABLE search_docs (
   kind smallint NOT NULL,
   id integer NOT NULL,
-  tail text COLLATE "C" NOT NULL,
-  whole boolean NOT NULL,
+  title_words text[] NOT NULL,
+  other_words text[] NOT NULL,
+  album_words text[] NOT NULL,
+  album_from timestamp with time zone,
   popularity bigint NOT NULL,
   public_from timestamp with time zone,
   handle text,
-  inner_tail text COLLATE "C" GENERATED ALWAYS AS (CASE WHEN whole THEN search_inner_words(tail) END) STORED
+  lexemes tsvector NOT NULL GENERATED ALWAYS AS (search_lexemes(kind, title_words, other_words, album_words)) STORED,
+  PRIMARY KEY (kind, id)
 );
-CREATE INDEX search_entries_tail_idx ON search_entries (kind, tail) INCLUDE (id, whole, popularity, public_from, handle);
-CREATE INDEX search_entries_id_idx ON search_entries (kind, id);
-CREATE INDEX search_entries_head1_idx ON search_entries (kind, "left"(tail, 1), popularity DESC, handle, id) INCLUDE (public_from) WHERE whole;
-CREATE INDEX search_entries_head2_idx ON search_entries (kind, whole, "left"(tail, 2), popularity DESC, handle, id) INCLUDE (tail, public_from);
-CREATE INDEX search_entries_songs_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE (whole AND (kind = 1));
-CREATE INDEX search_entries_artists_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE (whole AND (kind = 2));
-CREATE INDEX search_entries_albums_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE (whole AND (kind = 3));
-CREATE INDEX search_entries_curated_lists_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE (whole AND (kind = 4));
-CREATE INDEX search_entries_labels_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE (whole AND (kind = 5));
-CREATE INDEX search_entries_genres_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE (whole AND (kind = 6));
-CREATE INDEX search_entries_users_trgm ON search_entries USING gin (tail gin_trgm_ops) WHERE (whole AND (kind = 7));
-CREATE INDEX search_entries_popular_idx ON search_entries (kind, popularity DESC, handle, id) INCLUDE (public_from) WHERE whole;
-CREATE INDEX search_entries_songs_inner_trgm ON search_entries USING gin (search_inner_joined(inner_tail) gin_trgm_ops) WHERE (whole AND (kind = 1));
-CREATE INDEX search_entries_artists_inner_trgm ON search_entries USING gin (search_inner_joined(inner_tail) gin_trgm_ops) WHERE (whole AND (kind = 2));
-CREATE INDEX search_entries_albums_inner_trgm ON search_entries USING gin (search_inner_joined(inner_tail) gin_trgm_ops) WHERE (whole AND (kind = 3));
-CREATE INDEX search_entries_curated_lists_inner_trgm ON search_entries USING gin (search_inner_joined(inner_tail) gin_trgm_ops) WHERE (whole AND (kind = 4));
-CREATE INDEX search_entries_labels_inner_trgm ON search_entries USING gin (search_inner_joined(inner_tail) gin_trgm_ops) WHERE (whole AND (kind = 5));
-CREATE INDEX search_entries_genres_inner_trgm ON search_entries USING gin (search_inner_joined(inner_tail) gin_trgm_ops) WHERE (whole AND (kind = 6));
-CREATE INDEX search_entries_users_inner_trgm ON search_entries USING gin (search_inner_joined(inner_tail) gin_trgm_ops) WHERE (whole AND (kind = 7));
+CREATE INDEX search_docs_lexemes_idx ON search_docs USING gin (lexemes);
+
+-- One row per word and field of a search row; `whole` when the word is the whole title.
+CREATE TABLE search_postings (
+  kind smallint NOT NULL,
+  word text COLLATE "C" NOT NULL,
+  field smallint NOT NULL,
+  whole boolean NOT NULL,
+  popularity bigint NOT NULL,
+  handle text,
+  id integer NOT NULL,
+  public_from timestamp with time zone
+);
+CREATE INDEX search_postings_rank_idx ON search_postings (kind, word, field, whole DESC, popularity DESC, handle, id) INCLUDE (public_from);
+CREATE INDEX search_postings_row_idx ON search_postings (kind, id);
+
+-- Every word a search row has held (never removed: a word no row holds any more matches nothing).
+CREATE TABLE search_words (word text COLLATE "C" PRIMARY KEY);
+
+-- The strings each known word becomes with letters deleted (search_word_deletions_kept of them).
+CREATE TABLE search_word_variants (
+  variant text COLLATE "C" NOT NULL,
+  word text COLLATE "C" NOT NULL,
+  deletions smallint NOT NULL,
+  PRIMARY KEY (variant, word)
+);
 
 CREATE TABLE artist_name_grams (
   gram text COLLATE "C" NOT NULL,
@@ -57,4 +73,4 @@ CREATE TABLE member_name_gram_counts (
 );
 
 -- Known to be empty (rather than assumed ten pages long) until the first ANALYZE after a load.
-ANALYZE search_entries, artist_name_grams, artist_name_gram_counts, member_name_grams, member_name_gram_counts;
+ANALYZE search_docs, search_postings, search_words, search_word_variants, artist_name_grams, artist_name_gram_counts, member_name_grams, member_name_gram_counts;

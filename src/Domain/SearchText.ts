@@ -28,10 +28,3 @@ export const SearchTextParam = TextParam("q", {
   )
 )
 
-/**
- * A typo is tolerated (trigram word similarity >= 0.6) only for queries of this many letters or
- * more: enough for one wrong, missing or extra letter in a name of 8+ letters, while short
- * queries do not drag in names that merely share a syllable.
- */
-export const FUZZY_MIN_LETTERS = 7
-

@@ -4,12 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
-import { FUZZY_MIN_LETTERS } from "../Domain/SearchText.js"
 import { DEFAULT_SEARCH_LIMIT, SEARCH_TYPES } from "./Api.js"
 import { SearchRepo } from "./Repo.js"
-
-/** Letters and digits (with combining marks, which Tamil and other scripts need), as folding keeps them. */
-const letterCount = (text: string) => text.match(/[\p{L}\p{M}\p{N}]/gu)?.length ?? 0
 
 export const SearchLive = HttpApiBuilder.group(Api, "Search", (handlers) =>
   Effect.gen(function*() {
@@ -19,7 +15,6 @@ export const SearchLive = HttpApiBuilder.group(Api, "Search", (handlers) =>
         const types = urlParams.types ?? SEARCH_TYPES
         const sections = yield* repo.search({
           q: urlParams.q,
-          fuzzy: letterCount(urlParams.q) >= FUZZY_MIN_LETTERS,
           limit: urlParams.limit ?? DEFAULT_SEARCH_LIMIT,
           types
         })

@@ -3,7 +3,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { jsonArraySql } from "../Domain/JsonSql.js"
-import { isShortQuery } from "../Domain/NameFilter.js"
 import { SEARCH_TOTAL_BOUND, searchTypeShapes } from "../Domain/SearchHit.js"
 import { SEARCH_TYPES, type SearchType } from "./Api.js"
 import { type Prepared, Statements } from "../Database.js"
@@ -31,22 +30,13 @@ const sources: Record<SearchType, SearchSource> = {
 const kindOf = (type: SearchType) => SEARCH_TYPES.indexOf(type) + 1
 
 /**
- * Every asked kind ranked by functions, which run only the small statements the query
- * needs for that kind: `ranked`, the best `limit` rows by word start and inside a word, each with
- * the kind's total; `guessed`, the same by typo, only when no asked kind matched otherwise. A kind
- * without matches has no row (its total is 0).
+ * Every asked kind ranked by search_kind_page (sql/definitions/5_search.sql) from the query's terms,
+ * which are read once for all kinds. A kind without matches has no row (its total is 0).
  */
-const hitsCtes = (kinds: ReadonlyArray<number>, short: boolean) => {
-  const eachKind = `term CROSS JOIN (VALUES ${kinds.map((k) => `(${k})`).join(", ")}) s(kind)`
-  return `ranked AS MATERIALIZED (
-    SELECT s.kind, r.* FROM ${eachKind}
-    CROSS JOIN LATERAL search_kind_page(s.kind::smallint, term.q, ${short}, term.n, ${SEARCH_TOTAL_BOUND}) r),
-  guessed AS MATERIALIZED (
-    SELECT s.kind, r.* FROM ${eachKind}
-    CROSS JOIN LATERAL search_kind_typos(s.kind::smallint, term.q, term.n) r
-    WHERE term.fuzzy AND NOT EXISTS (SELECT 1 FROM ranked)),
-  hits AS (SELECT * FROM ranked UNION ALL SELECT * FROM guessed)`
-}
+const hitsCte = (kinds: ReadonlyArray<number>) =>
+  `hits AS MATERIALIZED (
+    SELECT s.kind, r.* FROM term CROSS JOIN (VALUES ${kinds.map((k) => `(${k})`).join(", ")}) s(kind)
+    CROSS JOIN LATERAL search_kind_page(s.kind::smallint, term.terms, term.n, ${SEARCH_TOTAL_BOUND}) r)`
 
 /** One type's section: its hits' JSON, built by Postgres from the type's table, and its bounded total. */
 const sectionSql = (type: SearchType) => {
@@ -63,31 +53,29 @@ const sectionSql = (type: SearchType) => {
 
 export interface SearchParams {
   readonly q: string
-  readonly fuzzy: boolean
   readonly limit: number
   readonly types: ReadonlyArray<SearchType>
 }
 
 /**
- * The statement's one parameter: the query as typed, "t" when it may be matched with a typo
- * (else null), and the limit, as a text array (src/Database/Statements.ts prepares one key).
+ * The statement's one parameter: the query as typed and the limit, as a text array
+ * (src/Database/Statements.ts prepares one key).
  */
-type SearchKey = readonly [q: string, fuzzy: "t" | null, limit: string]
+type SearchKey = readonly [q: string, limit: string]
 
 /**
- * Every asked type's section in one statement of fixed text (one text per set of types and
- * short or not), ranked from search_entries and built by Postgres as JSON text.
- * `term` folds the query once: `fold_name` is not inlined (it calls the STABLE `unaccent`), so
- * each call site is parsed and planned at every execution; OFFSET 0 keeps the folded query from
- * being copied into each of its uses.
+ * Every asked type's section in one statement of fixed text (one text per set of types), ranked
+ * from the search tables and built by Postgres as JSON text. `term` reads the query's terms once
+ * (its words, their typos and the last word as a prefix); OFFSET 0 keeps them from being read
+ * again for each kind.
  */
-export const searchSql = (sql: SqlClient.SqlClient, types: ReadonlyArray<SearchType>, short: boolean) => {
+export const searchSql = (sql: SqlClient.SqlClient, types: ReadonlyArray<SearchType>) => {
   const ordered = SEARCH_TYPES.filter((type) => types.includes(type))
   return (key: SearchKey) =>
     sql<{ kind: number; section: string }>`
     WITH term AS MATERIALIZED (
-      SELECT fold_name(p[1]) AS q, p[2] IS NOT NULL AS fuzzy, p[3]::int AS n FROM (SELECT ${key}::text[] AS p) k OFFSET 0),
-    ${lit(hitsCtes(ordered.map(kindOf), short))}
+      SELECT search_query_terms(p[1]) AS terms, p[2]::int AS n FROM (SELECT ${key}::text[] AS p) k OFFSET 0),
+    ${lit(hitsCte(ordered.map(kindOf)))}
     ${lit(ordered.map(sectionSql).join("\n    UNION ALL "))}`
 }
 
@@ -95,23 +83,21 @@ export class SearchRepo extends Context.Service<SearchRepo>()("catalogue/SearchR
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* Statements
-    /** Prepared on first use: one per set of types and short or not (at most 254). */
+    /** Prepared on first use: one per set of types (at most 127). */
     const prepared = new Map<string, Prepared<SearchKey, { kind: number; section: string }>>()
-    const statementOf = (types: ReadonlyArray<SearchType>, short: boolean) => {
-      const name = `${short}:${SEARCH_TYPES.filter((type) => types.includes(type)).join(",")}`
+    const statementOf = (types: ReadonlyArray<SearchType>) => {
+      const name = SEARCH_TYPES.filter((type) => types.includes(type)).join(",")
       let statement = prepared.get(name)
       if (statement === undefined) {
-        statement = statements.prepare(searchSql(sql, types, short))
+        statement = statements.prepare(searchSql(sql, types))
         prepared.set(name, statement)
       }
       return statement
     }
     /** The asked types' sections as JSON text, by type. */
     const search = (params: SearchParams) => {
-      // one or two characters (no trigram) match names that start with them
-      const short = isShortQuery(params.q)
-      const key: SearchKey = [params.q, params.fuzzy ? "t" : null, String(params.limit)]
-      return statements.run(statementOf(params.types, short), key).pipe(
+      const key: SearchKey = [params.q, String(params.limit)]
+      return statements.run(statementOf(params.types), key).pipe(
         Effect.map((rows) => new Map(rows.map((row) => [SEARCH_TYPES[row.kind - 1]!, row.section] as const))),
         Effect.orDie,
         withSpan("SearchRepo.search")

@@ -125,9 +125,9 @@ export const seedCatalogue = (
       for (const statement of ddl.drop) yield* sql.unsafe(statement)
       // The kept counts are recounted once at the end instead of per batch.
       if (bulk) yield* switchKeptCounts(sql, "DISABLE")
-      // refilled by recount_search_entries at the end; empty meanwhile, so that the recounts'
+      // refilled by refill_search at the end; empty meanwhile, so that the recounts'
       // updates of popularity (triggers on the count tables) have no rows to move
-      if (bulk) yield* sql.unsafe("TRUNCATE search_entries")
+      if (bulk) yield* sql.unsafe("TRUNCATE search_docs, search_postings")
 
       yield* report("reference", 0)
       yield* submit({ roles: roleRows(), genres: genreRows(), labels: labelRows(cat) })

@@ -33,8 +33,8 @@ export const RECOUNTS = [
   "recount_artist_song_orders",
   // the popular and title buckets of settled songs (read the list of scheduled songs)
   "recount_song_sort_buckets",
-  // the search table reads the kept counts for its popularity
-  "recount_search_entries",
+  // the search tables read the kept counts for their popularity
+  "refill_search",
   // the public members' short name texts (artists' follow artist_song_counts)
   "refill_member_name_grams",
   // last: the feed's first entries read the catalogue as the counts left it
