@@ -98,13 +98,16 @@ describe("the relevance suite's generator", () => {
     const other = await generateQueries(rows, { targets: 10, seed: 2 })
     expect(other.targets.map((t) => t.songId)).not.toEqual(small.targets.map((t) => t.songId))
     // half among the most viewed
-    expect(small.targets.filter((t) => t.popular).length).toBe(5)
+    expect(small.targets.filter((t) => t.drawn === "most viewed").length).toBe(5)
+    expect(small.targets.filter((t) => t.drawn === "random").length).toBe(5)
   })
 
   test("reads only public rows", async () => {
-    // every public song of the fixture is a target (fewer than 200); CANARY rows are never public
+    // every public song of the fixture is in the sample (fewer than 200); CANARY rows are never public
     const [publicSongs] = await server.sql<{ n: number }>("SELECT count(*)::int AS n FROM public_songs")
-    expect(generated.targets.length).toBe(publicSongs!.n)
+    const sample = generated.targets.filter((t) => t.drawn === "most viewed" || t.drawn === "random")
+    expect(sample.length).toBe(publicSongs!.n)
+    expect(new Set(generated.targets.map((t) => t.songId)).size).toBe(generated.targets.length)
     for (const query of generated.queries) expect(query.made.text.toLowerCase()).not.toContain("canary")
   })
 

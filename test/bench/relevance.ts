@@ -81,7 +81,7 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
     const publicSongs = Number((await rows("SELECT count(*)::int AS n FROM public_songs"))[0]?.n)
     log(`generating the queries (seed ${options.seed}, ${options.targets} targets)`)
     const generated = await generateQueries(rows, { targets: options.targets, seed: options.seed })
-    const popular = generated.targets.filter((target) => target.popular).length
+    const drawn = (kind: string) => generated.targets.filter((target) => target.drawn === kind).length
     log(`${generated.queries.length} queries over ${generated.targets.length} targets; asking each twice (the first pass warms up)`)
     const run = await runRelevance(service.baseUrl, generated, rows, { warmUp: true, log })
     const table = renderRelevanceTable(run)
@@ -90,10 +90,11 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
       heading,
       "",
       `Written by \`bun run bench --relevance${options.database === undefined ? ` --songs ${options.songs}` : ` --database ${name}`}` +
-        ` --targets ${options.targets} --seed ${options.seed}\` (test/bench/README.md, "Search relevance") on ` +
+        ` --targets ${options.targets} --seed ${options.seed}${options.label === undefined ? "" : ` --label "${options.label}"`}\` (test/bench/README.md, "Search relevance") on ` +
         `${new Date().toISOString().slice(0, 16)}Z: database \`${name}\`, ${songs.toLocaleString("en-US")} songs ` +
         `(${publicSongs.toLocaleString("en-US")} public), PostgreSQL ${await serverVersion(url)}; ${generated.targets.length} targets ` +
-        `(${popular} among the most viewed, ${generated.targets.length - popular} at random), seed ${options.seed}. ` +
+        `(${drawn("most viewed")} among the most viewed, ${drawn("random")} at random; and ${drawn("honorific")} more for the ` +
+        `honorific classes, ${drawn("non-Latin")} for the non-Latin ones), seed ${options.seed}. ` +
         `\`/v1/search?q=..&types=songs|artists&limit=10\`, one client, response cache off, after one warm-up pass; ` +
         `load average at the end ${loadavg()[0]!.toFixed(1)} (2 cores shared). hit@k: the target (or a result the query cannot ` +
         `tell from it) among the first k; MRR: the mean of 1 / its rank (0 when not in the 10).`,

@@ -26,13 +26,20 @@ export interface Target {
   readonly folded: string
   /** vidsvc_views, -1 when unknown (the order search ranks by) */
   readonly views: number
-  /** drawn among the most viewed songs */
-  readonly popular: boolean
+  /**
+   * how it was drawn: among the most viewed or at random (the sample every class uses), or for a
+   * class whose kind of title or artist the sample holds few of (only that class uses it)
+   */
+  readonly drawn: Drawn
   /** the first performing artist (credit position order), when the song has one */
   readonly artist: TargetArtist | null
 }
 
 export type SearchedType = "songs" | "artists"
+
+/** The sample's two halves, and the extra targets of the classes that need a rare kind of song. */
+export type Drawn = "most viewed" | "random" | ExtraPool
+export type ExtraPool = "honorific" | "non-Latin"
 
 /** What a class's query was made from, for the judge and for the tests of each class's property. */
 export interface Made {
@@ -53,6 +60,8 @@ export interface QueryClass {
   readonly type: SearchedType
   /** the query names the performing artist: an equal-titled song counts only when performed by the target's artist */
   readonly namesArtist: boolean
+  /** also asked of extra targets of this kind: the sample holds too few (an honorific: ~2% of its artists) */
+  readonly extra?: ExtraPool
   /** a query, or why this target cannot make one */
   readonly make: (target: Target, context: { readonly rng: Random; readonly vocabulary: ReadonlySet<string> }) => Made | string
 }
@@ -249,6 +258,7 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
     example: "月亮代表",
     type: "songs",
     namesArtist: false,
+    extra: "non-Latin",
     make: (target) => (NON_LATIN.test(target.title) ? { text: target.title } : "no Chinese or Tamil in the title")
   },
   {
@@ -256,6 +266,7 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
     example: "月亮",
     type: "songs",
     namesArtist: false,
+    extra: "non-Latin",
     make: (target) => {
       if (!NON_LATIN.test(target.title)) return "no Chinese or Tamil in the title"
       const text = typedPrefix(target.folded)
@@ -287,6 +298,7 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
     example: "dato sri siti nurhaliza",
     type: "artists",
     namesArtist: true,
+    extra: "honorific",
     make: (target) => {
       const artist = needArtist(target)
       if (typeof artist === "string") return artist
@@ -298,6 +310,7 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
     example: "siti nurhaliza",
     type: "artists",
     namesArtist: true,
+    extra: "honorific",
     make: (target) => {
       const artist = needArtist(target)
       if (typeof artist === "string") return artist
@@ -307,50 +320,85 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
 ]
 
 const POPULAR_POOL_FACTOR = 10
+/** Extra targets per rare kind, as a share of the sample. */
+const EXTRA_SHARE = 0.25
+/** Chinese (CJK unified ideographs) and Tamil, as a PostgreSQL regular expression. */
+const NON_LATIN_SQL = "[\\u4e00-\\u9fff\\u0b80-\\u0bff]"
+
+/** Each song's first performing artist, in credit order. */
+const FIRST_PERFORMER = `SELECT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+  WHERE c.song_id = s.id ORDER BY c.position LIMIT 1`
 
 /**
- * `count` public songs: half drawn from the `10 x half` most viewed, half from the others, each
- * half in the order of md5(seed:id); every public song when there are no more than `count`.
+ * The sample: `count` public songs, half drawn from the `10 x half` most viewed, half from the
+ * others, each half in the order of md5(seed:id) (every public song when there are no more);
+ * then, per rare kind, up to a quarter of `count` more songs of that kind outside the sample.
  */
-const readTargets = async (rows: Rows, count: number, seed: number): Promise<ReadonlyArray<Target>> => {
-  const popular = Math.ceil(count / 2)
-  const drawn = await rows(
+const drawTargets = async (rows: Rows, count: number, seed: number): Promise<ReadonlyArray<{ id: number; drawn: Drawn }>> => {
+  const half = Math.ceil(count / 2)
+  const sample = (await rows(
     `WITH pool AS (
        SELECT id FROM public_songs ORDER BY vidsvc_views DESC NULLS LAST, id LIMIT $1::int
      ), popular AS (
-       SELECT id, true AS popular FROM pool ORDER BY md5($3::text || ':' || id), id LIMIT $2::int
-     ), others AS (
-       SELECT id, false AS popular FROM public_songs WHERE id NOT IN (SELECT id FROM popular)
-       ORDER BY md5($3::text || ':' || id), id LIMIT $4::int
+       SELECT id FROM pool ORDER BY md5($3::text || ':' || id), id LIMIT $2::int
      )
-     SELECT x.id::int AS id, x.popular, s.title, fold_name(s.title) AS folded, coalesce(s.vidsvc_views, -1)::float8 AS views,
+     (SELECT id::int AS id, 'most viewed' AS drawn FROM popular ORDER BY md5($3::text || ':' || id), id)
+     UNION ALL
+     (SELECT id::int, 'random' FROM public_songs WHERE id NOT IN (SELECT id FROM popular)
+      ORDER BY md5($3::text || ':' || id), id LIMIT $4::int)`,
+    [half * POPULAR_POOL_FACTOR, half, String(seed), count - half]
+  )).map((row) => ({ id: Number(row.id), drawn: String(row.drawn) as Drawn }))
+  const taken = `{${sample.map((target) => target.id).join(",")}}`
+  const extra = Math.ceil(count * EXTRA_SHARE)
+  const honorific = await rows(
+    `SELECT id FROM (
+       SELECT DISTINCT s.id::int AS id FROM artists a JOIN credits k ON k.artist_id = a.id JOIN public_songs s ON s.id = k.song_id
+       WHERE a.prefix_title IS NOT NULL AND s.id <> ALL ($1::int[]) AND a.id = (${FIRST_PERFORMER})) x
+     ORDER BY md5($2::text || ':' || id), id LIMIT $3::int`,
+    [taken, String(seed), extra]
+  )
+  const nonLatin = await rows(
+    `SELECT s.id::int AS id FROM public_songs s WHERE s.id <> ALL ($1::int[]) AND s.title ~ $4
+     ORDER BY md5($2::text || ':' || s.id), s.id LIMIT $3::int`,
+    [taken, String(seed), extra, NON_LATIN_SQL]
+  )
+  return [
+    ...sample,
+    ...honorific.map((row) => ({ id: Number(row.id), drawn: "honorific" as const })),
+    ...nonLatin.map((row) => ({ id: Number(row.id), drawn: "non-Latin" as const }))
+  ]
+}
+
+/** The drawn songs with what the classes make their queries of, read through the public views. */
+const readTargets = async (rows: Rows, count: number, seed: number): Promise<ReadonlyArray<Target>> => {
+  const drawn = await drawTargets(rows, count, seed)
+  const details = new Map((await rows(
+    `SELECT s.id::int AS id, s.title, fold_name(s.title) AS folded, coalesce(s.vidsvc_views, -1)::float8 AS views,
        a.id::int AS artist_id, a.name AS artist_name, a.prefix_title, fold_name(a.name) AS artist_folded,
        fold_name(coalesce(a.prefix_title || ' ', '') || a.name) AS artist_folded_full
-     FROM (SELECT * FROM popular UNION ALL SELECT * FROM others) x
-     JOIN public_songs s ON s.id = x.id
-     LEFT JOIN LATERAL (
-       SELECT pa.* FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-       JOIN public_artists pa ON pa.id = c.artist_id
-       WHERE c.song_id = s.id ORDER BY c.position LIMIT 1
-     ) a ON true
-     ORDER BY x.popular DESC, md5($3::text || ':' || x.id), x.id`,
-    [popular * POPULAR_POOL_FACTOR, popular, String(seed), count - popular]
-  )
+     FROM public_songs s
+     LEFT JOIN public_artists a ON a.id = (${FIRST_PERFORMER})
+     WHERE s.id = ANY ($1::int[])`,
+    [`{${drawn.map((target) => target.id).join(",")}}`]
+  )).map((row) => [Number(row.id), row] as const))
   return drawn
-    .map((row) => ({
-      songId: Number(row.id),
-      title: String(row.title),
-      folded: String(row.folded),
-      views: Number(row.views),
-      popular: row.popular === true,
-      artist: row.artist_id === null || row.artist_id === undefined ? null : {
-        id: Number(row.artist_id),
-        name: String(row.artist_name),
-        folded: String(row.artist_folded),
-        honorific: row.prefix_title === null || row.prefix_title === undefined ? null : String(row.prefix_title),
-        foldedFull: String(row.artist_folded_full)
-      }
-    }))
+    .flatMap(({ id, drawn }) => {
+      const row = details.get(id)
+      return row === undefined ? [] : [{
+        songId: id,
+        title: String(row.title),
+        folded: String(row.folded),
+        views: Number(row.views),
+        drawn,
+        artist: row.artist_id === null || row.artist_id === undefined ? null : {
+          id: Number(row.artist_id),
+          name: String(row.artist_name),
+          folded: String(row.artist_folded),
+          honorific: row.prefix_title === null || row.prefix_title === undefined ? null : String(row.prefix_title),
+          foldedFull: String(row.artist_folded_full)
+        }
+      }]
+    })
     .filter((target) => target.folded !== "")
 }
 
@@ -377,7 +425,10 @@ const namesAnotherSong = async (rows: Rows, target: Target, partial: NonNullable
   return row?.found === true
 }
 
-/** The suite for a seed: `count` targets (fewer when the catalogue has fewer public songs) and their queries. */
+/**
+ * The suite for a seed: a sample of `count` targets (fewer when the catalogue has fewer public
+ * songs), the extra targets of the rare kinds, and their queries.
+ */
 export const generateQueries = async (rows: Rows, options: { readonly targets: number; readonly seed: number }): Promise<Generated> => {
   const targets = await readTargets(rows, options.targets, options.seed)
   const vocabulary = await readVocabulary(rows)
@@ -389,7 +440,8 @@ export const generateQueries = async (rows: Rows, options: { readonly targets: n
     skipped.set(className, reasons)
   }
   for (const queryClass of QUERY_CLASSES) {
-    for (const target of targets) {
+    const sample = (target: Target) => target.drawn === "most viewed" || target.drawn === "random"
+    for (const target of targets.filter((t) => sample(t) || t.drawn === queryClass.extra)) {
       const rng = new Random(combine(options.seed, hashString(queryClass.name), target.songId))
       const made = queryClass.make(target, { rng, vocabulary })
       if (typeof made === "string") skip(queryClass.name, made)
