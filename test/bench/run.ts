@@ -1,6 +1,7 @@
 /**
  * `bun run bench [--smoke] [--rounds N] [--seconds S] [--connections C] [--songs N] [--database NAME] [--only A,B]`
  * `bun run bench --sweep [--songs N] [--database NAME] [--requests R]` (one client per endpoint: ./sweep.ts)
+ * `bun run bench --relevance [--songs N] [--database NAME] [--targets N] [--seed S] [--label TEXT]` (./relevance.ts)
  *
  * The service against two hand-written baselines (Bun.serve + Bun.SQL, Bun.serve + `pg` with
  * named prepared statements) running the repository's own statements, with wrk on loopback in
@@ -13,6 +14,7 @@ import { ensureCatalogue, queryColumn, serverVersion } from "./catalogue.js"
 import { cpuSeconds, freePort, peakRssMiB, type ServerProcess, startServer } from "./processes.js"
 import { type Measurement, renderReport, type RoleName, type ScenarioName, type Results } from "./report.js"
 import { captureStatements, LIST_LIMIT } from "./statements.js"
+import { runRelevanceBench } from "./relevance.js"
 import { runSweep, sweepSections } from "./sweep.js"
 import { ensureWrk, runWrk } from "./wrk.js"
 
@@ -358,6 +360,14 @@ try {
       songs: options.songs,
       database: sweepOption("--database"),
       requests: Number(sweepOption("--requests") ?? 40)
+    }, log)
+  } else if (process.argv.includes("--relevance")) {
+    await runRelevanceBench(serverUrl, {
+      songs: options.songs,
+      database: sweepOption("--database"),
+      targets: Number(sweepOption("--targets") ?? 200),
+      seed: Number(sweepOption("--seed") ?? 1),
+      label: sweepOption("--label")
     }, log)
   } else {
     await main()

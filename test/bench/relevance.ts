@@ -1,0 +1,116 @@
+/**
+ * `bun run bench --relevance [--database NAME] [--songs N] [--targets N] [--seed S] [--label TEXT]`
+ *
+ * The relevance suite (./relevanceQueries.ts, ./relevanceSuite.ts) against the service started
+ * on a catalogue, one client, response cache off; prints the table and writes it into the
+ * "Search relevance" section of test/bench/RESULTS.md for that catalogue (or label), keeping the
+ * rest of the file. See test/bench/README.md.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { loadavg } from "node:os"
+import { resolve } from "node:path"
+import pg from "pg"
+import { ensureCatalogue, serverVersion } from "./catalogue.js"
+import { freePort, startServer } from "./processes.js"
+import { generateQueries, type Rows } from "./relevanceQueries.js"
+import { renderRelevanceTable, renderSkips, runRelevance } from "./relevanceSuite.js"
+import { sweepDatabaseName } from "./sweep.js"
+
+const HERE = import.meta.dir
+
+export interface RelevanceOptions {
+  readonly songs: number
+  /** an existing catalogue to use as it is (migrated, never seeded), e.g. catalogue_1m */
+  readonly database: string | undefined
+  readonly targets: number
+  readonly seed: number
+  /** names the section instead of the catalogue's size (e.g. the engine measured), so that another run keeps it */
+  readonly label: string | undefined
+}
+
+const migrate = async (url: string, name: string) => {
+  const child = Bun.spawn(["bun", "src/migrate.ts"], {
+    cwd: resolve(HERE, "../.."), env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: "warn" }, stdout: "inherit", stderr: "inherit"
+  })
+  if (await child.exited !== 0) throw new Error(`migrating ${name} failed`)
+}
+
+/** Writes `section` between its markers, replacing an earlier one of the same key; the rest of the file stays. */
+const writeRelevanceSection = (key: string, section: string) => {
+  const file = resolve(HERE, "RESULTS.md")
+  const begin = `<!-- relevance ${key} -->`
+  const end = `<!-- /relevance ${key} -->`
+  const current = existsSync(file) ? readFileSync(file, "utf8") : ""
+  const block = `${begin}\n${section}\n${end}`
+  const at = current.indexOf(begin)
+  writeFileSync(file, at === -1
+    ? `${current.trimEnd()}\n\n${block}\n`
+    : current.slice(0, at) + block + current.slice(current.indexOf(end) + end.length))
+}
+
+export const runRelevanceBench = async (serverUrl: string, options: RelevanceOptions, log: (line: string) => void) => {
+  const started = performance.now()
+  if (!Number.isInteger(options.targets) || options.targets <= 0) throw new Error("--targets needs a positive whole number")
+  if (!Number.isInteger(options.seed)) throw new Error("--seed needs a whole number")
+  let url: string
+  let name: string
+  if (options.database !== undefined) {
+    const target = new URL(serverUrl)
+    target.pathname = `/${options.database}`
+    url = target.toString()
+    name = options.database
+    log(`migrating ${name} (used as it is, never seeded)`)
+    await migrate(url, name)
+  } else {
+    name = sweepDatabaseName(options.songs)
+    url = (await ensureCatalogue(serverUrl, name, options.songs, { quiet: false, log })).url
+  }
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  const port = freePort()
+  const service = await startServer("service", ["bun", "--max-http-header-size=131072", "src/main.ts"], {
+    DATABASE_URL: url,
+    PORT: String(port),
+    LOG_LEVEL: "warn",
+    CACHE_TTL_SECONDS: "0",
+    RATE_LIMIT_CAPACITY: "1000000000"
+  }, port)
+  try {
+    const rows: Rows = async (text, params = []) => (await client.query(text, [...params])).rows
+    const songs = Number((await rows("SELECT count(*)::int AS n FROM songs"))[0]?.n)
+    const publicSongs = Number((await rows("SELECT count(*)::int AS n FROM public_songs"))[0]?.n)
+    log(`generating the queries (seed ${options.seed}, ${options.targets} targets)`)
+    const generated = await generateQueries(rows, { targets: options.targets, seed: options.seed })
+    const drawn = (kind: string) => generated.targets.filter((target) => target.drawn === kind).length
+    log(`${generated.queries.length} queries over ${generated.targets.length} targets; asking each twice (the first pass warms up)`)
+    const run = await runRelevance(service.baseUrl, generated, rows, { warmUp: true, log })
+    const table = renderRelevanceTable(run)
+    const heading = `## Search relevance at ${songs.toLocaleString("en-US")} songs${options.label === undefined ? "" : `: ${options.label}`}`
+    const section = [
+      heading,
+      "",
+      `Written by \`bun run bench --relevance${options.database === undefined ? ` --songs ${options.songs}` : ` --database ${name}`}` +
+        ` --targets ${options.targets} --seed ${options.seed}${options.label === undefined ? "" : ` --label "${options.label}"`}\` (test/bench/README.md, "Search relevance") on ` +
+        `${new Date().toISOString().slice(0, 16)}Z: database \`${name}\`, ${songs.toLocaleString("en-US")} songs ` +
+        `(${publicSongs.toLocaleString("en-US")} public), PostgreSQL ${await serverVersion(url)}; ${generated.targets.length} targets ` +
+        `(${drawn("most viewed")} among the most viewed, ${drawn("random")} at random; and ${drawn("honorific")} more for the ` +
+        `honorific classes, ${drawn("non-Latin")} for the non-Latin ones), seed ${options.seed}. ` +
+        `\`/v1/search?q=..&types=songs|artists&limit=10\`, one client, response cache off, after one warm-up pass; ` +
+        `load average at the end ${loadavg()[0]!.toFixed(1)} (2 cores shared). hit@k: the target (or a result the query cannot ` +
+        `tell from it) among the first k; MRR: the mean of 1 / its rank (0 when not in the 10).`,
+      "",
+      table,
+      "",
+      "Targets skipped for a class (it cannot make that query):",
+      "",
+      renderSkips(run)
+    ].join("\n")
+    console.log(`\n${table}\n\n${renderSkips(run)}`)
+    const key = options.label === undefined ? String(songs) : options.label.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
+    writeRelevanceSection(key, section)
+    log(`wrote the relevance section to test/bench/RESULTS.md in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  } finally {
+    await service.stop()
+    await client.end()
+  }
+}
