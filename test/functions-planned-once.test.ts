@@ -8,10 +8,11 @@ import { sharedServer, type TestServer } from "./support/server.js"
 // new one.
 
 /**
- * Never called by a read: the write triggers' (name_grams, song_is_settled), and one nothing calls
- * any more (contribution_details_json, src/Domain/Member.ts builds that JSON).
+ * Never called by a read: the write triggers' (name_grams, song_is_settled; search_lexemes and
+ * search_split, which compute a search row's stored words), and one nothing calls any more
+ * (contribution_details_json, src/Domain/Member.ts builds that JSON).
  */
-const WRITE_PATH_ONLY = ["contribution_details_json", "name_grams", "song_is_settled"]
+const WRITE_PATH_ONLY = ["contribution_details_json", "name_grams", "search_lexemes", "search_split", "song_is_settled"]
 
 describe("functions a read calls are planned once per session", () => {
   let server: TestServer
@@ -30,23 +31,6 @@ describe("functions a read calls are planned once per session", () => {
         AND regexp_replace(lower(pg_get_functiondef(p.oid)), 'extract\\(\\s*\\w+\\s+from', 'extract(', 'g') ~ '\\(\\s*select\\M|\\mfrom\\M'
       ORDER BY 1`)
     expect(rows.map((row) => row.name)).toEqual(WRITE_PATH_ONLY)
-  })
-
-  // search_names_inside and search_names_near hold one arm per kind, each on its kind's partial
-  // indexes: a statement that passes them its kind as a variable keeps all seven arms in its
-  // generic plan and starts them all at every execution. PL/pgSQL callers write the kind
-  // in (search_inside_entries, LANGUAGE sql, is inlined into them with it).
-  test("no function passes a variable kind to the per-kind lookups", async () => {
-    const rows = await server.sql<{ name: string }>(`
-      SELECT p.proname::text AS name FROM pg_proc p
-      WHERE p.pronamespace = 'public'::regnamespace AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql')
-        AND p.prosrc ~ '(search_names_inside|search_names_near|search_inside_entries)\\(\\s*[a-z_]'
-      ORDER BY 1`)
-    expect(rows.map((row) => row.name)).toEqual([])
-    const [callers] = await server.sql<{ n: number }>(`
-      SELECT count(*)::int AS n FROM pg_proc p
-      WHERE p.pronamespace = 'public'::regnamespace AND p.prosrc ~ 'search_(names_near|inside_entries)\\(\\d'`)
-    expect(callers!.n).toBe(2)
   })
 
   test("the PL/pgSQL bodies answer: a count of each kind runs without error", async () => {

@@ -79,14 +79,15 @@ CREATE OR REPLACE FUNCTION search_word_deletions(word text, most integer) RETURN
   SELECT d.variant, min(d.deletions)::smallint FROM d GROUP BY d.variant
 $$;
 
--- How many deletions a known word keeps (a query word of 4-7 letters allows one edit, of 8+ two):
--- a word of 6+ letters can be two edits from a query word of 8.
-CREATE OR REPLACE FUNCTION search_word_deletions_kept(word text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
+-- How far a word reaches for typos: the deletions kept of a known word and tried of a query word.
+-- Two words one edit apart are both 3+ letters long, two edits apart both 6+ (search_typo_allowance).
+CREATE OR REPLACE FUNCTION search_typo_reach(word text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN CASE WHEN length(word) >= 6 THEN 2 WHEN length(word) >= 3 THEN 1 ELSE 0 END;
 
--- The edits a query word may carry: one for 4-7 letters, two for 8 or more.
-CREATE OR REPLACE FUNCTION search_typo_allowance(word text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN CASE WHEN length(word) >= 8 THEN 2 WHEN length(word) >= 4 THEN 1 ELSE 0 END;
+-- The edits allowed between a query word and a known word, by the longer of the two (the word
+-- typed or the word meant): one for 4-7 letters, two for 8 or more.
+CREATE OR REPLACE FUNCTION search_typo_allowance(longer integer) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN CASE WHEN longer >= 8 THEN 2 WHEN longer >= 4 THEN 1 ELSE 0 END;
 
 -- Optimal string alignment distance (Damerau: a swap of two neighbours is one edit), or most + 1 when further.
 CREATE OR REPLACE FUNCTION search_typo_distance(a text, b text, most integer) RETURNS integer LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
@@ -128,19 +129,21 @@ CREATE OR REPLACE FUNCTION refresh_search_docs(doc_kind smallint, ids integer[])
 BEGIN
   DELETE FROM search_docs WHERE kind = doc_kind AND id = ANY(ids);
   DELETE FROM search_postings WHERE kind = doc_kind AND id = ANY(ids);
-  INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle)
-  SELECT s.kind, s.id, s.title_words, s.other_words, s.album_words, s.album_from, s.popularity, s.public_from, s.handle
-  FROM search_sources s WHERE s.kind = doc_kind AND s.id = ANY(ids);
-  INSERT INTO search_postings
-  SELECT p.* FROM search_docs d
-  CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p
-  WHERE d.kind = doc_kind AND d.id = ANY(ids);
   WITH came AS (
-    INSERT INTO search_words (word)
-    SELECT DISTINCT p.word FROM search_postings p WHERE p.kind = doc_kind AND p.id = ANY(ids)
+    INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle)
+    SELECT s.kind, s.id, s.title_words, s.other_words, s.album_words, s.album_from, s.popularity, s.public_from, s.handle
+    FROM search_sources s WHERE s.kind = doc_kind AND s.id = ANY(ids)
+    RETURNING kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle),
+  posted AS (
+    INSERT INTO search_postings
+    SELECT p.* FROM came d
+    CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p
+    RETURNING word),
+  known AS (
+    INSERT INTO search_words (word) SELECT DISTINCT p.word FROM posted p
     ON CONFLICT DO NOTHING RETURNING word)
   INSERT INTO search_word_variants (variant, word, deletions)
-  SELECT v.variant, c.word, v.deletions FROM came c CROSS JOIN LATERAL search_word_deletions(c.word, search_word_deletions_kept(c.word)) v
+  SELECT v.variant, k.word, v.deletions FROM known k CROSS JOIN LATERAL search_word_deletions(k.word, search_typo_reach(k.word)) v
   ON CONFLICT DO NOTHING;
 END $$;
 
@@ -208,23 +211,40 @@ CREATE OR REPLACE TRIGGER labels_search_update AFTER UPDATE OF id, name, formerl
 CREATE OR REPLACE TRIGGER members_search_update AFTER UPDATE OF id, name, username, is_banned ON members FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('7');
 CREATE OR REPLACE TRIGGER songs_search_update AFTER UPDATE OF id, title, published_at, deleted_at, vidsvc_views ON songs FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('1');
 
--- A song's row holds its performers' names and its album's title: credits, an artist's names, an
--- album's title or publication and its tracks rewrite the songs they name.
+-- A song's row holds its performers' names and its album's titles: credits and album tracks
+-- (per statement, an import writes many), an artist's names and an album's title or publication
+-- rewrite the songs they name.
+CREATE OR REPLACE FUNCTION search_song_links_trigger() RETURNS trigger LANGUAGE plpgsql
+  SET jit = off
+  AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT DISTINCT n.song_id FROM new_rows n));
+  ELSIF TG_OP = 'DELETE' THEN
+    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT DISTINCT o.song_id FROM old_rows o));
+  ELSE
+    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT n.song_id FROM new_rows n UNION SELECT o.song_id FROM old_rows o));
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER credits_search_delete AFTER DELETE ON credits REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_song_links_trigger();
+CREATE OR REPLACE TRIGGER credits_search_insert AFTER INSERT ON credits REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_song_links_trigger();
+CREATE OR REPLACE TRIGGER credits_search_update AFTER UPDATE ON credits REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_song_links_trigger();
+CREATE OR REPLACE TRIGGER album_tracks_search_delete AFTER DELETE ON album_tracks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_song_links_trigger();
+CREATE OR REPLACE TRIGGER album_tracks_search_insert AFTER INSERT ON album_tracks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_song_links_trigger();
+CREATE OR REPLACE TRIGGER album_tracks_search_update AFTER UPDATE ON album_tracks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_song_links_trigger();
+
 CREATE OR REPLACE FUNCTION search_song_names_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
   AS $$
 BEGIN
-  IF TG_TABLE_NAME IN ('credits', 'album_tracks') THEN
-    PERFORM refresh_search_docs(1::smallint, ARRAY[(to_jsonb(OLD)->>'song_id')::int, (to_jsonb(NEW)->>'song_id')::int]);
-  ELSIF TG_TABLE_NAME = 'artists' THEN
+  IF TG_TABLE_NAME = 'artists' THEN
     PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT c.song_id FROM credits c WHERE c.artist_id = NEW.id));
-  ELSIF TG_TABLE_NAME = 'albums' THEN
+  ELSE
     PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT t.song_id FROM album_tracks t WHERE t.album_id = NEW.id));
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER credits_search_song AFTER INSERT OR DELETE OR UPDATE ON credits FOR EACH ROW EXECUTE FUNCTION search_song_names_trigger();
-CREATE OR REPLACE TRIGGER album_tracks_search_song AFTER INSERT OR DELETE OR UPDATE ON album_tracks FOR EACH ROW EXECUTE FUNCTION search_song_names_trigger();
 CREATE OR REPLACE TRIGGER artists_search_song AFTER UPDATE OF name, prefix_title ON artists FOR EACH ROW EXECUTE FUNCTION search_song_names_trigger();
 CREATE OR REPLACE TRIGGER albums_search_song AFTER UPDATE OF title, published_at ON albums FOR EACH ROW EXECUTE FUNCTION search_song_names_trigger();
 
@@ -298,7 +318,7 @@ BEGIN
   INSERT INTO search_postings SELECT p.* FROM search_docs d CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p;
   INSERT INTO search_words SELECT DISTINCT word FROM search_postings;
   INSERT INTO search_word_variants (variant, word, deletions)
-  SELECT v.variant, w.word, v.deletions FROM search_words w CROSS JOIN LATERAL search_word_deletions(w.word, search_word_deletions_kept(w.word)) v;
+  SELECT v.variant, w.word, v.deletions FROM search_words w CROSS JOIN LATERAL search_word_deletions(w.word, search_typo_reach(w.word)) v;
   FOREACH statement IN ARRAY coalesce(definitions, '{}') LOOP
     EXECUTE statement;
   END LOOP;
@@ -308,13 +328,17 @@ END $$;
 -- ---- A query: its terms, and each kind's page --------------------------------------------
 
 -- The query's words in the order typed, each once.
-CREATE OR REPLACE FUNCTION search_query_words(q text) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE
+CREATE OR REPLACE FUNCTION search_query_words(q text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
   RETURN ARRAY(
-    SELECT w FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY u(w, i)
-    WHERE w <> '' GROUP BY w ORDER BY min(i));
+    SELECT u.w FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY u(w, i)
+    WHERE u.w <> '' GROUP BY u.w ORDER BY min(u.i));
+END $$;
 
 -- What each query word matches: itself (the last word also as a prefix), and the known words a typo away.
-CREATE OR REPLACE FUNCTION search_query_terms(q text) RETURNS search_term[] LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION search_query_terms(q text) RETURNS search_term[] LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (
   WITH words AS (SELECT u.w, u.i::smallint AS grp, u.i = cardinality(x.ws) AS last
                  FROM (SELECT search_query_words(q) AS ws) x CROSS JOIN LATERAL unnest(x.ws) WITH ORDINALITY u(w, i))
   SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
@@ -324,18 +348,20 @@ CREATE OR REPLACE FUNCTION search_query_terms(q text) RETURNS search_term[] LANG
     SELECT w.grp, c.word, c.edits::smallint, false
     FROM words w
     CROSS JOIN LATERAL (
-      SELECT v.word, search_typo_distance(w.w, v.word, search_typo_allowance(w.w)) AS edits
-      FROM (SELECT DISTINCT v.word FROM search_word_deletions(w.w, search_typo_allowance(w.w)) d
-            JOIN search_word_variants v ON v.variant = d.variant AND v.deletions <= search_typo_allowance(w.w)
+      SELECT v.word, search_typo_distance(w.w, v.word, 2) AS edits
+      FROM (SELECT DISTINCT v.word FROM search_word_deletions(w.w, search_typo_reach(w.w)) d
+            JOIN search_word_variants v ON v.variant = d.variant AND v.deletions <= search_typo_reach(w.w)
             WHERE v.word <> w.w) v) c
-    WHERE search_typo_allowance(w.w) > 0 AND c.edits <= search_typo_allowance(w.w)
-  ) t
-$$;
+    WHERE c.edits <= search_typo_allowance(greatest(length(w.w), length(c.word)))
+  ) t);
+END $$;
 
 -- A tsquery OR-ing the lexemes of some terms of kind k in the given fields.
-CREATE OR REPLACE FUNCTION search_terms_query(k smallint, terms search_term[], fields text) RETURNS tsquery LANGUAGE sql IMMUTABLE PARALLEL SAFE
+CREATE OR REPLACE FUNCTION search_terms_query(k smallint, terms search_term[], fields text) RETURNS tsquery LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
   RETURN (SELECT string_agg(quote_literal(k || f || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END, ' | ')
           FROM unnest(terms) t CROSS JOIN LATERAL unnest(string_to_array(fields, NULL)) f)::tsquery;
+END $$;
 
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
 -- kind's total (exact below `bound`, else `bound`).
@@ -412,14 +438,18 @@ BEGIN
       SELECT 1 FROM search_docs d
       WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own)
       LIMIT bound) d;
-    -- the page from the best postings of the query's longest word (the likeliest rarest)
-    SELECT ARRAY(SELECT t.word FROM unnest(terms) t
-                 WHERE t.grp = (SELECT t2.grp FROM unnest(terms) t2 WHERE t2.edits = 0 ORDER BY t2.prefix, length(t2.word) DESC LIMIT 1)
-                   AND NOT t.prefix) INTO walked;
+    -- the page from the best postings of the query's rarest word (not the last, a prefix)
+    SELECT ARRAY(SELECT t.word FROM unnest(terms) t WHERE t.grp = r.grp) INTO walked
+    FROM (SELECT t.grp FROM unnest(terms) t
+          WHERE NOT t.prefix
+          GROUP BY t.grp
+          ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_postings p
+                                          WHERE p.kind = k AND p.word = ANY(array_agg(t.word)) LIMIT 5000) c), t.grp
+          LIMIT 1) r;
     SELECT array_agg(DISTINCT d.id) INTO candidates
     FROM unnest(walked) w
     CROSS JOIN LATERAL (SELECT p.id FROM search_postings p WHERE p.kind = k AND p.word = w
-                        ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT rankable) p
+                        ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT rankable * 3) p
     JOIN search_docs d ON d.kind = k AND d.id = p.id
     WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own);
   ELSIF found = 0 AND n >= 3 THEN

@@ -42,7 +42,7 @@ CREATE INDEX search_postings_row_idx ON search_postings (kind, id);
 -- Every word a search row has held (never removed: a word no row holds any more matches nothing).
 CREATE TABLE search_words (word text COLLATE "C" PRIMARY KEY);
 
--- The strings each known word becomes with letters deleted (search_word_deletions_kept of them).
+-- The strings each known word becomes with letters deleted (search_typo_reach of them).
 CREATE TABLE search_word_variants (
   variant text COLLATE "C" NOT NULL,
   word text COLLATE "C" NOT NULL,
