@@ -96,16 +96,17 @@ CREATE OR REPLACE VIEW scheduled_only_contributors AS
 -- (due_artist_songs), or a public album. A set-returning SQL function of one row, so that the
 -- planner inlines it where it is read, as `CROSS JOIN LATERAL artist_visibility(a.id) v WHERE
 -- v.visible`: its subqueries become probes of the caller's plan (a scalar function with a
--- subquery is never inlined, and a call a row cost ~40 us on a deep page). The settled count is
--- read once (OFFSET 0) and handed back, for a reader that shows the artist's song count.
--- Scalar subqueries, so that the planner probes instead of hashing whole tables.
+-- subquery is never inlined, and a call a row cost ~40 us on a deep page). Scalar subqueries, so
+-- that the planner probes instead of hashing whole tables. The settled count is read once
+-- (OFFSET 0) and handed back, for a reader that shows the song count; a caller that has read it
+-- already hands it in (known_settled), and the probe is planned away.
 -- test/artist-visibility.test.ts holds it, and every reader of it, to the definition above.
-CREATE OR REPLACE FUNCTION artist_visibility(artist integer) RETURNS TABLE(visible boolean, settled_songs integer) LANGUAGE sql STABLE ROWS 1 AS $$
+CREATE OR REPLACE FUNCTION artist_visibility(artist integer, known_settled integer DEFAULT NULL) RETURNS TABLE(visible boolean, settled_songs integer) LANGUAGE sql STABLE ROWS 1 AS $$
   SELECT k.settled > 0
       OR artist IN (SELECT d.artist_id FROM due_artist_songs d)
       OR (SELECT true FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = artist LIMIT 1) IS NOT NULL,
     k.settled
-  FROM (SELECT coalesce((SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = artist), 0) AS settled OFFSET 0) k
+  FROM (SELECT coalesce(known_settled, (SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = artist), 0) AS settled OFFSET 0) k
 $$;
 
 -- The rule for one artist, as a value (search_entry_visible). PL/pgSQL keeps its plan for the
@@ -118,22 +119,29 @@ END $$;
 CREATE OR REPLACE VIEW public_artists AS
   SELECT a.* FROM artists a CROSS JOIN LATERAL artist_visibility(a.id) v WHERE v.visible;
 
--- The visible artists without a settled song, as (name_key, id): the few that can be (a kept row
--- at zero, album credits only, a due song), each tested by the rule. With the artists that have a
--- settled song (artist_song_counts, kept in name order) they are every visible artist.
-CREATE OR REPLACE FUNCTION visible_unsettled_artists() RETURNS TABLE(name_key text, id integer) LANGUAGE sql STABLE AS $$
-  SELECT lower(a.name), a.id
+-- The visible artists without a settled song: the few that can be (a kept row at zero and album
+-- credits only, both without a settled song; a due song), each tested by the rule. With the
+-- artists that have a settled song (artist_song_counts, kept in name order) they are every
+-- visible artist.
+CREATE OR REPLACE FUNCTION visible_unsettled_artist_ids() RETURNS TABLE(id integer) LANGUAGE sql STABLE AS $$
+  SELECT x.artist_id
   FROM (SELECT artist_id FROM artist_song_counts WHERE settled_songs = 0
-        UNION SELECT artist_id FROM artist_counts WHERE live_credits = 0 AND live_album_credits > 0
-        UNION SELECT artist_id FROM due_artist_songs) x
-  JOIN artists a ON a.id = x.artist_id
-  CROSS JOIN LATERAL artist_visibility(x.artist_id) v
+        UNION SELECT artist_id FROM artist_counts WHERE live_credits = 0 AND live_album_credits > 0) x
+  CROSS JOIN LATERAL artist_visibility(x.artist_id, 0) v
+  WHERE v.visible
+  UNION
+  SELECT d.artist_id FROM due_artist_songs d CROSS JOIN LATERAL artist_visibility(d.artist_id) v
   WHERE v.visible AND v.settled_songs = 0;
+$$;
+
+-- The same as (name_key, id), the keys of the artists list in name order.
+CREATE OR REPLACE FUNCTION visible_unsettled_artists() RETURNS TABLE(name_key text, id integer) LANGUAGE sql STABLE AS $$
+  SELECT lower(a.name), a.id FROM visible_unsettled_artist_ids() u JOIN artists a ON a.id = u.id;
 $$;
 
 CREATE OR REPLACE FUNCTION visible_artist_count() RETURNS bigint LANGUAGE plpgsql STABLE AS $$
 BEGIN
-  RETURN (SELECT with_settled FROM artist_song_totals) + (SELECT count(*) FROM visible_unsettled_artists());
+  RETURN (SELECT with_settled FROM artist_song_totals) + (SELECT count(*) FROM visible_unsettled_artist_ids());
 END $$;
 
 -- Search entries: an entry is shown once its public_from has passed; an artist's entry without

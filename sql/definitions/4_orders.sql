@@ -321,7 +321,7 @@ BEGIN
       -- the page reaches past the settled artists: those without one come after them, by id
       RETURN QUERY
         SELECT u.id, 0::bigint
-        FROM visible_unsettled_artists() u JOIN artists a ON a.id = u.id
+        FROM visible_unsettled_artist_ids() u JOIN artists a ON a.id = u.id
         WHERE folded_names_contain(q, a.search_name, a.search_full_name)
           AND (after_count IS NULL OR (0, u.id) > (-after_count, after_id))
         ORDER BY u.id
@@ -350,7 +350,7 @@ BEGIN
         WHERE folded_names_contain(q, a.search_name, a.search_full_name)),
       without_songs AS (
         SELECT u.id, 0::bigint AS song_count
-        FROM visible_unsettled_artists() u JOIN artists a ON a.id = u.id
+        FROM visible_unsettled_artist_ids() u JOIN artists a ON a.id = u.id
         WHERE (SELECT count(*) FROM settled) < skip::bigint + take
           AND folded_names_contain(q, a.search_name, a.search_full_name)
           AND NOT EXISTS (SELECT 1 FROM due d WHERE d.artist_id = u.id))

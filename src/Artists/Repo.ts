@@ -219,7 +219,7 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
           SELECT kept_matches, kept_artists FROM artist_name_query(${q})`.pipe(Effect.orDie)
         if (facts === undefined || collectsFewMatches(facts.kept_matches, facts.kept_artists, page)) {
           const among = isShortQuery(q)
-            ? sql`SELECT m.artist_id FROM artist_kept_name_matches(${q}) m UNION ALL SELECT u.id FROM visible_unsettled_artists() u`
+            ? sql`SELECT m.artist_id FROM artist_kept_name_matches(${q}) m UNION ALL SELECT u.id FROM visible_unsettled_artist_ids() u`
             : undefined
           return yield* keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q, among)), [], page, scope, {
             readOnce: true
