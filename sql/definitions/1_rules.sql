@@ -91,53 +91,61 @@ CREATE OR REPLACE VIEW scheduled_only_contributors AS
       AND member_is_public(m.username, m.is_banned)
     OFFSET 0) hidden;
 
--- Artists: visible with a public song credit or a public album naming them (public_artists).
--- The reads that cannot afford the view decide it from the kept counts: a settled song
--- (artist_song_counts), a due song, or a public album. test/artist-visibility.test.ts holds every
--- form equal to the view.
+-- Artists: visible with a public song credit or a public album naming them. The rule, written
+-- once, decides it from the kept counts: a settled public song (artist_song_counts), a due one
+-- (due_artist_songs), or a public album. A set-returning SQL function of one row, so that the
+-- planner inlines it where it is read, as `CROSS JOIN LATERAL artist_visibility(a.id) v WHERE
+-- v.visible`: its subqueries become probes of the caller's plan (a scalar function with a
+-- subquery is never inlined, and a call a row cost ~40 us on a deep page). Scalar subqueries, so
+-- that the planner probes instead of hashing whole tables. The settled count is read once
+-- (OFFSET 0) and handed back, for a reader that shows the song count; a caller that has read it
+-- already hands it in (known_settled), and the probe is planned away.
+-- test/artist-visibility.test.ts holds it, and every reader of it, to the definition above.
+CREATE OR REPLACE FUNCTION artist_visibility(artist integer, known_settled integer DEFAULT NULL) RETURNS TABLE(visible boolean, settled_songs integer) LANGUAGE sql STABLE ROWS 1 AS $$
+  SELECT k.settled > 0
+      OR artist IN (SELECT d.artist_id FROM due_artist_songs d)
+      OR (SELECT true FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = artist LIMIT 1) IS NOT NULL,
+    k.settled
+  FROM (SELECT coalesce(known_settled, (SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = artist), 0) AS settled OFFSET 0) k
+$$;
 
-CREATE OR REPLACE VIEW public_artists AS
-  SELECT a.* FROM artists a
-  WHERE EXISTS (SELECT 1 FROM credits c JOIN public_songs s ON s.id = c.song_id WHERE c.artist_id = a.id)
-     OR EXISTS (SELECT 1 FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = a.id);
-
-CREATE OR REPLACE FUNCTION search_artist_visible(artist_id integer) RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+-- The rule for one artist, as a value (search_entry_visible). PL/pgSQL keeps its plan for the
+-- session (in SQL it would be planned at every execution of its caller).
+CREATE OR REPLACE FUNCTION artist_is_visible(artist integer) RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
 BEGIN
-  RETURN coalesce((SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = search_artist_visible.artist_id), 0) > 0
-    OR search_artist_visible.artist_id IN (SELECT d.artist_id FROM due_artist_songs d)
-    OR (SELECT true FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id
-        WHERE aa.artist_id = search_artist_visible.artist_id LIMIT 1);
+  RETURN (SELECT v.visible FROM artist_visibility(artist) v);
 END $$;
 
--- The visible artists without a settled song, as (name_key, id): the candidates of
--- visible_artist_count() (a row at zero, album credits only, a due song), each tested by the rule.
-CREATE OR REPLACE FUNCTION visible_unsettled_artists() RETURNS TABLE(name_key text, id integer) LANGUAGE sql STABLE AS $$
-  SELECT lower(a.name), a.id
+CREATE OR REPLACE VIEW public_artists AS
+  SELECT a.* FROM artists a CROSS JOIN LATERAL artist_visibility(a.id) v WHERE v.visible;
+
+-- The visible artists without a settled song: the few that can be (a kept row at zero and album
+-- credits only, both without a settled song; a due song), each tested by the rule. With the
+-- artists that have a settled song (artist_song_counts, kept in name order) they are every
+-- visible artist.
+CREATE OR REPLACE FUNCTION visible_unsettled_artist_ids() RETURNS TABLE(id integer) LANGUAGE sql STABLE AS $$
+  SELECT x.artist_id
   FROM (SELECT artist_id FROM artist_song_counts WHERE settled_songs = 0
-        UNION SELECT artist_id FROM artist_counts WHERE live_credits = 0 AND live_album_credits > 0
-        UNION SELECT artist_id FROM due_artist_songs) x
-  JOIN artists a ON a.id = x.artist_id
-  WHERE NOT EXISTS (SELECT 1 FROM artist_song_counts ac WHERE ac.artist_id = x.artist_id AND ac.settled_songs > 0)
-    AND (EXISTS (SELECT 1 FROM due_artist_songs d WHERE d.artist_id = x.artist_id)
-         OR EXISTS (SELECT 1 FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = x.artist_id));
+        UNION SELECT artist_id FROM artist_counts WHERE live_credits = 0 AND live_album_credits > 0) x
+  CROSS JOIN LATERAL artist_visibility(x.artist_id, 0) v
+  WHERE v.visible
+  UNION
+  SELECT d.artist_id FROM due_artist_songs d CROSS JOIN LATERAL artist_visibility(d.artist_id) v
+  WHERE v.visible AND v.settled_songs = 0;
+$$;
+
+-- The same as (name_key, id), the keys of the artists list in name order.
+CREATE OR REPLACE FUNCTION visible_unsettled_artists() RETURNS TABLE(name_key text, id integer) LANGUAGE sql STABLE AS $$
+  SELECT lower(a.name), a.id FROM visible_unsettled_artist_ids() u JOIN artists a ON a.id = u.id;
 $$;
 
 CREATE OR REPLACE FUNCTION visible_artist_count() RETURNS bigint LANGUAGE plpgsql STABLE AS $$
-#variable_conflict use_column
 BEGIN
-  RETURN (
-  SELECT (SELECT with_settled FROM artist_song_totals)
-       + (SELECT count(*) FROM due_artist_songs d
-          WHERE NOT EXISTS (SELECT 1 FROM artist_song_counts ac WHERE ac.artist_id = d.artist_id AND ac.settled_songs > 0))
-       + (SELECT count(*)
-          FROM (SELECT artist_id FROM artist_song_counts WHERE settled_songs = 0
-                UNION SELECT artist_id FROM artist_counts WHERE live_credits = 0 AND live_album_credits > 0) x
-          WHERE NOT EXISTS (SELECT 1 FROM due_artist_songs d WHERE d.artist_id = x.artist_id)
-            AND EXISTS (SELECT 1 FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = x.artist_id)));
+  RETURN (SELECT with_settled FROM artist_song_totals) + (SELECT count(*) FROM visible_unsettled_artist_ids());
 END $$;
 
 -- Search entries: an entry is shown once its public_from has passed; an artist's entry without
--- one (no settled song) by the artists' rule above.
+-- one (no settled song) by the artists' rule (artist_is_visible).
 
 -- A row of search_entries is shown now.
 CREATE OR REPLACE FUNCTION search_entry_is_public(public_from timestamp with time zone) RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
@@ -147,4 +155,4 @@ CREATE OR REPLACE FUNCTION search_entry_is_public(public_from timestamp with tim
 -- without a settled song whom the rule above shows. No subquery of its own, so it is inlined
 -- into each read; the artists' rule runs only for their few entries without a public_from.
 CREATE OR REPLACE FUNCTION search_entry_visible(entry_kind smallint, entry_id integer, entry_public_from timestamp with time zone) RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
-  RETURN entry_public_from <= now() OR (entry_public_from IS NULL AND entry_kind = 2 AND search_artist_visible(entry_id));
+  RETURN entry_public_from <= now() OR (entry_public_from IS NULL AND entry_kind = 2 AND artist_is_visible(entry_id));

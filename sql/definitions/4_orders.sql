@@ -320,14 +320,11 @@ BEGIN
     IF walked < take THEN
       -- the page reaches past the settled artists: those without one come after them, by id
       RETURN QUERY
-        SELECT x.artist_id, 0::bigint
-        FROM (SELECT artist_id FROM artist_song_counts WHERE settled_songs = 0
-              UNION SELECT artist_id FROM artist_counts WHERE live_credits = 0 AND live_album_credits > 0) x
-        JOIN artists a ON a.id = x.artist_id
+        SELECT u.id, 0::bigint
+        FROM visible_unsettled_artist_ids() u JOIN artists a ON a.id = u.id
         WHERE folded_names_contain(q, a.search_name, a.search_full_name)
-          AND (after_count IS NULL OR (0, x.artist_id) > (-after_count, after_id))
-          AND EXISTS (SELECT 1 FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = x.artist_id)
-        ORDER BY x.artist_id
+          AND (after_count IS NULL OR (0, u.id) > (-after_count, after_id))
+        ORDER BY u.id
         OFFSET CASE WHEN walked > 0 OR skip = 0 THEN 0
                     WHEN whole_order THEN greatest(skip - settled_total, 0)
                     ELSE greatest(skip - (SELECT count(*) FROM artist_song_counts ac
@@ -352,14 +349,11 @@ BEGIN
         FROM due d JOIN artists a ON a.id = d.artist_id
         WHERE folded_names_contain(q, a.search_name, a.search_full_name)),
       without_songs AS (
-        SELECT x.artist_id AS id, 0::bigint AS song_count
-        FROM (SELECT artist_id FROM artist_song_counts WHERE settled_songs = 0
-              UNION SELECT artist_id FROM artist_counts WHERE live_credits = 0 AND live_album_credits > 0) x
-        JOIN artists a ON a.id = x.artist_id
+        SELECT u.id, 0::bigint AS song_count
+        FROM visible_unsettled_artist_ids() u JOIN artists a ON a.id = u.id
         WHERE (SELECT count(*) FROM settled) < skip::bigint + take
           AND folded_names_contain(q, a.search_name, a.search_full_name)
-          AND NOT EXISTS (SELECT 1 FROM due d WHERE d.artist_id = x.artist_id)
-          AND EXISTS (SELECT 1 FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = x.artist_id))
+          AND NOT EXISTS (SELECT 1 FROM due d WHERE d.artist_id = u.id))
       SELECT r.id, r.song_count FROM (
         SELECT * FROM settled UNION ALL SELECT * FROM moved UNION ALL SELECT * FROM without_songs) r
       WHERE after_count IS NULL OR (-r.song_count, r.id) > (-after_count, after_id)

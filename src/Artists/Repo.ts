@@ -5,7 +5,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { artistDetail, artistSettledSongsSql, artistSummary, artistVisibleSql, namesakeHint } from "../Domain/Artist.js"
+import { artistDetail, artistSettledSongsSql, artistSummary, namesakeHint } from "../Domain/Artist.js"
 import { keysetPage, type KeysetSort, type TableKeysetSort } from "../Domain/Keyset.js"
 import { foldedName, foldedNameContains, isShortQuery } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
@@ -160,18 +160,18 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
 
     /**
      * Visible artists whose name matches q (trigram indexes; `among`, a set of ids the
-     * matches are among, when something narrower finds them), visible by the kept counts, with
-     * their public song counts: cost grows with the matches. The settled count is
-     * probed once a match (OFFSET 0: not copied into both uses) and serves the rule and the count;
-     * the due songs are one set built once (usually empty), not a function call a match.
+     * matches are among, when something narrower finds them), by the artists' rule
+     * (artist_visibility, inlined), with their public song counts: cost grows with the matches.
+     * The rule hands back the settled count it probed, which the count reuses; the due songs are
+     * one set built once (usually empty), not a function call a match.
      */
     const matchingSql = (q: string, among?: Statement.Fragment) => sql`(
-      SELECT a.*, (k.settled + coalesce(d.songs, 0))::int AS song_count FROM artists a
-      CROSS JOIN LATERAL (SELECT ${lit(artistSettledSongsSql("a"))} AS settled OFFSET 0) k
+      SELECT a.*, (v.settled_songs + coalesce(d.songs, 0))::int AS song_count FROM artists a
+      CROSS JOIN LATERAL artist_visibility(a.id) v
       LEFT JOIN due_artist_songs d ON d.artist_id = a.id
       WHERE ${among === undefined ? lit("TRUE") : sql`a.id IN (${among})`}
         AND ${foldedNameContains(sql, q, ["a.search_name", "a.search_full_name"])}
-        AND ${lit(artistVisibleSql("a", { settled: "k.settled", due: "d.artist_id IS NOT NULL" }))}) a`
+        AND v.visible) a`
 
     /**
      * The visible artists whose folded names pass `named` (every visible artist without it), as
@@ -219,7 +219,7 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
           SELECT kept_matches, kept_artists FROM artist_name_query(${q})`.pipe(Effect.orDie)
         if (facts === undefined || collectsFewMatches(facts.kept_matches, facts.kept_artists, page)) {
           const among = isShortQuery(q)
-            ? sql`SELECT m.artist_id FROM artist_kept_name_matches(${q}) m UNION ALL SELECT u.id FROM visible_unsettled_artists() u`
+            ? sql`SELECT m.artist_id FROM artist_kept_name_matches(${q}) m UNION ALL SELECT u.id FROM visible_unsettled_artist_ids() u`
             : undefined
           return yield* keysetPage((sort === "name" ? byNameSort : bySongsSort)(() => matchingSql(q, among)), [], page, scope, {
             readOnce: true

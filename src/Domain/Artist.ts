@@ -35,25 +35,6 @@ export const artistSongCountSql = (a: string) => `public_artist_song_count(${a}.
 export const artistSettledSongsSql = (a: string) =>
   `coalesce((SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${a}.id), 0)`
 
-/**
- * public_artists' rule for artists row `a`, from kept counts: a settled public song
- * (one probe by primary key: true for nearly every artist), a due one (a set of usually no rows,
- * built once), or a public album. Inline SQL, not a function: Postgres does not inline functions
- * with subqueries, and a call per row of a page 10,000 rows deep cost ~40 us a row; scalar
- * subqueries, so that the planner probes instead of hashing whole tables for deep pages.
- * `read`: the settled count and whether a song is due, when the statement has read them already.
- */
-export const artistVisibleSql = (
-  a: string,
-  read: { readonly settled: string; readonly due: string } = {
-    settled: artistSettledSongsSql(a),
-    due: `${a}.id IN (SELECT d.artist_id FROM due_artist_songs d)`
-  }
-) => `(
-  ${read.settled} > 0
-  OR ${read.due}
-  OR (SELECT true FROM album_artists aa JOIN public_albums al ON al.id = aa.album_id WHERE aa.artist_id = ${a}.id LIMIT 1))`
-
 /** The summary's fields before `song_count`, for artists row `a`: the detail starts the same way. */
 export const artistIdentityFieldsSql = (a: string): FieldsSql<typeof artistIdentityFields> => ({
   id: `${a}.id`,
