@@ -144,10 +144,16 @@ BEGIN
   RETURN (SELECT with_settled FROM artist_song_totals) + (SELECT count(*) FROM visible_unsettled_artist_ids());
 END $$;
 
--- Search entries: an entry is shown once its public_from has passed; an artist's entry without
+-- Search rows: a row is shown once its public_from has passed; an artist's row without
 -- one (no settled song) by the artists' rule (artist_is_visible).
 
--- A row of search_entries is shown now.
+-- The kind of a /v1/search type: its place in the order of the types (search_docs.kind); the
+-- types' names are the only numbering TypeScript knows.
+CREATE OR REPLACE FUNCTION search_kind(type text) RETURNS smallint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN CASE type WHEN 'songs' THEN 1 WHEN 'artists' THEN 2 WHEN 'albums' THEN 3 WHEN 'curated_lists' THEN 4
+                   WHEN 'labels' THEN 5 WHEN 'genres' THEN 6 WHEN 'users' THEN 7 END;
+
+-- A row of search_docs is shown now.
 CREATE OR REPLACE FUNCTION search_entry_is_public(public_from timestamp with time zone) RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
   RETURN public_from <= now();
 
@@ -155,4 +161,4 @@ CREATE OR REPLACE FUNCTION search_entry_is_public(public_from timestamp with tim
 -- without a settled song whom the rule above shows. No subquery of its own, so it is inlined
 -- into each read; the artists' rule runs only for their few entries without a public_from.
 CREATE OR REPLACE FUNCTION search_entry_visible(entry_kind smallint, entry_id integer, entry_public_from timestamp with time zone) RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
-  RETURN entry_public_from <= now() OR (entry_public_from IS NULL AND entry_kind = 2 AND artist_is_visible(entry_id));
+  RETURN entry_public_from <= now() OR (entry_public_from IS NULL AND entry_kind = search_kind('artists') AND artist_is_visible(entry_id));

@@ -5,7 +5,7 @@
 
 -- Every searchable row's names by field, from the catalogue (live rows only; docs/search.md).
 CREATE OR REPLACE VIEW search_sources AS
-  SELECT 1::smallint AS kind, s.id, search_split(s.search_title) AS title_words,
+  SELECT search_kind('songs') AS kind, s.id, search_split(s.search_title) AS title_words,
          ARRAY(SELECT DISTINCT w FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
                JOIN artists a ON a.id = c.artist_id
                CROSS JOIN LATERAL unnest(search_split(a.search_full_name)) w
@@ -21,20 +21,20 @@ CREATE OR REPLACE VIEW search_sources AS
     HAVING count(*) > 0) al ON true
   WHERE song_is_live(s.published_at, s.deleted_at)
   UNION ALL
-  SELECT 2::smallint, a.id, search_split(a.search_name), search_split(fold_name(a.prefix_title)), '{}', NULL,
+  SELECT search_kind('artists'), a.id, search_split(a.search_name), search_split(fold_name(a.prefix_title)), '{}', NULL,
          coalesce((SELECT ac.live_credits FROM artist_counts ac WHERE ac.artist_id = a.id), 0)::bigint,
          CASE WHEN (SELECT c.settled_songs FROM artist_song_counts c WHERE c.artist_id = a.id) > 0
               THEN '-infinity'::timestamptz END,
          NULL
   FROM artists a
   UNION ALL
-  SELECT 3::smallint, al.id, search_split(al.search_title), '{}', '{}', NULL,
+  SELECT search_kind('albums'), al.id, search_split(al.search_title), '{}', '{}', NULL,
          (SELECT count(*) FROM album_tracks t JOIN songs ts ON ts.id = t.song_id
           WHERE t.album_id = al.id AND song_is_live(ts.published_at, ts.deleted_at)),
          al.published_at, NULL
   FROM albums al WHERE album_is_live(al.published_at)
   UNION ALL
-  SELECT 4::smallint, l.id, search_split(l.search_title), '{}', '{}', NULL,
+  SELECT search_kind('curated_lists'), l.id, search_split(l.search_title), '{}', '{}', NULL,
          CASE WHEN l.content_type = 'songs'
            THEN (SELECT count(*) FROM curated_list_songs e JOIN songs es ON es.id = e.song_id
                  WHERE e.list_id = l.id AND song_is_live(es.published_at, es.deleted_at))
@@ -44,17 +44,17 @@ CREATE OR REPLACE VIEW search_sources AS
          l.published_at, NULL
   FROM curated_lists l WHERE curated_list_is_live(l.published_at)
   UNION ALL
-  SELECT 5::smallint, lb.id, search_split(lb.search_name), search_split(lb.search_former_name), '{}', NULL,
+  SELECT search_kind('labels'), lb.id, search_split(lb.search_name), search_split(lb.search_former_name), '{}', NULL,
          coalesce((SELECT lc.live_songs FROM label_counts lc WHERE lc.label_id = lb.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM labels lb
   UNION ALL
-  SELECT 6::smallint, g.id, search_split(g.search_title), '{}', '{}', NULL,
+  SELECT search_kind('genres'), g.id, search_split(g.search_title), '{}', '{}', NULL,
          coalesce((SELECT gc.live_songs FROM genre_counts gc WHERE gc.genre_id = g.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM genres g
   UNION ALL
-  SELECT 7::smallint, m.id, search_split(m.search_name), search_split(m.search_username), '{}', NULL,
+  SELECT search_kind('users'), m.id, search_split(m.search_name), search_split(m.search_username), '{}', NULL,
          coalesce((SELECT mc.live FROM member_contribution_counts mc WHERE mc.member_id = m.id), 0)::bigint,
          '-infinity'::timestamptz, lower(m.username)
   FROM members m WHERE member_is_public(m.username, m.is_banned);
@@ -171,45 +171,45 @@ CREATE OR REPLACE FUNCTION search_docs_rows_trigger() RETURNS trigger LANGUAGE p
   AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM refresh_search_docs(TG_ARGV[0]::smallint, ARRAY(SELECT n.id FROM new_rows n));
+    PERFORM refresh_search_docs(search_kind(TG_ARGV[0]), ARRAY(SELECT n.id FROM new_rows n));
   ELSE
-    PERFORM refresh_search_docs(TG_ARGV[0]::smallint, ARRAY(SELECT o.id FROM old_rows o));
+    PERFORM refresh_search_docs(search_kind(TG_ARGV[0]), ARRAY(SELECT o.id FROM old_rows o));
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER albums_search_delete AFTER DELETE ON albums REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('3');
-CREATE OR REPLACE TRIGGER albums_search_insert AFTER INSERT ON albums REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('3');
-CREATE OR REPLACE TRIGGER artists_search_delete AFTER DELETE ON artists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('2');
-CREATE OR REPLACE TRIGGER artists_search_insert AFTER INSERT ON artists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('2');
-CREATE OR REPLACE TRIGGER curated_lists_search_delete AFTER DELETE ON curated_lists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('4');
-CREATE OR REPLACE TRIGGER curated_lists_search_insert AFTER INSERT ON curated_lists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('4');
-CREATE OR REPLACE TRIGGER genres_search_delete AFTER DELETE ON genres REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('6');
-CREATE OR REPLACE TRIGGER genres_search_insert AFTER INSERT ON genres REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('6');
-CREATE OR REPLACE TRIGGER labels_search_delete AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('5');
-CREATE OR REPLACE TRIGGER labels_search_insert AFTER INSERT ON labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('5');
-CREATE OR REPLACE TRIGGER members_search_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('7');
-CREATE OR REPLACE TRIGGER members_search_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('7');
-CREATE OR REPLACE TRIGGER songs_search_delete AFTER DELETE ON songs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('1');
-CREATE OR REPLACE TRIGGER songs_search_insert AFTER INSERT ON songs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('1');
+CREATE OR REPLACE TRIGGER albums_search_delete AFTER DELETE ON albums REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('albums');
+CREATE OR REPLACE TRIGGER albums_search_insert AFTER INSERT ON albums REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('albums');
+CREATE OR REPLACE TRIGGER artists_search_delete AFTER DELETE ON artists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('artists');
+CREATE OR REPLACE TRIGGER artists_search_insert AFTER INSERT ON artists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('artists');
+CREATE OR REPLACE TRIGGER curated_lists_search_delete AFTER DELETE ON curated_lists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('curated_lists');
+CREATE OR REPLACE TRIGGER curated_lists_search_insert AFTER INSERT ON curated_lists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('curated_lists');
+CREATE OR REPLACE TRIGGER genres_search_delete AFTER DELETE ON genres REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('genres');
+CREATE OR REPLACE TRIGGER genres_search_insert AFTER INSERT ON genres REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('genres');
+CREATE OR REPLACE TRIGGER labels_search_delete AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('labels');
+CREATE OR REPLACE TRIGGER labels_search_insert AFTER INSERT ON labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('labels');
+CREATE OR REPLACE TRIGGER members_search_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('users');
+CREATE OR REPLACE TRIGGER members_search_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('users');
+CREATE OR REPLACE TRIGGER songs_search_delete AFTER DELETE ON songs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('songs');
+CREATE OR REPLACE TRIGGER songs_search_insert AFTER INSERT ON songs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_docs_rows_trigger('songs');
 
 -- Triggers. Searchable rows: inserts and deletes per statement (an import writes many rows at
 -- once), updates per row (only a name, visibility or popularity column moves them; PostgreSQL
 -- allows no column list with transition tables). The seed switches them off and calls
--- refill_search once. TG_ARGV[0] is the kind.
+-- refill_search once. TG_ARGV[0] is the type.
 CREATE OR REPLACE FUNCTION search_docs_refresh_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
   AS $$
 BEGIN
-  PERFORM refresh_search_docs(TG_ARGV[0]::smallint, ARRAY[OLD.id, NEW.id]);
+  PERFORM refresh_search_docs(search_kind(TG_ARGV[0]), ARRAY[OLD.id, NEW.id]);
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER albums_search_update AFTER UPDATE OF id, title, published_at ON albums FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('3');
-CREATE OR REPLACE TRIGGER artists_search_update AFTER UPDATE OF id, name, prefix_title ON artists FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('2');
-CREATE OR REPLACE TRIGGER curated_lists_search_update AFTER UPDATE OF id, title, published_at, content_type ON curated_lists FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('4');
-CREATE OR REPLACE TRIGGER genres_search_update AFTER UPDATE OF id, title ON genres FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('6');
-CREATE OR REPLACE TRIGGER labels_search_update AFTER UPDATE OF id, name, formerly_known_as ON labels FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('5');
-CREATE OR REPLACE TRIGGER members_search_update AFTER UPDATE OF id, name, username, is_banned ON members FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('7');
-CREATE OR REPLACE TRIGGER songs_search_update AFTER UPDATE OF id, title, published_at, deleted_at, vidsvc_views ON songs FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('1');
+CREATE OR REPLACE TRIGGER albums_search_update AFTER UPDATE OF id, title, published_at ON albums FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('albums');
+CREATE OR REPLACE TRIGGER artists_search_update AFTER UPDATE OF id, name, prefix_title ON artists FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('artists');
+CREATE OR REPLACE TRIGGER curated_lists_search_update AFTER UPDATE OF id, title, published_at, content_type ON curated_lists FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('curated_lists');
+CREATE OR REPLACE TRIGGER genres_search_update AFTER UPDATE OF id, title ON genres FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('genres');
+CREATE OR REPLACE TRIGGER labels_search_update AFTER UPDATE OF id, name, formerly_known_as ON labels FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('labels');
+CREATE OR REPLACE TRIGGER members_search_update AFTER UPDATE OF id, name, username, is_banned ON members FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('users');
+CREATE OR REPLACE TRIGGER songs_search_update AFTER UPDATE OF id, title, published_at, deleted_at, vidsvc_views ON songs FOR EACH ROW EXECUTE FUNCTION search_docs_refresh_trigger('songs');
 
 -- A song's row holds its performers' names and its album's titles: credits and album tracks
 -- (per statement, an import writes many), an artist's names and an album's title or publication
@@ -219,11 +219,11 @@ CREATE OR REPLACE FUNCTION search_song_links_trigger() RETURNS trigger LANGUAGE 
   AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT DISTINCT n.song_id FROM new_rows n));
+    PERFORM refresh_search_docs(search_kind('songs'), ARRAY(SELECT DISTINCT n.song_id FROM new_rows n));
   ELSIF TG_OP = 'DELETE' THEN
-    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT DISTINCT o.song_id FROM old_rows o));
+    PERFORM refresh_search_docs(search_kind('songs'), ARRAY(SELECT DISTINCT o.song_id FROM old_rows o));
   ELSE
-    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT n.song_id FROM new_rows n UNION SELECT o.song_id FROM old_rows o));
+    PERFORM refresh_search_docs(search_kind('songs'), ARRAY(SELECT n.song_id FROM new_rows n UNION SELECT o.song_id FROM old_rows o));
   END IF;
   RETURN NULL;
 END $$;
@@ -239,9 +239,9 @@ CREATE OR REPLACE FUNCTION search_song_names_trigger() RETURNS trigger LANGUAGE 
   AS $$
 BEGIN
   IF TG_TABLE_NAME = 'artists' THEN
-    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT c.song_id FROM credits c WHERE c.artist_id = NEW.id));
+    PERFORM refresh_search_docs(search_kind('songs'), ARRAY(SELECT c.song_id FROM credits c WHERE c.artist_id = NEW.id));
   ELSE
-    PERFORM refresh_search_docs(1::smallint, ARRAY(SELECT t.song_id FROM album_tracks t WHERE t.album_id = NEW.id));
+    PERFORM refresh_search_docs(search_kind('songs'), ARRAY(SELECT t.song_id FROM album_tracks t WHERE t.album_id = NEW.id));
   END IF;
   RETURN NULL;
 END $$;
@@ -254,14 +254,14 @@ CREATE OR REPLACE FUNCTION search_links_popularity_trigger() RETURNS trigger LAN
   AS $$
 BEGIN
   IF TG_TABLE_NAME = 'album_tracks' THEN
-    PERFORM refresh_search_popularity(3::smallint, ARRAY[(to_jsonb(OLD)->>'album_id')::int, (to_jsonb(NEW)->>'album_id')::int]);
+    PERFORM refresh_search_popularity(search_kind('albums'), ARRAY[(to_jsonb(OLD)->>'album_id')::int, (to_jsonb(NEW)->>'album_id')::int]);
   ELSIF TG_TABLE_NAME IN ('curated_list_songs', 'curated_list_albums') THEN
-    PERFORM refresh_search_popularity(4::smallint, ARRAY[(to_jsonb(OLD)->>'list_id')::int, (to_jsonb(NEW)->>'list_id')::int]);
+    PERFORM refresh_search_popularity(search_kind('curated_lists'), ARRAY[(to_jsonb(OLD)->>'list_id')::int, (to_jsonb(NEW)->>'list_id')::int]);
   ELSIF TG_TABLE_NAME = 'songs' THEN
-    PERFORM refresh_search_popularity(3::smallint, ARRAY(SELECT t.album_id FROM album_tracks t WHERE t.song_id = NEW.id));
-    PERFORM refresh_search_popularity(4::smallint, ARRAY(SELECT e.list_id FROM curated_list_songs e WHERE e.song_id = NEW.id));
+    PERFORM refresh_search_popularity(search_kind('albums'), ARRAY(SELECT t.album_id FROM album_tracks t WHERE t.song_id = NEW.id));
+    PERFORM refresh_search_popularity(search_kind('curated_lists'), ARRAY(SELECT e.list_id FROM curated_list_songs e WHERE e.song_id = NEW.id));
   ELSIF TG_TABLE_NAME = 'albums' THEN
-    PERFORM refresh_search_popularity(4::smallint, ARRAY(SELECT e.list_id FROM curated_list_albums e WHERE e.album_id = NEW.id));
+    PERFORM refresh_search_popularity(search_kind('curated_lists'), ARRAY(SELECT e.list_id FROM curated_list_albums e WHERE e.album_id = NEW.id));
   END IF;
   RETURN NULL;
 END $$;
@@ -271,7 +271,7 @@ CREATE OR REPLACE TRIGGER curated_list_albums_search_popularity AFTER INSERT OR 
 CREATE OR REPLACE TRIGGER curated_list_songs_search_popularity AFTER INSERT OR DELETE OR UPDATE ON curated_list_songs FOR EACH ROW EXECUTE FUNCTION search_links_popularity_trigger();
 CREATE OR REPLACE TRIGGER songs_search_popularity AFTER UPDATE OF published_at, deleted_at ON songs FOR EACH ROW WHEN ((song_is_live(old.published_at, old.deleted_at) <> song_is_live(new.published_at, new.deleted_at))) EXECUTE FUNCTION search_links_popularity_trigger();
 
--- Kept counts (statement triggers: the recounts rewrite whole tables): TG_ARGV[0] is the kind,
+-- Kept counts (statement triggers: the recounts rewrite whole tables): TG_ARGV[0] is the type,
 -- TG_ARGV[1] the count table's id column.
 CREATE OR REPLACE FUNCTION search_counts_popularity_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
@@ -280,24 +280,24 @@ DECLARE
   ids integer[];
 BEGIN
   EXECUTE format('SELECT array_agg(%I) FROM %I', TG_ARGV[1], CASE WHEN TG_OP = 'DELETE' THEN 'old_rows' ELSE 'new_rows' END) INTO ids;
-  PERFORM refresh_search_popularity(TG_ARGV[0]::smallint, ids);
+  PERFORM refresh_search_popularity(search_kind(TG_ARGV[0]), ids);
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER artist_counts_search_popularity_delete AFTER DELETE ON artist_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('2', 'artist_id');
-CREATE OR REPLACE TRIGGER artist_counts_search_popularity_insert AFTER INSERT ON artist_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('2', 'artist_id');
-CREATE OR REPLACE TRIGGER artist_counts_search_popularity_update AFTER UPDATE ON artist_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('2', 'artist_id');
-CREATE OR REPLACE TRIGGER artist_song_counts_search_visible_delete AFTER DELETE ON artist_song_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('2', 'artist_id');
-CREATE OR REPLACE TRIGGER artist_song_counts_search_visible_insert AFTER INSERT ON artist_song_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('2', 'artist_id');
-CREATE OR REPLACE TRIGGER artist_song_counts_search_visible_update AFTER UPDATE ON artist_song_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('2', 'artist_id');
-CREATE OR REPLACE TRIGGER genre_counts_search_popularity_delete AFTER DELETE ON genre_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('6', 'genre_id');
-CREATE OR REPLACE TRIGGER genre_counts_search_popularity_insert AFTER INSERT ON genre_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('6', 'genre_id');
-CREATE OR REPLACE TRIGGER genre_counts_search_popularity_update AFTER UPDATE ON genre_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('6', 'genre_id');
-CREATE OR REPLACE TRIGGER label_counts_search_popularity_delete AFTER DELETE ON label_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('5', 'label_id');
-CREATE OR REPLACE TRIGGER label_counts_search_popularity_insert AFTER INSERT ON label_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('5', 'label_id');
-CREATE OR REPLACE TRIGGER label_counts_search_popularity_update AFTER UPDATE ON label_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('5', 'label_id');
-CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_delete AFTER DELETE ON member_contribution_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('7', 'member_id');
-CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_insert AFTER INSERT ON member_contribution_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('7', 'member_id');
-CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_update AFTER UPDATE ON member_contribution_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('7', 'member_id');
+CREATE OR REPLACE TRIGGER artist_counts_search_popularity_delete AFTER DELETE ON artist_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('artists', 'artist_id');
+CREATE OR REPLACE TRIGGER artist_counts_search_popularity_insert AFTER INSERT ON artist_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('artists', 'artist_id');
+CREATE OR REPLACE TRIGGER artist_counts_search_popularity_update AFTER UPDATE ON artist_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('artists', 'artist_id');
+CREATE OR REPLACE TRIGGER artist_song_counts_search_visible_delete AFTER DELETE ON artist_song_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('artists', 'artist_id');
+CREATE OR REPLACE TRIGGER artist_song_counts_search_visible_insert AFTER INSERT ON artist_song_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('artists', 'artist_id');
+CREATE OR REPLACE TRIGGER artist_song_counts_search_visible_update AFTER UPDATE ON artist_song_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('artists', 'artist_id');
+CREATE OR REPLACE TRIGGER genre_counts_search_popularity_delete AFTER DELETE ON genre_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('genres', 'genre_id');
+CREATE OR REPLACE TRIGGER genre_counts_search_popularity_insert AFTER INSERT ON genre_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('genres', 'genre_id');
+CREATE OR REPLACE TRIGGER genre_counts_search_popularity_update AFTER UPDATE ON genre_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('genres', 'genre_id');
+CREATE OR REPLACE TRIGGER label_counts_search_popularity_delete AFTER DELETE ON label_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('labels', 'label_id');
+CREATE OR REPLACE TRIGGER label_counts_search_popularity_insert AFTER INSERT ON label_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('labels', 'label_id');
+CREATE OR REPLACE TRIGGER label_counts_search_popularity_update AFTER UPDATE ON label_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('labels', 'label_id');
+CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_delete AFTER DELETE ON member_contribution_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('users', 'member_id');
+CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_insert AFTER INSERT ON member_contribution_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('users', 'member_id');
+CREATE OR REPLACE TRIGGER member_contribution_counts_search_popularity_update AFTER UPDATE ON member_contribution_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_counts_popularity_trigger('users', 'member_id');
 
 -- Refills the search tables from scratch: the rows, their postings, the words and their
 -- deletion variants; indexes dropped first and built again after (faster than row by row).

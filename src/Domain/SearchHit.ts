@@ -19,8 +19,9 @@ import { ListAlbumEntry, listAlbumEntry, SongSummary, songSummary } from "./Song
 export const SEARCH_TOTAL_BOUND = 1000
 
 const Score = Schema.Finite.annotate({
-  description: "How the name matched: 1 exact, 0.75 prefix, 0.5 a later word starts with the text, " +
-    "0.25 inside a word or within one typo."
+  description: "How well the hit matched, in (0, 1]: 1 when every word was found exactly in the title or name and " +
+    "covers it. Higher ranks first: more words found, then fewer typos, then words in the title, then in the " +
+    "other names (performers, honorific, former name, handle), then the title covered. Compare within one answer."
 })
 
 const bound = SEARCH_TOTAL_BOUND.toLocaleString("en-US")

@@ -59,9 +59,12 @@ export class SearchApi extends HttpApiGroup.make("Search")
       .annotate(OpenApi.Summary, "Search songs, artists, albums, curated lists, labels, genres and users at once")
       .annotate(
         OpenApi.Description,
-        "Case, diacritics, apostrophes, hyphens and honorifics do not matter. One or two characters match " +
-          "names that start with them. One typo is tolerated in names of 8+ letters when no asked type " +
-          "matches otherwise. Ranked exact > prefix > word > inside a word or fuzzy, then popularity, then id. " +
+        "The words of q are found in any order: for songs across the title, the performers' names (honorifics " +
+          "optional) and the album's title; for artists their name and honorific; for the other types their own " +
+          "names. The last word is a prefix. Each word may carry a typo: one edit for words of 4-7 letters, two for " +
+          "8 or more (a swap of neighbours is one). Case, diacritics, apostrophes and punctuation do not matter. " +
+          "Rows holding every word rank first, then exact words before typos, title before performers before " +
+          "album, then popularity, then id; when no row holds every word of three or more, rows missing one come. " +
           `Hidden rows are never found. Each type's total is exact below ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")}; ` +
           `a total of ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} means ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} or more.`
       )

@@ -26,29 +26,25 @@ const sources: Record<SearchType, SearchSource> = {
   users: { table: "members" }
 }
 
-/** The type's number in search_entries.kind: its place in SEARCH_TYPES, from 1. */
-const kindOf = (type: SearchType) => SEARCH_TYPES.indexOf(type) + 1
-
 /**
  * Every asked kind ranked by search_kind_page (sql/definitions/5_search.sql) from the query's terms,
  * which are read once for all kinds. A kind without matches has no row (its total is 0).
  */
-const hitsCte = (kinds: ReadonlyArray<number>) =>
+const hitsCte = (types: ReadonlyArray<SearchType>) =>
   `hits AS MATERIALIZED (
-    SELECT s.kind, r.* FROM term CROSS JOIN (VALUES ${kinds.map((k) => `(${k})`).join(", ")}) s(kind)
-    CROSS JOIN LATERAL search_kind_page(s.kind::smallint, term.terms, term.n, ${SEARCH_TOTAL_BOUND}) r)`
+    SELECT s.type, r.* FROM term CROSS JOIN (VALUES ${types.map((type) => `('${type}')`).join(", ")}) s(type)
+    CROSS JOIN LATERAL search_kind_page(search_kind(s.type), term.terms, term.n, ${SEARCH_TOTAL_BOUND}) r)`
 
 /** One type's section: its hits' JSON, built by Postgres from the type's table, and its bounded total. */
 const sectionSql = (type: SearchType) => {
   const source = sources[type]
-  const k = kindOf(type)
   const shapes = searchTypeShapes[type]
   const section = shapes.section.json(
     `(SELECT ${jsonArraySql(shapes.hit.json("x", "t.score"), "t.score DESC, t.popularity DESC, t.handle, t.id")}
-              FROM hits t JOIN ${source.table} x ON x.id = t.id WHERE t.kind = ${k})`,
-    `least(coalesce((SELECT max(t.total) FROM hits t WHERE t.kind = ${k}), 0), ${SEARCH_TOTAL_BOUND})`
+              FROM hits t JOIN ${source.table} x ON x.id = t.id WHERE t.type = '${type}')`,
+    `least(coalesce((SELECT max(t.total) FROM hits t WHERE t.type = '${type}'), 0), ${SEARCH_TOTAL_BOUND})`
   )
-  return `SELECT ${k} AS kind, ${section}::text AS section`
+  return `SELECT '${type}' AS type, ${section}::text AS section`
 }
 
 export interface SearchParams {
@@ -72,10 +68,10 @@ type SearchKey = readonly [q: string, limit: string]
 export const searchSql = (sql: SqlClient.SqlClient, types: ReadonlyArray<SearchType>) => {
   const ordered = SEARCH_TYPES.filter((type) => types.includes(type))
   return (key: SearchKey) =>
-    sql<{ kind: number; section: string }>`
+    sql<{ type: SearchType; section: string }>`
     WITH term AS MATERIALIZED (
       SELECT search_query_terms(p[1]) AS terms, p[2]::int AS n FROM (SELECT ${key}::text[] AS p) k OFFSET 0),
-    ${lit(hitsCte(ordered.map(kindOf)))}
+    ${lit(hitsCte(ordered))}
     ${lit(ordered.map(sectionSql).join("\n    UNION ALL "))}`
 }
 
@@ -84,7 +80,7 @@ export class SearchRepo extends Context.Service<SearchRepo>()("catalogue/SearchR
     const sql = yield* SqlClient.SqlClient
     const statements = yield* Statements
     /** Prepared on first use: one per set of types (at most 127). */
-    const prepared = new Map<string, Prepared<SearchKey, { kind: number; section: string }>>()
+    const prepared = new Map<string, Prepared<SearchKey, { type: SearchType; section: string }>>()
     const statementOf = (types: ReadonlyArray<SearchType>) => {
       const name = SEARCH_TYPES.filter((type) => types.includes(type)).join(",")
       let statement = prepared.get(name)
@@ -98,7 +94,7 @@ export class SearchRepo extends Context.Service<SearchRepo>()("catalogue/SearchR
     const search = (params: SearchParams) => {
       const key: SearchKey = [params.q, String(params.limit)]
       return statements.run(statementOf(params.types), key).pipe(
-        Effect.map((rows) => new Map(rows.map((row) => [SEARCH_TYPES[row.kind - 1]!, row.section] as const))),
+        Effect.map((rows) => new Map(rows.map((row) => [row.type, row.section] as const))),
         Effect.orDie,
         withSpan("SearchRepo.search")
       )
