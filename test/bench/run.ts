@@ -1,6 +1,6 @@
 /**
  * `bun run bench [--smoke] [--rounds N] [--seconds S] [--connections C] [--songs N] [--database NAME] [--only A,B]`
- * `bun run bench --sweep [--songs N] [--database NAME] [--requests R]` (one client per endpoint: ./sweep.ts)
+ * `bun run bench --sweep [--songs N] [--database NAME] [--requests R] [--families A,B]` (one client per endpoint: ./sweep.ts)
  * `bun run bench --relevance [--songs N] [--database NAME] [--targets N] [--seed S] [--label TEXT]` (./relevance.ts)
  *
  * The service against two hand-written baselines (Bun.serve + Bun.SQL, Bun.serve + `pg` with
@@ -359,7 +359,8 @@ try {
     await runSweep(serverUrl, {
       songs: options.songs,
       database: sweepOption("--database"),
-      requests: Number(sweepOption("--requests") ?? 40)
+      requests: Number(sweepOption("--requests") ?? 40),
+      families: sweepOption("--families")?.split(",")
     }, log)
   } else if (process.argv.includes("--relevance")) {
     await runRelevanceBench(serverUrl, {

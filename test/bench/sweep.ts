@@ -19,6 +19,8 @@ export interface SweepOptions {
   /** an existing catalogue to use as it is (migrated, never seeded), e.g. catalogue_1m */
   readonly database: string | undefined
   readonly requests: number
+  /** just these families (by name): printed, RESULTS.md untouched */
+  readonly families?: ReadonlyArray<string> | undefined
 }
 
 interface Family {
@@ -445,13 +447,15 @@ export const runSweep = async (serverUrl: string, options: SweepOptions, log: (l
     }, port)
     servers.push(service)
     const results: Array<FamilyResult> = []
-    const { families, largest } = await sweepPaths(url)
+    const { families: all, largest } = await sweepPaths(url)
+    const families = options.families === undefined ? all : all.filter((family) => options.families!.includes(family.name))
     for (const family of families) {
       const result = await measure(service.baseUrl, family, options.requests)
       log(`${result.name.padEnd(40)} p50 ${ms(result.p50).padStart(7)}  p95 ${ms(result.p95).padStart(7)}  p99 ${ms(result.p99).padStart(7)}  ${result.statuses}`)
       results.push(result)
     }
     how += ` Load average at the end: ${loadavg()[0]!.toFixed(1)} (1 minute; 2 cores shared with other work).`
+    if (options.families !== undefined) return
     writeSweepSection(options.songs, renderSection(options.songs, how, largest, results, options.requests))
     log(`wrote the ${options.songs}-song sweep to test/bench/RESULTS.md in ${((performance.now() - started) / 1000).toFixed(0)} s`)
   } finally {
