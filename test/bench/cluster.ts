@@ -1,7 +1,7 @@
 /**
  * `bun test/bench/cluster.ts [--songs N] [--seconds S]`: the cluster's figures (cluster/Cluster.ts)
  * written into test/bench/RESULTS.md between <!-- cluster --> marks (run.ts keeps them):
- * - throughput of 1, 2 and 3 replicas behind nginx, every request a miss of the front cache
+ * - throughput of 1, 2 and 3 replicas behind nginx and HAProxy, every request a miss of the front cache
  *   (a fresh query string; the replicas' own response cache off), song details at uniform ids;
  * - the front cache's hit ratio under the bench's Zipf traffic (song details by popularity);
  * - the standbys' replay lag while the primary rewrites every song's title (one bulk UPDATE).
@@ -139,10 +139,11 @@ try {
 ## The cluster on one machine
 
 Written by \`bun test/bench/cluster.ts --songs ${songs} --seconds ${seconds} --rounds ${rounds}\` (${new Date().toISOString()}): \`bun run cluster\`'s
-parts (a primary, two hot standbys, replicas reading them, Redis, nginx in front) and wrk (1 thread,
+parts (a primary, two hot standbys, replicas reading them, Redis, HAProxy balancing over them with
+its health checks, nginx in front of it as cache) and wrk (1 thread,
 32 connections) all on this 2-core machine. ${songs.toLocaleString("en")} songs (${ids.length.toLocaleString("en")} public).
 
-Throughput behind nginx (median of ${rounds} interleaved rounds of ${seconds} s after a 5 s warm-up of all three), every request a miss of the front cache (song details at uniform ids, each
+Throughput behind nginx and HAProxy (the replicas left out put in maintenance on HAProxy; median of ${rounds} interleaved rounds of ${seconds} s after a 5 s warm-up of all three), every request a miss of the front cache (song details at uniform ids, each
 with its own query string; the replicas' response cache off, the rate limit out of the way):
 
 | replicas | req/s | p50 ms | p95 ms | p99 ms | non-2xx | socket errors | req/s by round |
@@ -150,7 +151,7 @@ with its own query string; the replicas' response cache off, the rate limit out 
 ${scaling.join("\n")}
 
 Where the limit is: one replica is one Bun process, one thread, so it uses at most one core while
-nginx, the standby's PostgreSQL and wrk share the other; a second and third replica let the
+nginx, HAProxy, the standby's PostgreSQL and wrk share the other; a second and third replica let the
 service's work spread over both cores, and that is all they add here (the two cores were then
 saturated: the machine, not a replica, is the limit). On this shared machine (other sessions'
 benchmarks ran meanwhile, load average 8-11) more processes also win a larger share of the
