@@ -22,6 +22,7 @@ import {
   stopCluster,
   type ClusterState
 } from "../../cluster/Cluster.js"
+import { HEALTH_BOUND_MS, HEALTH_CHECK } from "../../cluster/haproxy.js"
 import { ensureWrk, runWrk } from "./wrk.js"
 
 const arg = (name: string, fallback: number) => {
@@ -154,10 +155,13 @@ Where the limit is: one replica is one Bun process, one thread, so it uses at mo
 nginx, HAProxy, the standby's PostgreSQL and wrk share the other; a second and third replica let the
 service's work spread over both cores, and that is all they add here (the two cores were then
 saturated: the machine, not a replica, is the limit). On this shared machine (other sessions'
-benchmarks ran meanwhile, load average 8-11) more processes also win a larger share of the
+benchmarks may run meanwhile) more processes also win a larger share of the
 scheduler, so read the gain from 1 to 3 as an upper bound of what a second core gives, not as what
 more machines would give; on separate machines each replica brings its own cores and the standby
-becomes the next limit.
+becomes the next limit. The balancer's health checks (\`GET /v1/health/ready\` every
+${HEALTH_CHECK.intervalMs} ms on each replica, out after ${HEALTH_CHECK.fall} failures, back after ${HEALTH_CHECK.rise} passes) cost nothing here: readiness
+asks the database at most once a second per replica. A replica whose database goes away leaves
+the rotation within ${HEALTH_BOUND_MS / 1000} s (about 1 s when the database refuses connections; test/cluster/faults.cluster.ts).
 
 The front cache under the bench's Zipf traffic (song details by popularity, s = 1, ${seconds} s from a
 cold cache, three replicas): ${zipf.requestsPerSecond.toFixed(0)} req/s, p50 ${zipf.p50Ms.toFixed(2)} ms,
