@@ -1,13 +1,16 @@
 /**
  * A whole deployment on one machine, on loopback: a PostgreSQL primary, two streaming hot
  * standbys (pg_basebackup -R), Redis for the shared rate limit, service replicas reading the
- * standbys, and nginx in front as load balancer and HTTP cache. Everything it starts is
- * recorded in the cluster's directory (cluster.json and pid files) so that `stop` ends it all.
+ * standbys, HAProxy balancing over them with health checks, and nginx in front of it as HTTP
+ * cache. Everything it starts is recorded in the cluster's directory (cluster.json and pid
+ * files) so that `stop` ends it all.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { chownSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir, userInfo } from "node:os"
 import { join, resolve } from "node:path"
+import { createConnection } from "node:net"
+import { haproxyConfig } from "./haproxy.js"
 import { nginxConfig } from "./nginx.js"
 
 const ROOT = resolve(import.meta.dir, "..")
@@ -28,7 +31,7 @@ export type DatabaseName = "primary" | "standby1" | "standby2"
 
 export interface ClusterState {
   readonly dir: string
-  readonly ports: Record<DatabaseName | "redis" | "proxy", number>
+  readonly ports: Record<DatabaseName | "redis" | "proxy" | "balancer", number>
   readonly replicas: ReadonlyArray<ReplicaSpec>
   /** settings every replica starts with, on top of its port and database */
   readonly replicaEnv: Readonly<Record<string, string>>
@@ -52,6 +55,7 @@ const STATE_FILE = "cluster.json"
 export const databaseUrl = (state: ClusterState, name: DatabaseName) =>
   `postgres://postgres@127.0.0.1:${state.ports[name]}/${DATABASE}`
 export const proxyUrl = (state: ClusterState) => `http://127.0.0.1:${state.ports.proxy}`
+export const balancerUrl = (state: ClusterState) => `http://127.0.0.1:${state.ports.balancer}`
 export const replicaUrl = (replica: ReplicaSpec) => `http://127.0.0.1:${replica.port}`
 export const redisUrl = (state: ClusterState) => `redis://127.0.0.1:${state.ports.redis}`
 
@@ -80,9 +84,9 @@ const ownedByPostgres = (path: string) => {
   }
 }
 
-/** Debian's packages the cluster needs, installed when missing (as .ci/run does for wrk). */
+/** Debian's packages the cluster needs, installed when missing (.ci/run installs them too). */
 export const ensureTools = () => {
-  const missing = [["nginx", "nginx-light"], ["redis-server", "redis-server"]]
+  const missing = [["nginx", "nginx-light"], ["haproxy", "haproxy"], ["redis-server", "redis-server"]]
     .filter(([command]) => spawnSync("sh", ["-c", `command -v ${command}`]).status !== 0)
     .map(([, pkg]) => pkg!)
   if (missing.length > 0) {
@@ -195,6 +199,10 @@ export const startReplica = async (state: ClusterState, replica: ReplicaSpec, ex
   child.unref()
   writeFileSync(pidFile(state, replica.name), String(child.pid))
   await waitFor(`${replica.name}`, answers(`${replicaUrl(replica)}/v1/health/ready`), 60_000)
+  // once the cluster runs, a replica is started when the balancer has it back in rotation
+  if (pidOf(pidFile(state, "haproxy")) !== undefined && balanced(state).some((known) => known.name === replica.name)) {
+    await waitFor(`${replica.name} in the balancer's rotation`, async () => (await balancerStatus(state))[replica.name]?.status === "UP", 10_000)
+  }
   return child.pid!
 }
 
@@ -221,17 +229,75 @@ const startRedis = (state: ClusterState) =>
   ])
 
 const nginxPrefix = (state: ClusterState) => join(state.dir, "nginx")
+const balancerDir = (state: ClusterState) => join(state.dir, "haproxy")
+const balancerSocket = (state: ClusterState) => join(balancerDir(state), "admin.sock")
 
 const PROXY_USER = IS_ROOT ? "www-data" : undefined
 
-const writeProxyConfig = (state: ClusterState, upstreams: ReadonlyArray<ReplicaSpec>) => {
+/** The replicas the balancer knows: those reading a standby (a test's extra replica on the primary is not one). */
+const balanced = (state: ClusterState) => state.replicas.filter((replica) => replica.reads !== "primary")
+
+const startBalancer = async (state: ClusterState) => {
+  const dir = balancerDir(state)
+  mkdirSync(dir, { recursive: true })
+  const conf = join(dir, "haproxy.cfg")
+  writeFileSync(
+    conf,
+    haproxyConfig({
+      listen: `127.0.0.1:${state.ports.balancer}`,
+      servers: balanced(state).map((replica) => ({ name: replica.name, address: `127.0.0.1:${replica.port}` })),
+      adminSocket: balancerSocket(state)
+    })
+  )
+  run("haproxy", ["-c", "-q", "-f", conf])
+  // in the foreground of a detached process, so that its log (stdout) goes to a file
+  const log = openSync(join(dir, "haproxy.log"), "a")
+  const child = spawn("haproxy", ["-db", "-f", conf], { detached: true, stdio: ["ignore", log, log] })
+  child.unref()
+  writeFileSync(pidFile(state, "haproxy"), String(child.pid))
+  await waitFor("haproxy", async () => (await balancerCommand(state, "show info")).includes("Pid:"), 10_000)
+}
+
+/** One command of HAProxy's runtime API; its answer as text. */
+export const balancerCommand = (state: ClusterState, command: string) =>
+  new Promise<string>((resolve, reject) => {
+    const socket = createConnection(balancerSocket(state))
+    let answer = ""
+    socket.setEncoding("utf8")
+    socket.on("connect", () => socket.end(`${command}\n`))
+    socket.on("data", (chunk: string) => (answer += chunk))
+    socket.on("end", () => resolve(answer))
+    socket.on("error", reject)
+  })
+
+export interface BalancedReplica {
+  /** as the balancer's health checks see it: UP, DOWN, MAINT, or "UP 1/2" on the way down */
+  readonly status: string
+  /** requests the balancer has sent it so far (its checks not counted) */
+  readonly sessions: number
+}
+
+/** Each balanced replica as the balancer sees it (its runtime API's `show stat`). */
+export const balancerStatus = async (state: ClusterState): Promise<Record<string, BalancedReplica>> => {
+  const csv = await balancerCommand(state, "show stat")
+  const [header, ...rows] = csv.split("\n").filter((line) => line.length > 0)
+  const columns = header!.replace(/^# /, "").split(",")
+  const at = (name: string) => columns.indexOf(name)
+  return Object.fromEntries(
+    rows.map((row) => row.split(","))
+      .filter((cells) => cells[at("pxname")] === "replicas" && cells[at("svname")] !== "BACKEND")
+      .map((cells) => [cells[at("svname")]!, { status: cells[at("status")]!, sessions: Number(cells[at("stot")]) }])
+  )
+}
+
+const writeFrontConfig = (state: ClusterState) => {
   const prefix = nginxPrefix(state)
   const conf = join(prefix, "nginx.conf")
   writeFileSync(
     conf,
     nginxConfig({
       listen: `127.0.0.1:${state.ports.proxy}`,
-      upstreams: upstreams.map((replica) => `127.0.0.1:${replica.port}`),
+      balancer: `127.0.0.1:${state.ports.balancer}`,
       cacheDir: join(prefix, "cache"),
       prefixDir: prefix,
       ...(PROXY_USER === undefined ? {} : { user: PROXY_USER })
@@ -244,14 +310,22 @@ const startProxy = (state: ClusterState) => {
   const prefix = nginxPrefix(state)
   mkdirSync(join(prefix, "cache"), { recursive: true })
   if (PROXY_USER !== undefined) execFileSync("chown", ["-R", PROXY_USER, prefix])
-  run("nginx", ["-p", prefix, "-c", writeProxyConfig(state, state.replicas.filter((replica) => replica.reads !== "primary"))])
+  run("nginx", ["-p", prefix, "-c", writeFrontConfig(state)])
 }
 
-/** Puts only `upstreams` behind the proxy (a reload: connections in flight finish on the old workers). */
+/**
+ * Puts only `upstreams` in the balancer's rotation (the others in maintenance: no request, no
+ * check), and waits until the balancer's checks find each of them UP.
+ */
 export const setProxyUpstreams = async (state: ClusterState, upstreams: ReadonlyArray<ReplicaSpec>) => {
-  const conf = writeProxyConfig(state, upstreams)
-  run("nginx", ["-p", nginxPrefix(state), "-c", conf, "-s", "reload"])
-  await Bun.sleep(500)
+  const wanted = new Set(upstreams.map((replica) => replica.name))
+  for (const replica of balanced(state)) {
+    await balancerCommand(state, `set server replicas/${replica.name} state ${wanted.has(replica.name) ? "ready" : "maint"}`)
+  }
+  await waitFor("the balancer's checks", async () => {
+    const status = await balancerStatus(state)
+    return [...wanted].every((name) => status[name]?.status === "UP")
+  }, 10_000)
 }
 
 export const proxyAccessLog = (state: ClusterState) => join(nginxPrefix(state), "access.log")
@@ -271,7 +345,7 @@ const plan = (options: ClusterOptions): ClusterState => {
   const replicas = options.replicas ?? 3
   return {
     dir: options.dir ?? DEFAULT_DIR,
-    ports: { primary: base + 32, standby1: base + 33, standby2: base + 34, redis: base + 79, proxy: base + 80 },
+    ports: { primary: base + 32, standby1: base + 33, standby2: base + 34, redis: base + 79, proxy: base + 80, balancer: base + 81 },
     replicas: Array.from({ length: replicas }, (_, index) => ({
       name: `replica${index + 1}`,
       port: base + 1 + index,
@@ -281,7 +355,8 @@ const plan = (options: ClusterOptions): ClusterState => {
     replicaEnv: {
       LOG_FORMAT: "json",
       LOG_LEVEL: "warn",
-      TRUST_PROXY: "1",
+      // two proxy hops append to X-Forwarded-For: nginx (the client's address), then HAProxy (nginx's)
+      TRUST_PROXY: "2",
       DATABASE_POOL_SIZE: "8",
       ...options.replicaEnv,
       RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${base + 79}`
@@ -326,6 +401,9 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<Cluste
       await startReplica(state, replica)
       log(`${replica.name} on ${replica.port} reading ${replica.reads}`)
     }))
+    await startBalancer(state)
+    await setProxyUpstreams(state, balanced(state))
+    log(`haproxy on ${state.ports.balancer}, checking each replica's /v1/health/ready`)
     startProxy(state)
     await waitFor("nginx", answers(`${proxyUrl(state)}/v1/health`), 10_000)
     log(`nginx on ${state.ports.proxy}: ${proxyUrl(state)}`)
@@ -361,6 +439,7 @@ export const stopCluster = (dir = DEFAULT_DIR) => {
     }
   }
   attempt(() => killPidFile(join(nginxPrefix(state), "nginx.pid"), "SIGQUIT"))
+  attempt(() => killPidFile(pidFile(state, "haproxy")))
   for (const replica of state.replicas) attempt(() => killPidFile(pidFile(state, replica.name)))
   // replicas a test started beside the recorded ones
   for (const extra of extraPidFiles(state)) attempt(() => killPidFile(extra))
@@ -393,6 +472,7 @@ export const clusterStatus = (dir = DEFAULT_DIR) => {
     ...state.replicas.map((replica) =>
       `${replica.name} :${replica.port} (reads ${replica.reads}) ${replicaPid(state, replica) === undefined ? "down" : "up"}`
     ),
+    `haproxy :${state.ports.balancer} ${pidOf(pidFile(state, "haproxy")) === undefined ? "down" : "up"}`,
     `nginx :${state.ports.proxy} ${pidOf(join(nginxPrefix(state), "nginx.pid")) === undefined ? "down" : "up"}`
   ]
 }

@@ -1,10 +1,12 @@
 /**
- * The front of the cluster: nginx as load balancer and HTTP cache over the replicas. The same text
- * is the compose recipe's deploy/nginx.conf (a test keeps the two equal); docs/deploy.md explains it.
+ * The front of the cluster: nginx as HTTP cache before the balancer (HAProxy, cluster/haproxy.ts),
+ * which spreads the misses over the replicas. The same text is the compose recipe's
+ * deploy/nginx.conf (a test keeps the two equal); docs/deploy.md explains it.
  */
 export interface FrontOptions {
   readonly listen: string
-  readonly upstreams: ReadonlyArray<string>
+  /** the balancer's address: every miss goes there */
+  readonly balancer: string
   readonly cacheDir: string
   /** where a local nginx keeps its pid, logs and temporary files; none in a container (stdout, stderr) */
   readonly prefixDir?: string
@@ -31,11 +33,12 @@ http {${options.prefixDir === undefined ? "" : localHttpFiles(options.prefixDir)
   log_format cluster '$remote_addr "$request" $status $upstream_cache_status $upstream_addr $upstream_status $request_time';
   access_log ${options.prefixDir === undefined ? "/dev/stdout" : `${options.prefixDir}/access.log`} cluster buffer=64k flush=1s;
 
-  # Passive health: a replica that refuses or times out is left alone for 2 s; the idempotent
-  # request goes to the next one (open-source nginx has no active checks; see docs/deploy.md).
+  # One upstream, the balancer, never marked failed (max_fails=0): it checks the replicas' health
+  # and retries on another replica (cluster/haproxy.ts); nginx only caches.
   upstream catalogue {
-${options.upstreams.map((address) => `    server ${address} max_fails=1 fail_timeout=2s;`).join("\n")}
+    server ${options.balancer} max_fails=0;
     keepalive 32;
+    keepalive_timeout 30s;
   }
 
   # The key is what the service answers by; Vary (Accept-Encoding) is honoured by nginx per entry.
@@ -48,14 +51,14 @@ ${options.upstreams.map((address) => `    server ${address} max_fails=1 fail_tim
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $host;
-      # appended, never replaced: the service (TRUST_PROXY=1) reads the last entry, the address nginx saw
+      # appended, never replaced: the balancer appends its own, and the service (TRUST_PROXY=2)
+      # reads the second entry from the right, the address nginx saw
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_connect_timeout 1s;
-      proxy_read_timeout 10s;
-      # GET and HEAD only (nginx never retries a non-idempotent request); a 503 is the service's answer
-      proxy_next_upstream error timeout http_502 http_504;
-      proxy_next_upstream_tries 3;
-      proxy_next_upstream_timeout 10s;
+      # longer than the balancer's tries (10 s each) so that its answer, not a timeout here, is passed on
+      proxy_read_timeout 35s;
+      # a kept-alive connection the balancer closed meanwhile is tried again on a new one
+      proxy_next_upstream error;
 
       proxy_cache catalogue;
       proxy_cache_key $scheme$host$request_uri;

@@ -621,6 +621,34 @@ BEGIN
   PERFORM feed_due_songs(song_ids);
 END $$;
 
+-- Deletes the sources' due touches still ahead (their rows are written anew, moved or withdrawn)
+-- and notes them in change_withdrawn until the transaction commits.
+CREATE OR REPLACE FUNCTION feed_due_forget(sources text[], t timestamptz) RETURNS void LANGUAGE sql AS $$
+  WITH gone AS (DELETE FROM change_due WHERE source IN (SELECT unnest(sources)) AND due_at > t RETURNING due_at, kind, row_key, source)
+  INSERT INTO change_withdrawn (due_at, kind, row_key, source) SELECT DISTINCT due_at, kind, row_key, source FROM gone;
+$$;
+
+-- At commit: a due touch this transaction deleted whose time has come meanwhile, and that it did
+-- not write again, was public to every reader from its time until now (the withdrawal was not
+-- visible yet; a hot standby's due stream may have served it, and anyone may have fetched it), so
+-- its row gets an immediate touch: served as remove when no longer public, upsert when still.
+-- The first call of the transaction does the work for all its rows; the others find none.
+CREATE OR REPLACE FUNCTION feed_withdrawn_at_commit() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
+DECLARE
+  t timestamptz := clock_timestamp();
+BEGIN
+  WITH mine AS (DELETE FROM change_withdrawn WHERE xid = pg_current_xact_id() RETURNING due_at, kind, row_key, source)
+  INSERT INTO change_log (kind, row_key)
+  SELECT DISTINCT m.kind, m.row_key FROM mine m
+  WHERE m.due_at <= t
+    AND NOT EXISTS (SELECT 1 FROM change_due d
+                    WHERE d.due_at = m.due_at AND d.kind = m.kind AND d.row_key = m.row_key AND d.source = m.source);
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS feed_withdrawn_at_commit ON change_withdrawn;
+CREATE CONSTRAINT TRIGGER feed_withdrawn_at_commit AFTER INSERT ON change_withdrawn
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION feed_withdrawn_at_commit();
+
 -- Due touches of scheduled songs, written anew: the song and the rows it will change at its time,
 -- each only if public then as far as the catalogue says now. A song no longer scheduled keeps none
 -- ahead.
@@ -629,7 +657,7 @@ DECLARE
   t timestamptz := clock_timestamp();
 BEGIN
   IF cardinality(song_ids) = 0 THEN RETURN; END IF;
-  DELETE FROM change_due WHERE source IN (SELECT 'songs:' || x FROM unnest(song_ids) AS u(x)) AND due_at > t;
+  PERFORM feed_due_forget(ARRAY(SELECT 'songs:' || x FROM unnest(song_ids) AS u(x)), t);
   INSERT INTO change_due (due_at, kind, row_key, source)
   SELECT x.due, x.kind, x.row_key, 'songs:' || x.id FROM (
     SELECT s.id, s.published_at AS due, 'songs' AS kind, s.id::text AS row_key, true AS sure
@@ -648,7 +676,7 @@ DECLARE
   t timestamptz := clock_timestamp();
 BEGIN
   IF cardinality(album_ids) = 0 THEN RETURN; END IF;
-  DELETE FROM change_due WHERE source IN (SELECT 'albums:' || x FROM unnest(album_ids) AS u(x)) AND due_at > t;
+  PERFORM feed_due_forget(ARRAY(SELECT 'albums:' || x FROM unnest(album_ids) AS u(x)), t);
   INSERT INTO change_due (due_at, kind, row_key, source)
   SELECT x.due, x.kind, x.row_key, 'albums:' || x.id FROM (
     SELECT al.id, al.published_at AS due, 'albums' AS kind, al.id::text AS row_key, true AS sure
@@ -667,7 +695,7 @@ DECLARE
   t timestamptz := clock_timestamp();
 BEGIN
   IF cardinality(list_ids) = 0 THEN RETURN; END IF;
-  DELETE FROM change_due WHERE source IN (SELECT 'curated_lists:' || x FROM unnest(list_ids) AS u(x)) AND due_at > t;
+  PERFORM feed_due_forget(ARRAY(SELECT 'curated_lists:' || x FROM unnest(list_ids) AS u(x)), t);
   INSERT INTO change_due (due_at, kind, row_key, source)
   SELECT published_at, 'curated_lists', id::text, 'curated_lists:' || id
   FROM curated_lists WHERE id IN (SELECT unnest(list_ids)) AND published_at > t;

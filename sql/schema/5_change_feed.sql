@@ -25,6 +25,18 @@ CREATE INDEX change_due_order_idx ON change_due (due_at, kind, row_key);
 CREATE INDEX change_due_source_idx ON change_due (source, due_at);
 CREATE INDEX change_due_xid_idx ON change_due (xid, due_at, kind, row_key);
 
+-- Due touches the running transaction deleted (a schedule moved or withdrawn), kept until it
+-- commits: one whose time came meanwhile gets an immediate touch then (feed_withdrawn_at_commit).
+-- Empty outside a transaction.
+CREATE TABLE change_withdrawn (
+  xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  due_at timestamp with time zone NOT NULL,
+  kind text NOT NULL,
+  row_key text NOT NULL,
+  source text NOT NULL
+);
+CREATE INDEX change_withdrawn_xid_idx ON change_withdrawn (xid);
+
 -- When the feed began (a reader without a cursor starts from the backfill and from this time), and
 -- the secret its cursors are sealed under (src/Changes/CursorSeal.ts), kept here so that every
 -- replica seals and opens them alike: 32 bytes from two random UUIDs (244 random bits, from

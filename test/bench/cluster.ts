@@ -1,7 +1,7 @@
 /**
  * `bun test/bench/cluster.ts [--songs N] [--seconds S]`: the cluster's figures (cluster/Cluster.ts)
  * written into test/bench/RESULTS.md between <!-- cluster --> marks (run.ts keeps them):
- * - throughput of 1, 2 and 3 replicas behind nginx, every request a miss of the front cache
+ * - throughput of 1, 2 and 3 replicas behind nginx and HAProxy, every request a miss of the front cache
  *   (a fresh query string; the replicas' own response cache off), song details at uniform ids;
  * - the front cache's hit ratio under the bench's Zipf traffic (song details by popularity);
  * - the standbys' replay lag while the primary rewrites every song's title (one bulk UPDATE).
@@ -22,6 +22,7 @@ import {
   stopCluster,
   type ClusterState
 } from "../../cluster/Cluster.js"
+import { HEALTH_BOUND_MS, HEALTH_CHECK } from "../../cluster/haproxy.js"
 import { ensureWrk, runWrk } from "./wrk.js"
 
 const arg = (name: string, fallback: number) => {
@@ -139,10 +140,11 @@ try {
 ## The cluster on one machine
 
 Written by \`bun test/bench/cluster.ts --songs ${songs} --seconds ${seconds} --rounds ${rounds}\` (${new Date().toISOString()}): \`bun run cluster\`'s
-parts (a primary, two hot standbys, replicas reading them, Redis, nginx in front) and wrk (1 thread,
+parts (a primary, two hot standbys, replicas reading them, Redis, HAProxy balancing over them with
+its health checks, nginx in front of it as cache) and wrk (1 thread,
 32 connections) all on this 2-core machine. ${songs.toLocaleString("en")} songs (${ids.length.toLocaleString("en")} public).
 
-Throughput behind nginx (median of ${rounds} interleaved rounds of ${seconds} s after a 5 s warm-up of all three), every request a miss of the front cache (song details at uniform ids, each
+Throughput behind nginx and HAProxy (the replicas left out put in maintenance on HAProxy; median of ${rounds} interleaved rounds of ${seconds} s after a 5 s warm-up of all three), every request a miss of the front cache (song details at uniform ids, each
 with its own query string; the replicas' response cache off, the rate limit out of the way):
 
 | replicas | req/s | p50 ms | p95 ms | p99 ms | non-2xx | socket errors | req/s by round |
@@ -150,13 +152,16 @@ with its own query string; the replicas' response cache off, the rate limit out 
 ${scaling.join("\n")}
 
 Where the limit is: one replica is one Bun process, one thread, so it uses at most one core while
-nginx, the standby's PostgreSQL and wrk share the other; a second and third replica let the
+nginx, HAProxy, the standby's PostgreSQL and wrk share the other; a second and third replica let the
 service's work spread over both cores, and that is all they add here (the two cores were then
 saturated: the machine, not a replica, is the limit). On this shared machine (other sessions'
-benchmarks ran meanwhile, load average 8-11) more processes also win a larger share of the
+benchmarks may run meanwhile) more processes also win a larger share of the
 scheduler, so read the gain from 1 to 3 as an upper bound of what a second core gives, not as what
 more machines would give; on separate machines each replica brings its own cores and the standby
-becomes the next limit.
+becomes the next limit. The balancer's health checks (\`GET /v1/health/ready\` every
+${HEALTH_CHECK.intervalMs} ms on each replica, out after ${HEALTH_CHECK.fall} failures, back after ${HEALTH_CHECK.rise} passes) cost nothing here: readiness
+asks the database at most once a second per replica. A replica whose database goes away leaves
+the rotation within ${HEALTH_BOUND_MS / 1000} s (about 1 s when the database refuses connections; test/cluster/faults.cluster.ts).
 
 The front cache under the bench's Zipf traffic (song details by popularity, s = 1, ${seconds} s from a
 cold cache, three replicas): ${zipf.requestsPerSecond.toFixed(0)} req/s, p50 ${zipf.p50Ms.toFixed(2)} ms,

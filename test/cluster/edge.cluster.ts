@@ -7,7 +7,7 @@ const state = cluster()
 const proxy = proxyUrl(state)
 const behindProxy = state.replicas.filter((replica) => replica.reads !== "primary")
 
-describe("the rate limit across replicas (Redis, TRUST_PROXY=1 behind nginx)", () => {
+describe("the rate limit across replicas (Redis, TRUST_PROXY=2 behind nginx and HAProxy)", () => {
   test("one client gets 360 per 60 s in all, not per replica; another client keeps its own; X-Forwarded-For picks no bucket", async () => {
     const client = "127.0.3.1"
     const started = Date.now()
@@ -28,7 +28,8 @@ describe("the rate limit across replicas (Redis, TRUST_PROXY=1 behind nginx)", (
     expect(allowed).toBeLessThanOrEqual(360 + Math.ceil(seconds * 6) + 2)
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0)
 
-    // the same client naming another address in X-Forwarded-For is still itself (nginx appends what it saw)
+    // the same client naming another address in X-Forwarded-For is still itself (nginx appends what it
+    // saw, HAProxy what it saw: the replicas take the second from the right)
     const spoofed = await get(proxy, "/v1/songs/9999990", { from: client, headers: { "x-forwarded-for": "203.0.113.9" } })
     expect(spoofed.status).toBe(429)
     expect(JSON.parse(spoofed.body).error.code).toBe("rate_limited")

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test"
 import pg from "pg"
+import { HEALTH_BOUND_MS } from "../../cluster/haproxy.js"
 import {
+  balancerStatus,
   databaseUrl,
   proxyUrl,
   replicaUrl,
@@ -46,6 +48,52 @@ describe("replicas behind the proxy", () => {
     expect(result.sent).toBeGreaterThan(100)
     expect(result.failures).toEqual([])
   }, 180_000)
+})
+
+describe("the balancer's health checks on /v1/health/ready", () => {
+  test("a replica whose database is away (alive, not ready) leaves the rotation within the bound, no client sees its 503; back when ready", async () => {
+    // the only replica on the second standby: stopping that standby leaves the process running, unready
+    const replica = state.replicas.find((candidate) => candidate.reads === "standby2")!
+    const statusOf = async () => (await balancerStatus(state))[replica.name]!
+    const waitUntil = async (wanted: (status: string) => boolean) => {
+      const started = Date.now()
+      while (!wanted((await statusOf()).status) && Date.now() - started < 3 * HEALTH_BOUND_MS) await Bun.sleep(50)
+      return Date.now() - started
+    }
+    expect((await statusOf()).status).toBe("UP")
+    let loading = true
+    const load = runLoad(proxy, PUBLIC_PATHS, (async () => {
+      while (loading) await Bun.sleep(50)
+    })())
+    try {
+      await Bun.sleep(1_000)
+      stopDatabase(state, "standby2", "fast")
+      let restarted = false
+      try {
+        expect(await waitUntil((status) => status.startsWith("DOWN"))).toBeLessThan(HEALTH_BOUND_MS)
+        expect((await get(replicaUrl(replica), "/v1/health/ready")).status).toBe(503)
+        // out of rotation: the balancer sends it nothing more
+        const before = (await statusOf()).sessions
+        await Bun.sleep(2_000)
+        expect((await statusOf()).sessions).toBe(before)
+        restartDatabase(state, "standby2")
+        restarted = true
+        expect(await waitUntil((status) => status === "UP")).toBeLessThan(HEALTH_BOUND_MS)
+        // and back in it
+        const back = (await statusOf()).sessions
+        await Bun.sleep(1_000)
+        expect((await statusOf()).sessions).toBeGreaterThan(back)
+      } finally {
+        if (!restarted) restartDatabase(state, "standby2")
+      }
+    } finally {
+      loading = false
+    }
+    const result = await load
+    expect(result.sent).toBeGreaterThan(100)
+    // the answers of the moment before the checks caught it were tried again on another replica
+    expect(result.failures).toEqual([])
+  }, 60_000)
 })
 
 describe("the standby", () => {

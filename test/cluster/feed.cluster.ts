@@ -237,6 +237,31 @@ describe("the change feed across replicas reading standbys with different lag", 
     expect(mirror.rows.has("songs/12")).toBe(true)
   }, 120_000)
 
+  test("a withdrawal still open on the primary when its row falls due: the upsert a standby served is followed by a remove", async () => {
+    const [writer, withdrawal] = writers as [pg.Client, pg.Client]
+    const mirror = new Mirror()
+    await expectMirrorEqualsCatalogue(mirror)
+    // a song no one has seen, scheduled a moment ahead, with a credit (artist 4 is public)
+    await writer.query("BEGIN")
+    await writer.query("INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (960, 'Almost', 'almost', '2020-01-01', clock_timestamp() + interval '1 second')")
+    await writer.query("INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (960, 1, 4, 1)")
+    await writer.query("COMMIT")
+    // withdrawn before its time, in a transaction still open when the time comes
+    await withdrawal.query("BEGIN")
+    await withdrawal.query("UPDATE songs SET published_at = NULL WHERE id = 960")
+    // a standby cannot see the primary's running writers: past the due time its due stream serves the song
+    const started = Date.now()
+    while (!mirror.rows.has("songs/960") && Date.now() - started < 10_000) {
+      await Bun.sleep(100)
+      await mirror.poll(replicaUrl(fresh))
+    }
+    expect(mirror.rows.has("songs/960")).toBe(true)
+    await withdrawal.query("COMMIT")
+    // the commit, past the due time it withdrew, touches the song: served as remove
+    await expectMirrorEqualsCatalogue(mirror)
+    expect(mirror.rows.has("songs/960")).toBe(false)
+  }, 120_000)
+
   test("a mirror following the proxy while the primary is edited equals the public catalogue and never skips", async () => {
     const mirror = new Mirror()
     await expectMirrorEqualsCatalogue(mirror)
