@@ -32,8 +32,8 @@ const songs = async (text: string, limit = 5) =>
 const drift = async () => {
   const [docs] = await server.sql<{ n: number }>(`
     WITH fresh AS (
-      SELECT kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle FROM search_sources)
-    ${rowsUnlike("SELECT kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle FROM search_docs", "TABLE fresh")}`)
+      SELECT kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle FROM search_sources)
+    ${rowsUnlike("SELECT kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle FROM search_docs", "TABLE fresh")}`)
   const [postings] = await server.sql<{ n: number }>(`
     WITH fresh AS (
       SELECT p.* FROM search_sources d

@@ -3,6 +3,11 @@
 
 -- ---- The search tables: their rows from the catalogue, kept by row and count triggers ---------
 
+-- A folded name's words in order, each Han, kana or hangul character a word: the text the query
+-- as typed (search_query_phrase) is compared with.
+CREATE OR REPLACE FUNCTION search_phrase(folded text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN coalesce(btrim(regexp_replace(search_spaced(folded), ' +', ' ', 'g')), '');
+
 -- Every searchable row's names by field, from the catalogue (live rows only; docs/search.md).
 CREATE OR REPLACE VIEW search_sources AS
   SELECT search_kind('songs') AS kind, s.id, search_split(s.search_title) AS title_words,
@@ -10,7 +15,7 @@ CREATE OR REPLACE VIEW search_sources AS
                JOIN artists a ON a.id = c.artist_id
                CROSS JOIN LATERAL unnest(search_split(a.search_full_name)) w
                WHERE c.song_id = s.id ORDER BY w) AS other_words,
-         coalesce(al.words, '{}') AS album_words, al.public_from AS album_from,
+         coalesce(al.words, '{}') AS album_words, al.public_from AS album_from, search_phrase(s.search_title) AS title_text,
          coalesce(s.vidsvc_views, 0)::bigint AS popularity, s.published_at AS public_from, NULL::text AS handle
   FROM songs s
   LEFT JOIN LATERAL (
@@ -21,20 +26,20 @@ CREATE OR REPLACE VIEW search_sources AS
     HAVING count(*) > 0) al ON true
   WHERE song_is_live(s.published_at, s.deleted_at)
   UNION ALL
-  SELECT search_kind('artists'), a.id, search_split(a.search_name), search_split(fold_name(a.prefix_title)), '{}', NULL,
+  SELECT search_kind('artists'), a.id, search_split(a.search_name), search_split(fold_name(a.prefix_title)), '{}', NULL, search_phrase(a.search_name),
          coalesce((SELECT ac.live_credits FROM artist_counts ac WHERE ac.artist_id = a.id), 0)::bigint,
          CASE WHEN (SELECT c.settled_songs FROM artist_song_counts c WHERE c.artist_id = a.id) > 0
               THEN '-infinity'::timestamptz END,
          NULL
   FROM artists a
   UNION ALL
-  SELECT search_kind('albums'), al.id, search_split(al.search_title), '{}', '{}', NULL,
+  SELECT search_kind('albums'), al.id, search_split(al.search_title), '{}', '{}', NULL, search_phrase(al.search_title),
          (SELECT count(*) FROM album_tracks t JOIN songs ts ON ts.id = t.song_id
           WHERE t.album_id = al.id AND song_is_live(ts.published_at, ts.deleted_at)),
          al.published_at, NULL
   FROM albums al WHERE album_is_live(al.published_at)
   UNION ALL
-  SELECT search_kind('curated_lists'), l.id, search_split(l.search_title), '{}', '{}', NULL,
+  SELECT search_kind('curated_lists'), l.id, search_split(l.search_title), '{}', '{}', NULL, search_phrase(l.search_title),
          CASE WHEN l.content_type = 'songs'
            THEN (SELECT count(*) FROM curated_list_songs e JOIN songs es ON es.id = e.song_id
                  WHERE e.list_id = l.id AND song_is_live(es.published_at, es.deleted_at))
@@ -44,17 +49,17 @@ CREATE OR REPLACE VIEW search_sources AS
          l.published_at, NULL
   FROM curated_lists l WHERE curated_list_is_live(l.published_at)
   UNION ALL
-  SELECT search_kind('labels'), lb.id, search_split(lb.search_name), search_split(lb.search_former_name), '{}', NULL,
+  SELECT search_kind('labels'), lb.id, search_split(lb.search_name), search_split(lb.search_former_name), '{}', NULL, search_phrase(lb.search_name),
          coalesce((SELECT lc.live_songs FROM label_counts lc WHERE lc.label_id = lb.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM labels lb
   UNION ALL
-  SELECT search_kind('genres'), g.id, search_split(g.search_title), '{}', '{}', NULL,
+  SELECT search_kind('genres'), g.id, search_split(g.search_title), '{}', '{}', NULL, search_phrase(g.search_title),
          coalesce((SELECT gc.live_songs FROM genre_counts gc WHERE gc.genre_id = g.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM genres g
   UNION ALL
-  SELECT search_kind('users'), m.id, search_split(m.search_name), search_split(m.search_username), '{}', NULL,
+  SELECT search_kind('users'), m.id, search_split(m.search_name), search_split(m.search_username), '{}', NULL, search_phrase(m.search_name),
          coalesce((SELECT mc.live FROM member_contribution_counts mc WHERE mc.member_id = m.id), 0)::bigint,
          '-infinity'::timestamptz, lower(m.username)
   FROM members m WHERE member_is_public(m.username, m.is_banned);
@@ -134,8 +139,8 @@ BEGIN
   DELETE FROM search_docs WHERE kind = doc_kind AND id = ANY(ids);
   DELETE FROM search_postings WHERE kind = doc_kind AND id = ANY(ids);
   WITH came AS (
-    INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle)
-    SELECT s.kind, s.id, s.title_words, s.other_words, s.album_words, s.album_from, s.popularity, s.public_from, s.handle
+    INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle)
+    SELECT s.kind, s.id, s.title_words, s.other_words, s.album_words, s.album_from, s.title_text, s.popularity, s.public_from, s.handle
     FROM search_sources s WHERE s.kind = doc_kind AND s.id = ANY(ids)
     RETURNING kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle),
   posted AS (
@@ -321,8 +326,8 @@ BEGIN
     EXECUTE statement;
   END LOOP;
   TRUNCATE search_docs, search_postings, search_words, search_word_variants;
-  INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle)
-  SELECT kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle FROM search_sources;
+  INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle)
+  SELECT kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle FROM search_sources;
   INSERT INTO search_postings SELECT p.* FROM search_docs d CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p;
   INSERT INTO search_words SELECT DISTINCT word FROM search_postings;
   INSERT INTO search_word_variants (variant, word, deletions)
@@ -386,6 +391,8 @@ DECLARE
   q_all tsquery;
   q_own tsquery;
   q_part tsquery;
+  -- the query's words as typed, for the titles that begin with them
+  q_phrase text := (SELECT string_agg(t.word, ' ' ORDER BY t.grp) FROM unnest(terms) t WHERE t.edits = 0);
   candidates integer[];
   found integer;
   counted integer;
@@ -428,7 +435,7 @@ BEGIN
           SELECT p.id FROM search_postings p
           WHERE p.kind = k AND p.word = w.word AND search_entry_visible(k, p.id, p.public_from) LIMIT bound * 3) p
         LIMIT bound * 3) p)
-    SELECT b.id, search_score(1, 1, b.edits, (b.field = 1)::int, (b.field = 2)::int, b.whole), b.popularity, b.handle,
+    SELECT b.id, search_score(1, 1, b.edits, (b.field = 1)::int, (b.field = 2)::int, b.whole, b.whole), b.popularity, b.handle,
            least((SELECT count(*) FROM matches), bound)::integer
     FROM best b
     ORDER BY 2 DESC, b.popularity DESC, b.handle, b.id LIMIT take;
@@ -454,10 +461,23 @@ BEGIN
           ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_postings p
                                           WHERE p.kind = k AND p.word = ANY(array_agg(t.word)) LIMIT 5000) c), t.grp
           LIMIT 1) r;
+    -- its titles by popularity, its whole titles and other names, and the titles that begin with
+    -- the query as typed
     SELECT array_agg(DISTINCT d.id) INTO candidates
-    FROM unnest(walked) w
-    CROSS JOIN LATERAL (SELECT p.id FROM search_postings p WHERE p.kind = k AND p.word = w
-                        ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT rankable * 3) p
+    FROM (SELECT p.id FROM unnest(walked) w
+          CROSS JOIN LATERAL (
+            (SELECT p.id FROM search_postings p WHERE p.kind = k AND p.word = w AND p.field = 1 AND NOT p.whole
+             ORDER BY p.popularity DESC, p.handle, p.id LIMIT rankable)
+            UNION ALL
+            (SELECT p.id FROM search_postings p WHERE p.kind = k AND p.word = w AND p.field = 1 AND p.whole
+             ORDER BY p.popularity DESC, p.handle, p.id LIMIT take)
+            UNION ALL
+            (SELECT p.id FROM search_postings p WHERE p.kind = k AND p.word = w AND p.field = 2
+             ORDER BY p.popularity DESC, p.handle, p.id LIMIT take)) p
+          UNION ALL
+          (SELECT t.id FROM search_docs t
+           WHERE t.kind = k AND t.title_text >= q_phrase AND t.title_text < q_phrase || U&'\+10FFFF'
+           ORDER BY t.title_text LIMIT rankable)) p
     JOIN search_docs d ON d.kind = k AND d.id = p.id
     WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own);
   ELSIF found = 0 AND n >= 3 THEN
@@ -478,9 +498,9 @@ BEGIN
   END IF;
 
   RETURN QUERY
-  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.in_title >= r.title_size), r.popularity, r.handle, counted
+  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.in_title >= r.title_size, starts_with(r.title_text, q_phrase)), r.popularity, r.handle, counted
   FROM (
-    SELECT d.id, d.popularity, d.handle, cardinality(d.title_words) AS title_size,
+    SELECT d.id, d.popularity, d.handle, cardinality(d.title_words) AS title_size, d.title_text,
            count(*) FILTER (WHERE x.m)::integer AS matched,
            sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] THEN 0 WHEN coalesce(d.lexemes @@ g_one[i], false) THEN 1 ELSE 2 END)::integer AS edits,
            count(*) FILTER (WHERE x.m AND d.lexemes @@ g_title[i])::integer AS in_title,
@@ -495,11 +515,12 @@ BEGIN
 END $$;
 
 -- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
--- found exactly in the title (or name) and covering it. Words found, then fewer edits, then
--- words in the title, then in the other names, then the title covered.
-CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN ((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + covered::int)::double precision
-       / ((((words * 100 + 99) * 100 + words) * 100) * 2 + 1);
+-- found exactly in the title (or name), covering it, the title beginning with the query as typed.
+-- Words found, then fewer edits, then words in the title, then in the other names, then the title
+-- covered, then the title beginning with the query.
+CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN (((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + covered::int) * 2 + begins::int)::double precision
+       / (((((words * 100 + 99) * 100 + words) * 100) * 2 + 1) * 2 + 1);
 
 -- ---- Name filters of lists: folded names, kept grams of one and two characters -------------
 

@@ -9,7 +9,8 @@ CREATE TYPE search_term AS (grp smallint, word text, edits smallint, prefix bool
 -- kind: the type's place in the order of /v1/search's types (1 songs ... 7 users).
 -- Fields: title_words the title or name; other_words the performers with their honorifics
 -- (songs), the honorific (artists), the former name (labels), the handle (users); album_words the
--- titles of the song's live albums, which count once album_from has passed.
+-- titles of the song's live albums, which count once album_from has passed. title_text: the title's
+-- words in order (search_phrase), for the title that begins with the query as typed.
 CREATE TABLE search_docs (
   kind smallint NOT NULL,
   id integer NOT NULL,
@@ -17,6 +18,7 @@ CREATE TABLE search_docs (
   other_words text[] NOT NULL,
   album_words text[] NOT NULL,
   album_from timestamp with time zone,
+  title_text text COLLATE "C" NOT NULL,
   popularity bigint NOT NULL,
   public_from timestamp with time zone,
   handle text,
@@ -24,6 +26,7 @@ CREATE TABLE search_docs (
   PRIMARY KEY (kind, id)
 );
 CREATE INDEX search_docs_lexemes_idx ON search_docs USING gin (lexemes);
+CREATE INDEX search_docs_title_idx ON search_docs (kind, title_text) INCLUDE (popularity);
 
 -- One row per word and field of a search row; `whole` when the word is the whole title.
 CREATE TABLE search_postings (
