@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { collectsFewMatches } from "../src/Artists/Repo.js"
+import { collectsFewMatches, MATCH_PROBE_IN_WALKED_ENTRIES } from "../src/Artists/Repo.js"
 import { request } from "./support/http.js"
 import { walkByCursor } from "./support/pages.js"
 import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
@@ -191,7 +191,7 @@ describe("artist queries (kept grams, kept names' trigrams)", () => {
   test("both ways of finding a query's page equal counting the public artists, after every kind of change", async () => {
     // the catalogue makes both ways happen: a test of one way only could not fail for the other
     const facts = async (q: string) =>
-      (await server.sql<{ kept_matches: number; kept_artists: number }>("SELECT * FROM artist_name_query($1)", [q]))[0]!
+      (await server.sql<{ kept_matches: number; kept_artists: number }>("SELECT * FROM artist_name_query($1, $2)", [q, MATCH_PROBE_IN_WALKED_ENTRIES]))[0]!
     // (a gram's kept matches are exact; a longer query's are counted only as far as the choice needs: a thirtieth of the kept artists)
     for (const [q, kept, collected] of [["zy", 2, true], ["zyq", 1, true], ["a 😀", 0, true], ["a", 310, false], ["ama", 11, false]] as const) {
       const { kept_matches, kept_artists } = await facts(q)

@@ -639,8 +639,11 @@ BEGIN
   FROM (SELECT fold_name(q) AS folded) f);
 END $$;
 
-CREATE OR REPLACE FUNCTION artist_name_query(q text) RETURNS TABLE(kept_matches integer, kept_artists integer) LANGUAGE sql STABLE AS $$
-  SELECT CASE WHEN char_length(f.folded) > 2 AND 60 * b.fewest::bigint * b.fewest <= t.with_settled THEN b.fewest
+-- A q's facts for the artists list: its kept matches when few enough to collect (probe_cost: what
+-- collecting one match costs in entries walked, MATCH_PROBE_IN_WALKED_ENTRIES in src/Artists/Repo.ts),
+-- else counted as far as the choice needs; and the kept artists.
+CREATE OR REPLACE FUNCTION artist_name_query(q text, probe_cost integer) RETURNS TABLE(kept_matches integer, kept_artists integer) LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN char_length(f.folded) > 2 AND probe_cost * b.fewest::bigint * b.fewest <= t.with_settled THEN b.fewest
               ELSE artist_kept_name_count(q, t.with_settled / 30 + 1) END,
     t.with_settled::integer
   FROM artist_song_totals t

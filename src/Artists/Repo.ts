@@ -104,7 +104,7 @@ const albumsSort = (source: KeysetSort["source"]): KeysetSort => ({
  * What collecting one match of a short query costs (its artist probed for the public rule and song
  * count), in entries of a kept order walked: ~10 us against ~0.16 us at 1M songs (docs/query-plans.md).
  */
-const MATCH_PROBE_IN_WALKED_ENTRIES = 60
+export const MATCH_PROBE_IN_WALKED_ENTRIES = 60
 
 /**
  * Does a short query's page cost less collected from its `matches` kept pairs (each probed, then
@@ -216,7 +216,7 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
     const namedPage = (q: string, sort: ArtistSort, page: PageParamsInput, scope: string) =>
       Effect.gen(function*() {
         const [facts] = yield* sql<{ kept_matches: number; kept_artists: number }>`
-          SELECT kept_matches, kept_artists FROM artist_name_query(${q})`.pipe(Effect.orDie)
+          SELECT kept_matches, kept_artists FROM artist_name_query(${q}, ${MATCH_PROBE_IN_WALKED_ENTRIES})`.pipe(Effect.orDie)
         if (facts === undefined || collectsFewMatches(facts.kept_matches, facts.kept_artists, page)) {
           const among = isShortQuery(q)
             ? sql`SELECT m.artist_id FROM artist_kept_name_matches(${q}) m UNION ALL SELECT u.id FROM visible_unsettled_artist_ids() u`

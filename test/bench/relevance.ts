@@ -6,7 +6,6 @@
  * "Search relevance" section of test/bench/RESULTS.md for that catalogue (or label), keeping the
  * rest of the file. See test/bench/README.md.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
 import pg from "pg"
@@ -14,7 +13,7 @@ import { ensureCatalogue, serverVersion } from "./catalogue.js"
 import { freePort, startServer } from "./processes.js"
 import { generateQueries, type Rows } from "./relevanceQueries.js"
 import { renderRelevanceTable, renderSkips, runRelevance } from "./relevanceSuite.js"
-import { sweepDatabaseName } from "./sweep.js"
+import { sweepDatabaseName, writeResultsSection } from "./sweep.js"
 
 const HERE = import.meta.dir
 
@@ -35,18 +34,6 @@ const migrate = async (url: string, name: string) => {
   if (await child.exited !== 0) throw new Error(`migrating ${name} failed`)
 }
 
-/** Writes `section` between its markers, replacing an earlier one of the same key; the rest of the file stays. */
-const writeRelevanceSection = (key: string, section: string) => {
-  const file = resolve(HERE, "RESULTS.md")
-  const begin = `<!-- relevance ${key} -->`
-  const end = `<!-- /relevance ${key} -->`
-  const current = existsSync(file) ? readFileSync(file, "utf8") : ""
-  const block = `${begin}\n${section}\n${end}`
-  const at = current.indexOf(begin)
-  writeFileSync(file, at === -1
-    ? `${current.trimEnd()}\n\n${block}\n`
-    : current.slice(0, at) + block + current.slice(current.indexOf(end) + end.length))
-}
 
 export const runRelevanceBench = async (serverUrl: string, options: RelevanceOptions, log: (line: string) => void) => {
   const started = performance.now()
@@ -107,7 +94,7 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
     ].join("\n")
     console.log(`\n${table}\n\n${renderSkips(run)}`)
     const key = options.label === undefined ? String(songs) : options.label.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
-    writeRelevanceSection(key, section)
+    writeResultsSection(`relevance ${key}`, section)
     log(`wrote the relevance section to test/bench/RESULTS.md in ${((performance.now() - started) / 1000).toFixed(0)} s`)
   } finally {
     await service.stop()

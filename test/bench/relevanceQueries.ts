@@ -152,6 +152,24 @@ const fits = (made: Made): Made | string => (made.text.length <= MAX_QUERY ? mad
 
 const needArtist = (target: Target) => target.artist ?? "no performing artist"
 
+/** A title as typed so far: cut inside a word, the last word a prefix. */
+const typed = (folded: string): Made | string => {
+  const text = typedPrefix(folded)
+  return text === undefined ? "no cut inside a word" : { text, partial: { words: words(text), lastIsPrefix: true } }
+}
+
+/** A song's title and its first performer's name, joined as `join` puts them. */
+const titleWithArtist = (name: string, example: string, join: (title: string, artist: string) => string): QueryClass => ({
+  name,
+  example,
+  type: "songs",
+  namesArtist: true,
+  make: (target) => {
+    const artist = needArtist(target)
+    return typeof artist === "string" ? artist : fits({ text: join(target.title, artist.name) })
+  }
+})
+
 /** The classes, in the order of the table. */
 export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
   {
@@ -173,10 +191,7 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
     example: "tonight co",
     type: "songs",
     namesArtist: false,
-    make: (target) => {
-      const text = typedPrefix(target.folded)
-      return text === undefined ? "no cut inside a word" : { text, partial: { words: words(text), lastIsPrefix: true } }
-    }
+    make: (target) => typed(target.folded)
   },
   {
     name: "title one typo",
@@ -205,26 +220,8 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
       return { text: [...all.slice(1), all[0]!].join(" ") }
     }
   },
-  {
-    name: "title + artist",
-    example: "Tonight Coffee Salmah binti Hussein",
-    type: "songs",
-    namesArtist: true,
-    make: (target) => {
-      const artist = needArtist(target)
-      return typeof artist === "string" ? artist : fits({ text: `${target.title} ${artist.name}` })
-    }
-  },
-  {
-    name: "artist + title",
-    example: "Salmah binti Hussein Tonight Coffee",
-    type: "songs",
-    namesArtist: true,
-    make: (target) => {
-      const artist = needArtist(target)
-      return typeof artist === "string" ? artist : fits({ text: `${artist.name} ${target.title}` })
-    }
-  },
+  titleWithArtist("title + artist", "Tonight Coffee Salmah binti Hussein", (title, artist) => `${title} ${artist}`),
+  titleWithArtist("artist + title", "Salmah binti Hussein Tonight Coffee", (title, artist) => `${artist} ${title}`),
   {
     name: "title + artist, last word typed",
     example: "tonight coffee salmah binti huss",
@@ -269,8 +266,7 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
     extra: "non-Latin",
     make: (target) => {
       if (!NON_LATIN.test(target.title)) return "no Chinese or Tamil in the title"
-      const text = typedPrefix(target.folded)
-      return text === undefined ? "no cut inside a word" : { text, partial: { words: words(text), lastIsPrefix: true } }
+      return typed(target.folded)
     }
   },
   {

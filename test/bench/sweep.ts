@@ -395,11 +395,11 @@ const renderSection = (songs: number, how: string, largest: ReadonlyArray<string
   ].join("\n")
 }
 
-/** Replaces (or appends) the sweep section of this size in RESULTS.md, leaving the rest as it is. */
-export const writeSweepSection = (songs: number, section: string) => {
+/** Replaces (or appends) the section between `<!-- name -->` and `<!-- /name -->` in RESULTS.md, leaving the rest as it is. */
+export const writeResultsSection = (name: string, section: string) => {
   const file = resolve(HERE, "RESULTS.md")
-  const begin = `<!-- sweep ${songs} -->`
-  const end = `<!-- /sweep ${songs} -->`
+  const begin = `<!-- ${name} -->`
+  const end = `<!-- /${name} -->`
   const current = existsSync(file) ? readFileSync(file, "utf8") : ""
   const block = `${begin}\n${section}\n${end}`
   const at = current.indexOf(begin)
@@ -456,7 +456,7 @@ export const runSweep = async (serverUrl: string, options: SweepOptions, log: (l
     }
     how += ` Load average at the end: ${loadavg()[0]!.toFixed(1)} (1 minute; 2 cores shared with other work).`
     if (options.families !== undefined) return
-    writeSweepSection(options.songs, renderSection(options.songs, how, largest, results, options.requests))
+    writeResultsSection(`sweep ${options.songs}`, renderSection(options.songs, how, largest, results, options.requests))
     log(`wrote the ${options.songs}-song sweep to test/bench/RESULTS.md in ${((performance.now() - started) / 1000).toFixed(0)} s`)
   } finally {
     await Promise.all(servers.map((server) => server.stop()))
