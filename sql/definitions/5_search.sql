@@ -477,7 +477,17 @@ BEGIN
           UNION ALL
           (SELECT t.id FROM search_docs t
            WHERE t.kind = k AND t.title_text >= q_phrase AND t.title_text < q_phrase || U&'\+10FFFF'
-           ORDER BY t.title_text LIMIT rankable)) p
+           ORDER BY t.title_text LIMIT rankable)
+          UNION ALL
+          -- the titles of just the query's words in another order (up to four words)
+          SELECT t.id FROM search_docs t
+          WHERE n <= 4 AND t.kind = k AND t.title_text = ANY(ARRAY(
+            WITH RECURSIVE orders(phrase, used) AS (
+              SELECT ''::text, '{}'::smallint[]
+              UNION ALL
+              SELECT ltrim(o.phrase || ' ' || e.word), o.used || e.grp
+              FROM orders o JOIN unnest(terms) e ON e.edits = 0 AND NOT e.grp = ANY(o.used))
+            SELECT o.phrase FROM orders o WHERE cardinality(o.used) = n))) p
     JOIN search_docs d ON d.kind = k AND d.id = p.id
     WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own);
   ELSIF found = 0 AND n >= 3 THEN
@@ -515,11 +525,11 @@ BEGIN
 END $$;
 
 -- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
--- found exactly in the title (or name), covering it, the title beginning with the query as typed.
+-- found exactly in the title (or name), the title beginning with the query as typed and covered.
 -- Words found, then fewer edits, then words in the title, then in the other names, then the title
--- covered, then the title beginning with the query.
+-- beginning with the query, then the title covered.
 CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN (((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + covered::int) * 2 + begins::int)::double precision
+  RETURN (((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + begins::int) * 2 + covered::int)::double precision
        / (((((words * 100 + 99) * 100 + words) * 100) * 2 + 1) * 2 + 1);
 
 -- ---- Name filters of lists: folded names, kept grams of one and two characters -------------
