@@ -52,6 +52,12 @@ export interface Made {
    * all is what the query names first, so such a target is skipped as ambiguous.
    */
   readonly partial?: { readonly words: ReadonlyArray<string>; readonly lastIsPrefix: boolean }
+  /**
+   * Words in another order: another song whose title begins with the query as typed is what the
+   * query names first (the ranking puts a title beginning with the query before popularity), so
+   * such a target is skipped as ambiguous ("velvet tonight" is a title of its own).
+   */
+  readonly reordered?: boolean
 }
 
 export interface QueryClass {
@@ -215,9 +221,9 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
           const j = rng.int(0, i)
           ;[shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!]
         }
-        if (shuffled.join(" ") !== all.join(" ")) return { text: shuffled.join(" ") }
+        if (shuffled.join(" ") !== all.join(" ")) return { text: shuffled.join(" "), reordered: true }
       }
-      return { text: [...all.slice(1), all[0]!].join(" ") }
+      return { text: [...all.slice(1), all[0]!].join(" "), reordered: true }
     }
   },
   titleWithArtist("title + artist", "Tonight Coffee Salmah binti Hussein", (title, artist) => `${title} ${artist}`),
@@ -421,6 +427,15 @@ const namesAnotherSong = async (rows: Rows, target: Target, partial: NonNullable
   return row?.found === true
 }
 
+/** Does another public song's folded title begin with the query as typed? */
+const beginsAnotherTitle = async (rows: Rows, target: Target, text: string) => {
+  const [row] = await rows(
+    `SELECT EXISTS (SELECT 1 FROM public_songs s WHERE s.search_title <> $1 AND s.search_title LIKE fold_name($2) || '%') AS found`,
+    [target.folded, text]
+  )
+  return row?.found === true
+}
+
 /**
  * The suite for a seed: a sample of `count` targets (fewer when the catalogue has fewer public
  * songs), the extra targets of the rare kinds, and their queries.
@@ -443,6 +458,8 @@ export const generateQueries = async (rows: Rows, options: { readonly targets: n
       if (typeof made === "string") skip(queryClass.name, made)
       else if (made.partial !== undefined && (await namesAnotherSong(rows, target, made.partial))) {
         skip(queryClass.name, "names a song at least as popular first")
+      } else if (made.reordered === true && (await beginsAnotherTitle(rows, target, made.text))) {
+        skip(queryClass.name, "another title begins with the words in that order")
       } else queries.push({ className: queryClass.name, type: queryClass.type, target, made })
     }
   }
