@@ -106,3 +106,16 @@ export const queryColumn = (url: string, text: string): Promise<Array<string>> =
 
 export const serverVersion = (url: string): Promise<string> =>
   withClient(url, async (client) => String((await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? "?"))
+
+/** An existing catalogue database `name` on the server of `serverUrl`, used as it is: migrated, never seeded. Its URL. */
+export const migrateExisting = async (serverUrl: string, name: string, log: (line: string) => void): Promise<string> => {
+  const target = new URL(serverUrl)
+  target.pathname = `/${name}`
+  const url = target.toString()
+  log(`migrating ${name} (used as it is, never seeded)`)
+  const child = Bun.spawn(["bun", "src/migrate.ts"], {
+    cwd: ROOT, env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: "warn" }, stdout: "inherit", stderr: "inherit"
+  })
+  if (await child.exited !== 0) throw new Error(`migrating ${name} failed`)
+  return url
+}

@@ -7,15 +7,13 @@
  * rest of the file. See test/bench/README.md.
  */
 import { loadavg } from "node:os"
-import { resolve } from "node:path"
 import pg from "pg"
-import { ensureCatalogue, serverVersion } from "./catalogue.js"
+import { ensureCatalogue, migrateExisting, serverVersion } from "./catalogue.js"
 import { freePort, startServer } from "./processes.js"
 import { generateQueries, type Rows } from "./relevanceQueries.js"
 import { renderRelevanceTable, renderSkips, runRelevance } from "./relevanceSuite.js"
 import { sweepDatabaseName, writeResultsSection } from "./sweep.js"
 
-const HERE = import.meta.dir
 
 export interface RelevanceOptions {
   readonly songs: number
@@ -27,14 +25,6 @@ export interface RelevanceOptions {
   readonly label: string | undefined
 }
 
-const migrate = async (url: string, name: string) => {
-  const child = Bun.spawn(["bun", "src/migrate.ts"], {
-    cwd: resolve(HERE, "../.."), env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: "warn" }, stdout: "inherit", stderr: "inherit"
-  })
-  if (await child.exited !== 0) throw new Error(`migrating ${name} failed`)
-}
-
-
 export const runRelevanceBench = async (serverUrl: string, options: RelevanceOptions, log: (line: string) => void) => {
   const started = performance.now()
   if (!Number.isInteger(options.targets) || options.targets <= 0) throw new Error("--targets needs a positive whole number")
@@ -42,12 +32,8 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
   let url: string
   let name: string
   if (options.database !== undefined) {
-    const target = new URL(serverUrl)
-    target.pathname = `/${options.database}`
-    url = target.toString()
     name = options.database
-    log(`migrating ${name} (used as it is, never seeded)`)
-    await migrate(url, name)
+    url = await migrateExisting(serverUrl, name, log)
   } else {
     name = sweepDatabaseName(options.songs)
     url = (await ensureCatalogue(serverUrl, name, options.songs, { quiet: false, log })).url

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
-import { ensureCatalogue, queryColumn, serverVersion } from "./catalogue.js"
+import { ensureCatalogue, migrateExisting, queryColumn, serverVersion } from "./catalogue.js"
 import { freePort, type ServerProcess, startServer } from "./processes.js"
 
 const HERE = import.meta.dir
@@ -420,14 +420,7 @@ export const runSweep = async (serverUrl: string, options: SweepOptions, log: (l
     let url: string
     let how: string
     if (options.database !== undefined) {
-      const target = new URL(serverUrl)
-      target.pathname = `/${options.database}`
-      url = target.toString()
-      log(`migrating ${options.database} (used as it is, never seeded)`)
-      const child = Bun.spawn(["bun", "src/migrate.ts"], {
-        cwd: resolve(HERE, "../.."), env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: "warn" }, stdout: "inherit", stderr: "inherit"
-      })
-      if (await child.exited !== 0) throw new Error(`migrating ${options.database} failed`)
+      url = await migrateExisting(serverUrl, options.database, log)
       how = `Catalogue: the existing database \`${options.database}\`, migrated (made by \`bun run seed --songs ${options.songs}\`).`
     } else {
       const name = sweepDatabaseName(options.songs)
