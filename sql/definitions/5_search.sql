@@ -369,12 +369,6 @@ BEGIN
   ) t);
 END $$;
 
--- A tsquery OR-ing the lexemes of some terms of kind k in the given fields.
-CREATE OR REPLACE FUNCTION search_terms_query(k smallint, terms search_term[], fields text) RETURNS tsquery LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-BEGIN
-  RETURN (SELECT string_agg(quote_literal(k || f || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END, ' | ')
-          FROM unnest(terms) t CROSS JOIN LATERAL unnest(string_to_array(fields, NULL)) f)::tsquery;
-END $$;
 
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
 -- kind's total (exact below `bound`, else `bound`).
@@ -399,14 +393,24 @@ DECLARE
   walked text[];
 BEGIN
   IF n = 0 THEN RETURN; END IF;
-  SELECT array_agg(search_terms_query(k, x.ts, 'to') ORDER BY x.grp),
-         array_agg(search_terms_query(k, x.ts, 'a') ORDER BY x.grp),
-         array_agg(search_terms_query(k, x.ts, 't') ORDER BY x.grp),
-         array_agg(search_terms_query(k, x.ts, 'o') ORDER BY x.grp),
-         array_agg(search_terms_query(k, ARRAY(SELECT e FROM unnest(x.ts) e WHERE e.edits = 0), 'toa') ORDER BY x.grp),
-         array_agg(search_terms_query(k, ARRAY(SELECT e FROM unnest(x.ts) e WHERE e.edits = 1), 'toa') ORDER BY x.grp)
+  -- per query word, the OR of its terms' lexemes: in the title and other names, the album, the
+  -- title, the other names; exact terms in any field; terms one edit away in any field
+  SELECT array_agg(x.own ORDER BY x.grp), array_agg(x.album ORDER BY x.grp), array_agg(x.title ORDER BY x.grp),
+         array_agg(x.other ORDER BY x.grp), array_agg(x.exact ORDER BY x.grp), array_agg(x.one ORDER BY x.grp)
     INTO g_own, g_album, g_title, g_other, g_exact, g_one
-  FROM (SELECT t.grp, array_agg(t) AS ts FROM unnest(terms) t GROUP BY t.grp) x;
+  FROM (
+    SELECT t.grp,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE l.field <> 'a')::tsquery AS own,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 'a')::tsquery AS album,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 't')::tsquery AS title,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 'o')::tsquery AS other,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0)::tsquery AS exact,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 1)::tsquery AS one
+    FROM unnest(terms) t
+    CROSS JOIN LATERAL (
+      SELECT f.field, quote_literal(k || f.field || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END AS lexeme
+      FROM unnest('{t,o,a}'::text[]) f(field)) l
+    GROUP BY t.grp) x;
   FOR i IN 1..n LOOP
     q_all := CASE WHEN i = 1 THEN g_own[i] || g_album[i] ELSE q_all && (g_own[i] || g_album[i]) END;
     q_own := CASE WHEN i = 1 THEN g_own[i] ELSE q_own && g_own[i] END;
