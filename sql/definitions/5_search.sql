@@ -361,14 +361,26 @@ BEGIN
     SELECT w.grp, c.word, c.edits::smallint, false
     FROM words w
     CROSS JOIN LATERAL (
-      SELECT v.word, search_typo_distance(w.w, v.word, 2) AS edits
-      FROM (SELECT DISTINCT v.word FROM search_word_deletions(w.w, search_typo_reach(w.w)) d
+      -- one word the other with letters deleted is that many edits away (their lengths differ by
+      -- as much); other pairs are measured
+      SELECT v.word, coalesce(v.deleted, search_typo_distance(w.w, v.word, 2)) AS edits
+      FROM (SELECT v.word, min(d.deletions + v.deletions) FILTER (WHERE d.deletions = 0 OR v.deletions = 0) AS deleted
+            FROM search_word_deletions(w.w, search_typo_reach(w.w)) d
             JOIN search_word_variants v ON v.variant = d.variant AND v.deletions <= search_typo_reach(w.w)
-            WHERE v.word <> w.w) v) c
+            WHERE v.word <> w.w
+            GROUP BY v.word) v) c
     WHERE c.edits <= search_typo_allowance(greatest(length(w.w), length(c.word)))
   ) t);
 END $$;
 
+-- The terms one kind can match: the query's words, and the typo partners some row of the kind holds
+-- (the words of every kind are one vocabulary, and a partner no row of the kind holds only widens the
+-- index's work).
+CREATE OR REPLACE FUNCTION search_kind_terms(k smallint, terms search_term[]) RETURNS search_term[] LANGUAGE sql STABLE AS $$
+  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
+  FROM unnest(terms) t
+  WHERE t.edits = 0 OR EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = t.word)
+$$;
 
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
 -- kind's total (exact below `bound`, else `bound`).
@@ -380,24 +392,41 @@ CREATE OR REPLACE FUNCTION search_kind_page(k smallint, terms search_term[], tak
 DECLARE
   -- rows ranked one by one at most (past it, the page is read from postings)
   rankable CONSTANT integer := 300;
+  -- postings walked at most for a page's rows holding every word
+  walkable CONSTANT integer := 3000;
   n integer := coalesce((SELECT max(t.grp) FROM unnest(terms) t), 0);
-  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[];
+  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[];
   q_all tsquery;
   q_own tsquery;
   q_part tsquery;
+  -- every word exactly in the title (the top of the ranking: all words, no edits, all in the title)
+  q_top tsquery;
+  -- every word exactly, in any field
+  q_exact tsquery;
+  -- what the index is asked: every word, but a last word typed in part shorter than 3 characters
+  -- is tested on the rows found (its prefix would read the lists of every word it begins)
+  q_index tsquery;
   -- the query's words as typed, for the titles that begin with them
   q_phrase text := (SELECT string_agg(t.word, ' ' ORDER BY t.grp) FROM unnest(terms) t WHERE t.edits = 0);
+  -- the same with one word's typo partner in its place (a name begins with the words typed, one mistyped)
+  q_phrases text[] := ARRAY(
+    SELECT string_agg(CASE WHEN e.grp = s.grp THEN s.word ELSE e.word END, ' ' ORDER BY e.grp)
+    FROM (SELECT 0::smallint AS grp, NULL::text AS word UNION ALL SELECT t.grp, t.word FROM unnest(terms) t WHERE t.edits > 0) s
+    CROSS JOIN unnest(terms) e WHERE e.edits = 0
+    GROUP BY s.grp, s.word);
   candidates integer[];
+  ordered integer[];
+  tops integer;
   found integer;
   counted integer;
-  walked text[];
+  rarest text;
 BEGIN
   IF n = 0 THEN RETURN; END IF;
   -- per query word, the OR of its terms' lexemes: in the title and other names, the album, the
   -- title, the other names; exact terms in any field; terms one edit away in any field
   SELECT array_agg(x.own ORDER BY x.grp), array_agg(x.album ORDER BY x.grp), array_agg(x.title ORDER BY x.grp),
-         array_agg(x.other ORDER BY x.grp), array_agg(x.exact ORDER BY x.grp), array_agg(x.one ORDER BY x.grp)
-    INTO g_own, g_album, g_title, g_other, g_exact, g_one
+         array_agg(x.other ORDER BY x.grp), array_agg(x.exact ORDER BY x.grp), array_agg(x.one ORDER BY x.grp), array_agg(x.top ORDER BY x.grp)
+    INTO g_own, g_album, g_title, g_other, g_exact, g_one, g_top
   FROM (
     SELECT t.grp,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field <> 'a')::tsquery AS own,
@@ -405,7 +434,8 @@ BEGIN
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 't')::tsquery AS title,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 'o')::tsquery AS other,
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0)::tsquery AS exact,
-           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 1)::tsquery AS one
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 1)::tsquery AS one,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND l.field = 't')::tsquery AS top
     FROM unnest(terms) t
     CROSS JOIN LATERAL (
       SELECT f.field, quote_literal(k || f.field || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END AS lexeme
@@ -414,6 +444,11 @@ BEGIN
   FOR i IN 1..n LOOP
     q_all := CASE WHEN i = 1 THEN g_own[i] || g_album[i] ELSE q_all && (g_own[i] || g_album[i]) END;
     q_own := CASE WHEN i = 1 THEN g_own[i] ELSE q_own && g_own[i] END;
+    q_top := CASE WHEN i = 1 THEN g_top[i] ELSE q_top && g_top[i] END;
+    q_exact := CASE WHEN i = 1 THEN g_exact[i] ELSE q_exact && g_exact[i] END;
+    IF i < n OR NOT EXISTS (SELECT 1 FROM unnest(terms) t WHERE t.grp = i AND t.prefix AND length(t.word) < 3) THEN
+      q_index := CASE WHEN q_index IS NULL THEN g_own[i] || g_album[i] ELSE q_index && (g_own[i] || g_album[i]) END;
+    END IF;
   END LOOP;
 
   IF n = 1 THEN
@@ -424,7 +459,9 @@ BEGIN
       UNION
       SELECT w.word, 0::smallint FROM unnest(terms) t
       CROSS JOIN LATERAL (SELECT sw.word FROM search_words sw
-                          WHERE sw.word > t.word AND sw.word < t.word || U&'\+10FFFF' ORDER BY sw.word LIMIT 200) w
+                          WHERE sw.word > t.word AND sw.word < t.word || U&'\+10FFFF'
+                            AND EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = sw.word)
+                          ORDER BY sw.word LIMIT 200) w
       WHERE t.prefix),
     best AS (
       SELECT p.id, min(w.edits) AS edits, min(p.field) AS field, bool_or(p.whole) AS whole, max(p.popularity) AS popularity, min(p.handle) AS handle
@@ -446,53 +483,90 @@ BEGIN
     RETURN;
   END IF;
 
-  SELECT array_agg(d.id) INTO candidates FROM (
-    SELECT d.id FROM search_docs d
-    WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own)
-    LIMIT rankable + 1) d;
-  found := coalesce(cardinality(candidates), 0);
+  -- one pass over the rows holding every word (up to the bound): counted, and in an order close to
+  -- the ranking's: the rows holding every word exactly in the title first (in their order: beginning
+  -- with the query, covered, popularity), then those holding every word exactly
+  SELECT array_agg(r.id ORDER BY r.top DESC, r.exact DESC, r.begins DESC, r.covered DESC, r.popularity DESC, r.handle, r.id),
+         count(*) FILTER (WHERE r.top), count(*)
+    INTO ordered, tops, found
+  FROM (
+    SELECT d.id, d.popularity, d.handle, d.lexemes @@ q_top AS top, d.lexemes @@ q_exact AS exact, starts_with(d.title_text, q_phrase) AS begins,
+           cardinality(d.title_words) <= n AS covered
+    FROM search_docs d
+    WHERE d.lexemes @@ q_index AND ts_match_vq(d.lexemes, q_all) AND search_entry_visible(k, d.id, d.public_from)
+      AND (d.album_from <= now() OR d.lexemes @@ q_own)
+    LIMIT bound) r;
   counted := found;
+  IF tops >= take AND found < bound THEN
+    -- every row is known, and the page is the first rows holding every word in the title
+    RETURN QUERY
+    SELECT d.id, search_score(n, n, 0, n, 0, cardinality(d.title_words) <= n, starts_with(d.title_text, q_phrase)), d.popularity, d.handle, counted
+    FROM unnest(ordered[1:take]) WITH ORDINALITY o(id, at) JOIN search_docs d ON d.kind = k AND d.id = o.id
+    ORDER BY o.at;
+    RETURN;
+  END IF;
+  candidates := ordered;
   IF found > rankable THEN
-    SELECT count(*) INTO counted FROM (
-      SELECT 1 FROM search_docs d
-      WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own)
-      LIMIT bound) d;
-    -- the page from the best postings of the query's rarest word (not the last, a prefix)
-    SELECT ARRAY(SELECT t.word FROM unnest(terms) t WHERE t.grp = r.grp) INTO walked
-    FROM (SELECT t.grp FROM unnest(terms) t
-          WHERE NOT t.prefix
-          GROUP BY t.grp
+    -- too many to rank one by one: the first of the pass, and when the pass stopped at the bound,
+    -- the rows it may have missed, from the postings of the query's rarest word (fewest, counted as
+    -- far as a walk goes; not the last, a prefix) and from the titles
+    SELECT r.word INTO rarest
+    FROM (SELECT t.word FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.prefix
           ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_postings p
-                                          WHERE p.kind = k AND p.word = ANY(array_agg(t.word)) LIMIT 5000) c), t.grp
+                                          WHERE p.kind = k AND p.word = t.word AND p.field = 1 LIMIT walkable) c), t.grp
           LIMIT 1) r;
-    -- its titles by popularity, its whole titles and other names, and the titles that begin with
-    -- the query as typed
-    SELECT array_agg(DISTINCT d.id) INTO candidates
-    FROM (SELECT p.id FROM unnest(walked) w
-          CROSS JOIN LATERAL (
-            (SELECT p.id FROM search_postings p WHERE p.kind = k AND p.word = w AND p.field = 1 AND NOT p.whole
-             ORDER BY p.popularity DESC, p.handle, p.id LIMIT rankable)
-            UNION ALL
-            (SELECT p.id FROM search_postings p WHERE p.kind = k AND p.word = w AND p.field = 1 AND p.whole
-             ORDER BY p.popularity DESC, p.handle, p.id LIMIT take)
-            UNION ALL
-            (SELECT p.id FROM search_postings p WHERE p.kind = k AND p.word = w AND p.field = 2
-             ORDER BY p.popularity DESC, p.handle, p.id LIMIT take)) p
-          UNION ALL
+    candidates := ordered[1:CASE WHEN tops >= take THEN least(tops, rankable) ELSE rankable END];
+    IF found = bound AND tops > 0 THEN
+      -- the pass stopped at the bound: the most popular rows holding every word in the title
+      candidates := candidates || ARRAY(
+        SELECT p.id FROM (SELECT p.id, p.whole, p.popularity, p.handle FROM search_postings p
+                          WHERE p.kind = k AND p.word = rarest AND p.field = 1
+                          ORDER BY p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT walkable) p
+        JOIN search_docs d ON d.kind = k AND d.id = p.id
+        WHERE d.lexemes @@ q_top AND search_entry_visible(k, d.id, d.public_from)
+        ORDER BY p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take);
+    END IF;
+    IF found = bound THEN
+      -- and the most popular titles that are the query as typed (one word mistyped), that begin
+      -- with it (the first titles of the range), and (up to four words) of just its words in
+      -- another order
+      candidates := candidates || ARRAY(
+        SELECT t.id FROM unnest(q_phrases) f
+        CROSS JOIN LATERAL (
           (SELECT t.id FROM search_docs t
-           WHERE t.kind = k AND t.title_text >= q_phrase AND t.title_text < q_phrase || U&'\+10FFFF'
-           ORDER BY t.title_text LIMIT rankable)
+           WHERE t.kind = k AND t.title_text = f AND search_entry_visible(k, t.id, t.public_from)
+           ORDER BY t.popularity DESC LIMIT take)
           UNION ALL
-          -- the titles of just the query's words in another order (up to four words)
-          SELECT t.id FROM search_docs t
-          WHERE n <= 4 AND t.kind = k AND t.title_text = ANY(ARRAY(
-            WITH RECURSIVE orders(phrase, used) AS (
-              SELECT ''::text, '{}'::smallint[]
-              UNION ALL
-              SELECT ltrim(o.phrase || ' ' || e.word), o.used || e.grp
-              FROM orders o JOIN unnest(terms) e ON e.edits = 0 AND NOT e.grp = ANY(o.used))
-            SELECT o.phrase FROM orders o WHERE cardinality(o.used) = n))) p
-    JOIN search_docs d ON d.kind = k AND d.id = p.id
+          (SELECT t.id FROM (SELECT t.id, t.popularity, t.public_from FROM search_docs t
+                             WHERE t.kind = k AND t.title_text > f AND t.title_text < f || U&'\+10FFFF'
+                             ORDER BY t.title_text LIMIT walkable) t
+           WHERE search_entry_visible(k, t.id, t.public_from)
+           ORDER BY t.popularity DESC LIMIT take)) t)
+        || ARRAY(
+        SELECT t.id FROM search_docs t
+        WHERE n <= 4 AND t.kind = k AND search_entry_visible(k, t.id, t.public_from) AND t.title_text = ANY(ARRAY(
+          WITH RECURSIVE orders(phrase, used) AS (
+            SELECT ''::text, '{}'::smallint[]
+            UNION ALL
+            SELECT ltrim(o.phrase || ' ' || e.word), o.used || e.grp
+            FROM orders o JOIN unnest(terms) e ON e.edits = 0 AND NOT e.grp = ANY(o.used))
+          SELECT o.phrase FROM orders o WHERE cardinality(o.used) = n AND o.phrase <> q_phrase))
+        ORDER BY t.popularity DESC LIMIT take);
+    END IF;
+    IF found = bound AND tops < take THEN
+      -- fewer than a page in the title: the rows of the rarest word's terms in their postings' order
+      candidates := candidates || ARRAY(
+        SELECT p.id FROM unnest(terms) t
+        CROSS JOIN LATERAL (
+          SELECT p.id FROM (SELECT p.id, p.field, p.whole, p.popularity, p.handle FROM search_postings p WHERE p.kind = k AND p.word = t.word
+                            ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT walkable) p
+          JOIN search_docs d ON d.kind = k AND d.id = p.id
+          WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own)
+          ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take) p
+        WHERE t.grp = (SELECT e.grp FROM unnest(terms) e WHERE e.word = rarest AND e.edits = 0 LIMIT 1));
+    END IF;
+    SELECT array_agg(DISTINCT d.id) INTO candidates
+    FROM unnest(candidates) c(id) JOIN search_docs d ON d.kind = k AND d.id = c.id
     WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own);
   ELSIF found = 0 AND n >= 3 THEN
     -- no row holds every word of three or more: the rows missing one of them
@@ -512,16 +586,18 @@ BEGIN
   END IF;
 
   RETURN QUERY
-  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.in_title >= r.title_size, starts_with(r.title_text, q_phrase)), r.popularity, r.handle, counted
+  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.in_title >= r.title_size, r.title_text ^@ ANY(q_phrases)), r.popularity, r.handle, counted
   FROM (
     SELECT d.id, d.popularity, d.handle, cardinality(d.title_words) AS title_size, d.title_text,
            count(*) FILTER (WHERE x.m)::integer AS matched,
            sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] THEN 0 WHEN coalesce(d.lexemes @@ g_one[i], false) THEN 1 ELSE 2 END)::integer AS edits,
-           count(*) FILTER (WHERE x.m AND d.lexemes @@ g_title[i])::integer AS in_title,
-           count(*) FILTER (WHERE x.m AND NOT d.lexemes @@ g_title[i] AND coalesce(d.lexemes @@ g_other[i], false))::integer AS in_other
+           count(*) FILTER (WHERE x.m AND d.lexemes @@ x.title)::integer AS in_title,
+           count(*) FILTER (WHERE x.m AND NOT d.lexemes @@ x.title AND coalesce(d.lexemes @@ g_other[i], false))::integer AS in_other
     FROM search_docs d
     CROSS JOIN generate_series(1, n) i
-    CROSS JOIN LATERAL (SELECT d.lexemes @@ g_own[i] OR (d.album_from <= now() AND d.lexemes @@ g_album[i]) AS m) x
+    -- found (in the title or other names, or a public album), and in the title with the exact word when it is found exactly
+    CROSS JOIN LATERAL (SELECT d.lexemes @@ g_own[i] OR (d.album_from <= now() AND d.lexemes @@ g_album[i]) AS m,
+                               CASE WHEN d.lexemes @@ g_exact[i] THEN g_top[i] ELSE g_title[i] END AS title) x
     WHERE d.kind = k AND d.id = ANY(candidates)
     GROUP BY d.kind, d.id) r
   WHERE r.matched > 0

@@ -33,7 +33,7 @@ const sources: Record<SearchType, SearchSource> = {
 const hitsCte = (types: ReadonlyArray<SearchType>) =>
   `hits AS MATERIALIZED (
     SELECT s.type, r.* FROM term CROSS JOIN (VALUES ${types.map((type) => `('${type}')`).join(", ")}) s(type)
-    CROSS JOIN LATERAL search_kind_page(search_kind(s.type), term.terms, term.n, ${SEARCH_TOTAL_BOUND}) r)`
+    CROSS JOIN LATERAL search_kind_page(search_kind(s.type), search_kind_terms(search_kind(s.type), term.terms), term.n, ${SEARCH_TOTAL_BOUND}) r)`
 
 /** One type's section: its hits' JSON, built by Postgres from the type's table, and its bounded total. */
 const sectionSql = (type: SearchType) => {

@@ -53,11 +53,13 @@ export interface Made {
    */
   readonly partial?: { readonly words: ReadonlyArray<string>; readonly lastIsPrefix: boolean }
   /**
-   * Words in another order: another song whose title begins with the query as typed is what the
-   * query names first (the ranking puts a title beginning with the query before popularity), so
-   * such a target is skipped as ambiguous ("velvet tonight" is a title of its own).
+   * Words in another order, a missing word: another song whose title begins with the query as
+   * typed, or is just the query's words, is what the query names first (the ranking puts a title
+   * beginning with the query, and a title covered, before popularity), so such a target is skipped
+   * as ambiguous ("velvet tonight" is a title of its own; "sepi hati" names "Hati Sepi" before
+   * "Sepi Di Hati").
    */
-  readonly reordered?: boolean
+  readonly otherTitles?: boolean
 }
 
 export interface QueryClass {
@@ -221,9 +223,9 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
           const j = rng.int(0, i)
           ;[shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!]
         }
-        if (shuffled.join(" ") !== all.join(" ")) return { text: shuffled.join(" "), reordered: true }
+        if (shuffled.join(" ") !== all.join(" ")) return { text: shuffled.join(" "), otherTitles: true }
       }
-      return { text: [...all.slice(1), all[0]!].join(" "), reordered: true }
+      return { text: [...all.slice(1), all[0]!].join(" "), otherTitles: true }
     }
   },
   titleWithArtist("title + artist", "Tonight Coffee Salmah binti Hussein", (title, artist) => `${title} ${artist}`),
@@ -253,7 +255,7 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
       if (all.length < 3) return "fewer than 3 words"
       const dropped = rng.int(1, all.length - 2)
       const kept = all.filter((_, i) => i !== dropped)
-      return { text: kept.join(" "), partial: { words: kept, lastIsPrefix: false } }
+      return { text: kept.join(" "), partial: { words: kept, lastIsPrefix: false }, otherTitles: true }
     }
   },
   {
@@ -413,25 +415,33 @@ const readVocabulary = async (rows: Rows): Promise<ReadonlySet<string>> =>
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-/** Is there another public song, at least as popular and titled otherwise, whose folded title holds every word of a partial query? */
+/**
+ * Is there another public song, titled otherwise, whose folded title holds every word of a partial
+ * query and is at least as popular, or is just the query's words (the query as typed is a whole
+ * title: "远时" names the songs titled 远时 before 远时歌)?
+ */
 const namesAnotherSong = async (rows: Rows, target: Target, partial: NonNullable<Made["partial"]>) => {
   const patterns = partial.words.map((word, i) =>
     `(^| )${escapeRegex(word)}${partial.lastIsPrefix && i === partial.words.length - 1 ? "" : "( |$)"}`
   )
-  const conditions = patterns.map((_, i) => `s.search_title ~ $${i + 4}`).join(" AND ")
+  const conditions = patterns.map((_, i) => `s.search_title ~ $${i + 5}`).join(" AND ")
   const [row] = await rows(
-    `SELECT EXISTS (SELECT 1 FROM public_songs s WHERE s.id <> $1::int AND s.search_title <> $2
-       AND coalesce(s.vidsvc_views, -1) >= $3::float8 AND ${conditions}) AS found`,
-    [target.songId, target.folded, target.views, ...patterns]
+    `SELECT EXISTS (SELECT 1 FROM public_songs s WHERE s.id <> $1::int AND s.search_title <> $2 AND ${conditions}
+       AND (coalesce(s.vidsvc_views, -1) >= $3::float8 OR search_split(s.search_title) = search_split($4))) AS found`,
+    [target.songId, target.folded, target.views, partial.words.join(" "), ...patterns]
   )
   return row?.found === true
 }
 
-/** Does another public song's folded title begin with the query as typed? */
-const beginsAnotherTitle = async (rows: Rows, target: Target, text: string) => {
+/** Does another public song's folded title begin with the query as typed, or hold just its words? */
+const namedByAnotherTitle = async (rows: Rows, target: Target, text: string) => {
+  const holds = words(text).map((word) => `%${word.replace(/[%_\\]/g, "\\$&")}%`)
   const [row] = await rows(
-    `SELECT EXISTS (SELECT 1 FROM public_songs s WHERE s.search_title <> $1 AND s.search_title LIKE fold_name($2) || '%') AS found`,
-    [target.folded, text]
+    `SELECT EXISTS (SELECT 1 FROM public_songs s WHERE s.search_title <> $1 AND s.search_title LIKE fold_name($2) || '%')
+       OR EXISTS (SELECT 1 FROM public_songs s WHERE s.search_title <> $1
+                  AND ${holds.map((_, i) => `s.search_title LIKE $${i + 3}`).join(" AND ")}
+                  AND search_split(s.search_title) = search_split(fold_name($2))) AS found`,
+    [target.folded, text, ...holds]
   )
   return row?.found === true
 }
@@ -457,9 +467,9 @@ export const generateQueries = async (rows: Rows, options: { readonly targets: n
       const made = queryClass.make(target, { rng, vocabulary })
       if (typeof made === "string") skip(queryClass.name, made)
       else if (made.partial !== undefined && (await namesAnotherSong(rows, target, made.partial))) {
-        skip(queryClass.name, "names a song at least as popular first")
-      } else if (made.reordered === true && (await beginsAnotherTitle(rows, target, made.text))) {
-        skip(queryClass.name, "another title begins with the words in that order")
+        skip(queryClass.name, "names a song at least as popular, or titled just the query, first")
+      } else if (made.otherTitles === true && (await namedByAnotherTitle(rows, target, made.text))) {
+        skip(queryClass.name, "another title begins with the query or is just its words")
       } else queries.push({ className: queryClass.name, type: queryClass.type, target, made })
     }
   }
