@@ -462,11 +462,15 @@ BEGIN
     WITH words AS (
       SELECT t.word, t.edits FROM unnest(terms) t
       UNION
+      -- the kind's words the last word begins, in order (a walk of the postings' index word by word)
       SELECT w.word, 0::smallint FROM unnest(terms) t
-      CROSS JOIN LATERAL (SELECT sw.word FROM search_words sw
-                          WHERE sw.word > t.word AND sw.word < t.word || U&'\+10FFFF'
-                            AND EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = sw.word)
-                          ORDER BY sw.word LIMIT 200) w
+      CROSS JOIN LATERAL (
+        WITH RECURSIVE known(word) AS (
+          SELECT (SELECT min(p.word) FROM search_postings p WHERE p.kind = k AND p.word > t.word AND p.word < t.word || U&'\+10FFFF')
+          UNION ALL
+          SELECT (SELECT min(p.word) FROM search_postings p WHERE p.kind = k AND p.word > known.word AND p.word < t.word || U&'\+10FFFF')
+          FROM known WHERE known.word IS NOT NULL)
+        SELECT known.word FROM known WHERE known.word IS NOT NULL LIMIT 200) w
       WHERE t.prefix),
     best AS (
       SELECT p.id, min(w.edits) AS edits, min(p.field) AS field, bool_or(p.whole) AS whole, max(p.popularity) AS popularity, min(p.handle) AS handle
