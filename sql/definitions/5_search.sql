@@ -381,11 +381,13 @@ END $$;
 -- The terms one kind can match: the query's words, and the typo partners some row of the kind holds
 -- (the words of every kind are one vocabulary, and a partner no row of the kind holds only widens the
 -- index's work).
-CREATE OR REPLACE FUNCTION search_kind_terms(k smallint, terms search_term[]) RETURNS search_term[] LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION search_kind_terms(k smallint, terms search_term[]) RETURNS search_term[] LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (
   SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
   FROM unnest(terms) t
-  WHERE t.edits = 0 OR EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = t.word)
-$$;
+  WHERE t.edits = 0 OR EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = t.word));
+END $$;
 
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
 -- kind's total (exact below `bound`, else `bound`).
@@ -499,7 +501,7 @@ BEGIN
          count(*) FILTER (WHERE r.top), count(*)
     INTO ordered, tops, found
   FROM (
-    SELECT d.id, d.popularity, d.handle, d.lexemes @@ q_top AS top, d.lexemes @@ q_exact AS exact, starts_with(d.title_text, q_phrase) AS begins,
+    SELECT d.id, d.popularity, d.handle, d.lexemes @@ q_top AS top, d.lexemes @@ q_exact AS exact, d.title_text ^@ ANY(q_phrases) AS begins,
            search_title_size(d.title_text) <= n AS covered
     FROM search_docs d
     WHERE d.lexemes @@ q_index AND ts_match_vq(d.lexemes, q_all) AND search_entry_visible(k, d.id, d.public_from)
@@ -509,7 +511,7 @@ BEGIN
   IF tops >= take AND found < bound THEN
     -- every row is known, and the page is the first rows holding every word in the title
     RETURN QUERY
-    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= n, starts_with(d.title_text, q_phrase)), d.popularity, d.handle, counted
+    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= n, d.title_text ^@ ANY(q_phrases)), d.popularity, d.handle, counted
     FROM unnest(ordered[1:take]) WITH ORDINALITY o(id, at) JOIN search_docs d ON d.kind = k AND d.id = o.id
     ORDER BY o.at;
     RETURN;
