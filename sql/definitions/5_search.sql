@@ -3,8 +3,8 @@
 
 -- ---- The search tables: their rows from the catalogue, kept by row and count triggers ---------
 
--- A folded name's words in order, each Han, kana or hangul character a word: the text the query
--- as typed (search_query_phrase) is compared with.
+-- A folded name's words in order, each Han, kana or hangul character a word: the text the query's
+-- words as typed are compared with (the title beginning with the query).
 CREATE OR REPLACE FUNCTION search_phrase(folded text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN coalesce(btrim(regexp_replace(search_spaced(folded), ' +', ' ', 'g')), '');
 
@@ -468,11 +468,11 @@ BEGIN
       SELECT w.word, 0::smallint FROM unnest(terms) t
       CROSS JOIN LATERAL (
         WITH RECURSIVE known(word) AS (
-          SELECT (SELECT min(p.word) FROM search_postings p WHERE p.kind = k AND p.word > t.word AND p.word < t.word || U&'\+10FFFF')
+          SELECT t.word COLLATE "C"
           UNION ALL
           SELECT (SELECT min(p.word) FROM search_postings p WHERE p.kind = k AND p.word > known.word AND p.word < t.word || U&'\+10FFFF')
           FROM known WHERE known.word IS NOT NULL)
-        SELECT known.word FROM known WHERE known.word IS NOT NULL LIMIT 200) w
+        SELECT known.word FROM known WHERE known.word > t.word LIMIT 200) w
       WHERE t.prefix),
     best AS (
       SELECT p.id, min(w.edits) AS edits, min(p.field) AS field, bool_or(p.whole) AS whole, max(p.popularity) AS popularity, min(p.handle) AS handle
@@ -521,12 +521,14 @@ BEGIN
     -- too many to rank one by one: the first of the pass, and when the pass stopped at the bound,
     -- the rows it may have missed, from the postings of the query's rarest word (fewest, counted as
     -- far as a walk goes; not the last, a prefix) and from the titles
-    SELECT r.word INTO rarest
-    FROM (SELECT t.word FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.prefix
-          ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_postings p
-                                          WHERE p.kind = k AND p.word = t.word AND p.field = 1 LIMIT walkable) c), t.grp
-          LIMIT 1) r;
     candidates := ordered[1:CASE WHEN tops >= take THEN least(tops, rankable) ELSE rankable END];
+    IF found = bound THEN
+      SELECT r.word INTO rarest
+      FROM (SELECT t.word FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.prefix
+            ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_postings p
+                                            WHERE p.kind = k AND p.word = t.word AND p.field = 1 LIMIT walkable) c), t.grp
+            LIMIT 1) r;
+    END IF;
     IF found = bound AND tops > 0 THEN
       -- the pass stopped at the bound: the most popular rows holding every word in the title
       candidates := candidates || ARRAY(
