@@ -353,28 +353,40 @@ BEGIN
     WHERE u.w <> '' GROUP BY u.w ORDER BY min(u.i));
 END $$;
 
--- What each query word matches: itself (the last word also as a prefix), and the known words a typo away.
-CREATE OR REPLACE FUNCTION search_query_terms(q text) RETURNS search_term[] LANGUAGE plpgsql STABLE AS $$
+-- What each query word matches (docs/search.md, "What a query costs"): the first `most` words,
+-- each itself (the last word typed also as a prefix) and the known words a typo away. Words that
+-- cannot have typos (search_typo_reach 0) and words longer than `longest` look none up; the others'
+-- deletion variants are read from the index in one probe of all of them (variant = ANY).
+DROP FUNCTION IF EXISTS search_query_terms(text);
+CREATE OR REPLACE FUNCTION search_query_terms(q text, most integer, longest integer) RETURNS search_term[] LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  typed text[] := search_query_words(q);
 BEGIN
   RETURN (
-  WITH words AS (SELECT u.w, u.i::smallint AS grp, u.i = cardinality(x.ws) AS last
-                 FROM (SELECT search_query_words(q) AS ws) x CROSS JOIN LATERAL unnest(x.ws) WITH ORDINALITY u(w, i))
+  WITH words AS MATERIALIZED (
+    SELECT u.w, u.i::smallint AS grp, u.i = cardinality(typed) AS last,
+           CASE WHEN length(u.w) <= longest THEN search_typo_reach(u.w) ELSE 0 END AS reach
+    FROM unnest(typed[1:most]) WITH ORDINALITY u(w, i)),
+  tried AS MATERIALIZED (
+    SELECT w.grp, w.w, w.reach, d.variant, d.deletions
+    FROM words w CROSS JOIN LATERAL search_word_deletions(w.w, w.reach) d
+    WHERE w.reach > 0),
+  known AS MATERIALIZED (
+    SELECT v.variant, v.word, v.deletions FROM search_word_variants v
+    WHERE v.variant = ANY (ARRAY(SELECT DISTINCT t.variant FROM tried t))),
+  partners AS (
+    -- one word the other with letters deleted is that many edits away (their lengths differ by as
+    -- much); other pairs are measured
+    SELECT p.grp, p.word, coalesce(p.deleted, search_typo_distance(p.w, p.word, 2)) AS edits, greatest(length(p.w), length(p.word)) AS longer
+    FROM (SELECT t.grp, t.w, k.word, min(t.deletions + k.deletions) FILTER (WHERE t.deletions = 0 OR k.deletions = 0) AS deleted
+          FROM tried t JOIN known k ON k.variant = t.variant AND k.deletions <= t.reach
+          WHERE k.word <> t.w
+          GROUP BY t.grp, t.w, k.word) p)
   SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
   FROM (
     SELECT w.grp, w.w AS word, 0::smallint AS edits, w.last AS prefix FROM words w
     UNION ALL
-    SELECT w.grp, c.word, c.edits::smallint, false
-    FROM words w
-    CROSS JOIN LATERAL (
-      -- one word the other with letters deleted is that many edits away (their lengths differ by
-      -- as much); other pairs are measured
-      SELECT v.word, coalesce(v.deleted, search_typo_distance(w.w, v.word, 2)) AS edits
-      FROM (SELECT v.word, min(d.deletions + v.deletions) FILTER (WHERE d.deletions = 0 OR v.deletions = 0) AS deleted
-            FROM search_word_deletions(w.w, search_typo_reach(w.w)) d
-            JOIN search_word_variants v ON v.variant = d.variant AND v.deletions <= search_typo_reach(w.w)
-            WHERE v.word <> w.w
-            GROUP BY v.word) v) c
-    WHERE c.edits <= search_typo_allowance(greatest(length(w.w), length(c.word)))
+    SELECT p.grp, p.word, p.edits::smallint, false FROM partners p WHERE p.edits <= search_typo_allowance(p.longer)
   ) t);
 END $$;
 
@@ -401,17 +413,23 @@ DECLARE
   rankable CONSTANT integer := 300;
   -- postings walked at most for a page's rows holding every word
   walkable CONSTANT integer := 3000;
+  -- words asked of the index at most (docs/search.md, "What a query costs"): the index's work grows
+  -- with the posting lists it merges, a row's test with its words
+  askable CONSTANT integer := 3;
+  -- words of a query at most for which rows missing one are looked for (each word one index pass)
+  guessable CONSTANT integer := 6;
   n integer := coalesce((SELECT max(t.grp) FROM unnest(terms) t), 0);
   g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[];
   q_all tsquery;
   q_own tsquery;
+  -- rows missing one word: all words but one, and what the index is asked of them
   q_part tsquery;
+  q_part_index tsquery;
   -- every word exactly in the title (the top of the ranking: all words, no edits, all in the title)
   q_top tsquery;
   -- every word exactly, in any field
   q_exact tsquery;
-  -- what the index is asked: every word, but a last word typed in part shorter than 3 characters
-  -- is tested on the rows found (its prefix would read the lists of every word it begins)
+  -- what the index is asked: the `askable` words of by_rarity; the others are tested on the rows found
   q_index tsquery;
   -- the query's words as typed, for the titles that begin with them
   q_phrase text := (SELECT string_agg(t.word, ' ' ORDER BY t.grp) FROM unnest(terms) t WHERE t.edits = 0);
@@ -421,6 +439,12 @@ DECLARE
     FROM (SELECT 0::smallint AS grp, NULL::text AS word UNION ALL SELECT t.grp, t.word FROM unnest(terms) t WHERE t.edits > 0) s
     CROSS JOIN unnest(terms) e WHERE e.edits = 0
     GROUP BY s.grp, s.word);
+  -- the words the index may be asked, the likeliest rarest first: whole words before the word being
+  -- typed, longer before shorter; never a last word typed in part shorter than 3 characters (its
+  -- prefix would read the lists of every word it begins)
+  by_rarity integer[] := ARRAY(
+    SELECT t.grp FROM unnest(terms) t WHERE t.edits = 0 AND NOT (t.prefix AND length(t.word) < 3)
+    ORDER BY t.prefix, length(t.word) DESC, t.grp);
   candidates integer[];
   ordered integer[];
   tops integer;
@@ -453,7 +477,7 @@ BEGIN
     q_own := CASE WHEN i = 1 THEN g_own[i] ELSE q_own && g_own[i] END;
     q_top := CASE WHEN i = 1 THEN g_top[i] ELSE q_top && g_top[i] END;
     q_exact := CASE WHEN i = 1 THEN g_exact[i] ELSE q_exact && g_exact[i] END;
-    IF i < n OR NOT EXISTS (SELECT 1 FROM unnest(terms) t WHERE t.grp = i AND t.prefix AND length(t.word) < 3) THEN
+    IF i = ANY (by_rarity[1:askable]) THEN
       q_index := CASE WHEN q_index IS NULL THEN g_own[i] || g_album[i] ELSE q_index && (g_own[i] || g_album[i]) END;
     END IF;
   END LOOP;
@@ -581,18 +605,23 @@ BEGIN
     SELECT array_agg(DISTINCT d.id) INTO candidates
     FROM unnest(candidates) c(id) JOIN search_docs d ON d.kind = k AND d.id = c.id
     WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own);
-  ELSIF found = 0 AND n >= 3 THEN
-    -- no row holds every word of three or more: the rows missing one of them
+  ELSIF found = 0 AND n BETWEEN 3 AND guessable THEN
+    -- no row holds every word of three to `guessable`: the rows missing one of them
     FOR j IN 1..n LOOP
       q_part := NULL;
+      q_part_index := NULL;
       FOR i IN 1..n LOOP
         IF i <> j THEN
           q_part := CASE WHEN q_part IS NULL THEN g_own[i] || g_album[i] ELSE q_part && (g_own[i] || g_album[i]) END;
         END IF;
+        IF i = ANY ((array_remove(by_rarity, j))[1:askable]) THEN
+          q_part_index := CASE WHEN q_part_index IS NULL THEN g_own[i] || g_album[i] ELSE q_part_index && (g_own[i] || g_album[i]) END;
+        END IF;
       END LOOP;
       candidates := candidates || ARRAY(
         SELECT d.id FROM search_docs d
-        WHERE d.lexemes @@ q_part AND search_entry_visible(k, d.id, d.public_from) AND NOT d.id = ANY(coalesce(candidates, '{}'))
+        WHERE d.lexemes @@ q_part_index AND ts_match_vq(d.lexemes, q_part) AND search_entry_visible(k, d.id, d.public_from)
+          AND NOT d.id = ANY(coalesce(candidates, '{}'))
         LIMIT rankable);
     END LOOP;
     counted := least(coalesce(cardinality(candidates), 0), bound);
@@ -613,7 +642,7 @@ BEGIN
                                CASE WHEN d.lexemes @@ g_exact[i] THEN g_top[i] ELSE g_title[i] END AS title) x
     WHERE d.kind = k AND d.id = ANY(candidates)
     GROUP BY d.kind, d.id) r
-  WHERE r.matched > 0
+  WHERE r.matched >= n - 1
   ORDER BY 2 DESC, r.popularity DESC, r.handle, r.id LIMIT take;
 END $$;
 

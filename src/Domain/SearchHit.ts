@@ -18,6 +18,15 @@ import { ListAlbumEntry, listAlbumEntry, SongSummary, songSummary } from "./Song
  */
 export const SEARCH_TOTAL_BOUND = 1000
 
+/**
+ * What one search may cost (docs/search.md, "What a query costs"): the query's first this many
+ * distinct words are searched, the rest ignored (a Han, kana or hangul character is a word).
+ */
+export const SEARCH_MAX_WORDS = 12
+
+/** Words longer than this many characters are matched exactly: their typo variants are too many to look up. */
+export const SEARCH_TYPO_MAX_LENGTH = 24
+
 const Score = Schema.Finite.annotate({
   description: "How well the hit matched, in (0, 1]: 1 when every word was found exactly in the title or name and " +
     "covers it. Higher ranks first: more words found, then fewer typos, then words in the title, then in the " +

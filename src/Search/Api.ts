@@ -3,9 +3,9 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { DetailEnvelope } from "../Domain/Envelope.js"
-import { SEARCH_TOTAL_BOUND, searchTypeShapes as shapes } from "../Domain/SearchHit.js"
+import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeShapes as shapes } from "../Domain/SearchHit.js"
 import { CommaSetParam, wholeNumberText } from "../Domain/Params.js"
-import { SearchTextParam } from "../Domain/SearchText.js"
+import { searchTextParam } from "../Domain/SearchText.js"
 
 export const SEARCH_TYPES = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
 export type SearchType = (typeof SEARCH_TYPES)[number]
@@ -50,7 +50,11 @@ export class SearchApi extends HttpApiGroup.make("Search")
   .add(
     HttpApiEndpoint.get("search", "/search", {
       query: Schema.Struct({
-        q: SearchTextParam,
+        q: searchTextParam(
+          `Only the first ${SEARCH_MAX_WORDS} distinct words are searched (a Han, kana or hangul character is a word; a repeated ` +
+            `word counts once); words after them are ignored, and the last word kept is then a whole word, not a prefix. ` +
+            `Words longer than ${SEARCH_TYPO_MAX_LENGTH} characters are matched without typos.`
+        ),
         types: Schema.optional(SearchTypesParam),
         limit: Schema.optional(SearchLimitParam)
       }),
@@ -63,8 +67,9 @@ export class SearchApi extends HttpApiGroup.make("Search")
           "optional) and the album's title; for artists their name and honorific; for the other types their own " +
           "names. The last word is a prefix. Each word may carry a typo: one edit for words of 4-7 letters, two for " +
           "8 or more (a swap of neighbours is one). Case, diacritics, apostrophes and punctuation do not matter. " +
+          `Only the first ${SEARCH_MAX_WORDS} distinct words of q are searched. ` +
           "Rows holding every word rank first, then exact words before typos, title before performers before " +
-          "album, then popularity, then id; when no row holds every word of three or more, rows missing one come. " +
+          "album, then popularity, then id; when no row holds every word of three to six, rows missing one come. " +
           `Hidden rows are never found. Each type's total is exact below ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")}; ` +
           `a total of ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} means ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} or more.`
       )

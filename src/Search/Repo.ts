@@ -3,13 +3,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { jsonArraySql } from "../Domain/JsonSql.js"
-import { SEARCH_TOTAL_BOUND, searchTypeShapes } from "../Domain/SearchHit.js"
+import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeShapes } from "../Domain/SearchHit.js"
 import { SEARCH_TYPES, type SearchType } from "./Api.js"
 import { type Prepared, Statements } from "../Database.js"
 import { withSpan } from "../Spans.js"
-import { unsafeFragment } from "../Database/SqlText.js"
 
-const lit = unsafeFragment
 
 /** One type of search result: the table its hits are read from (alias `x`); its hit and section shapes are in src/Domain/SearchHit.ts. */
 interface SearchSource {
@@ -60,19 +58,24 @@ export interface SearchParams {
 type SearchKey = readonly [q: string, limit: string]
 
 /**
- * Every asked type's section in one statement of fixed text (one text per set of types), ranked
+ * Every asked type's section in one statement of fixed text (`$1`: the SearchKey) (one text per set of types), ranked
  * from the search tables and built by Postgres as JSON text. `term` reads the query's terms once
  * (its words, their typos and the last word as a prefix); OFFSET 0 keeps them from being read
- * again for each kind.
+ * again for each kind; it keeps the first SEARCH_MAX_WORDS words and looks up typos of words up to
+ * SEARCH_TYPO_MAX_LENGTH characters.
  */
-export const searchSql = (sql: SqlClient.SqlClient, types: ReadonlyArray<SearchType>) => {
+export const searchText = (types: ReadonlyArray<SearchType>) => {
   const ordered = SEARCH_TYPES.filter((type) => types.includes(type))
-  return (key: SearchKey) =>
-    sql<{ type: SearchType; section: string }>`
+  return `
     WITH term AS MATERIALIZED (
-      SELECT search_query_terms(p[1]) AS terms, p[2]::int AS n FROM (SELECT ${key}::text[] AS p) k OFFSET 0),
-    ${lit(hitsCte(ordered))}
-    ${lit(ordered.map(sectionSql).join("\n    UNION ALL "))}`
+      SELECT search_query_terms(p[1], ${SEARCH_MAX_WORDS}, ${SEARCH_TYPO_MAX_LENGTH}) AS terms, p[2]::int AS n FROM (SELECT $1::text[] AS p) k OFFSET 0),
+    ${hitsCte(ordered)}
+    ${ordered.map(sectionSql).join("\n    UNION ALL ")}`
+}
+
+export const searchSql = (sql: SqlClient.SqlClient, types: ReadonlyArray<SearchType>) => {
+  const text = searchText(types)
+  return (key: SearchKey) => sql.unsafe<{ type: SearchType; section: string }>(text, [key])
 }
 
 export class SearchRepo extends Context.Service<SearchRepo>()("catalogue/SearchRepo", {

@@ -12,6 +12,7 @@ import { ensureCatalogue, migrateExisting, serverVersion } from "./catalogue.js"
 import { freePort, startServer } from "./processes.js"
 import { generateQueries, type Rows } from "./relevanceQueries.js"
 import { renderRelevanceTable, renderSkips, runRelevance } from "./relevanceSuite.js"
+import { HOSTILE_BOUNDS, hostileVerdict, renderHostileTable, runHostile } from "./hostileSearches.js"
 import { sweepDatabaseName, writeResultsSection } from "./sweep.js"
 
 
@@ -58,6 +59,12 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
     log(`${generated.queries.length} queries over ${generated.targets.length} targets; asking each twice (the first pass warms up)`)
     const run = await runRelevance(service.baseUrl, generated, rows, { warmUp: true, log })
     const table = renderRelevanceTable(run)
+    console.log(`\n${table}\n\n${renderSkips(run)}`)
+    log("the hostile-query suite (test/bench/hostileSearches.ts)")
+    const hostile = await runHostile(service.baseUrl, HOSTILE_BOUNDS.rounds, log)
+    const hostileTable = renderHostileTable(hostile, run.all.p50)
+    const verdict = hostileVerdict(hostile, run.all.p50)
+    console.log(`\n${hostileTable}\n\n${verdict}`)
     const heading = `## Search relevance at ${songs.toLocaleString("en-US")} songs${options.label === undefined ? "" : `: ${options.label}`}`
     const section = [
       heading,
@@ -76,9 +83,18 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
       "",
       "Targets skipped for a class (it cannot make that query):",
       "",
-      renderSkips(run)
+      renderSkips(run),
+      "",
+      `### Hostile searches at ${songs.toLocaleString("en-US")} songs`,
+      "",
+      `The same service and catalogue right after: each class of test/bench/hostileSearches.ts asked ${HOSTILE_BOUNDS.rounds} times per query, ` +
+        "for every type and for songs alone, at `limit=20`, one client, one at a time, after one unmeasured pass; " +
+        `the relevance suite's median above (all classes): ${run.all.p50.toFixed(1)} ms.`,
+      "",
+      hostileTable,
+      "",
+      verdict
     ].join("\n")
-    console.log(`\n${table}\n\n${renderSkips(run)}`)
     const key = options.label === undefined ? String(songs) : options.label.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
     writeResultsSection(`relevance ${key}`, section)
     log(`wrote the relevance section to test/bench/RESULTS.md in ${((performance.now() - started) / 1000).toFixed(0)} s`)

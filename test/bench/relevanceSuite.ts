@@ -85,7 +85,7 @@ const isTarget = (query: Query, id: number, facts: Awaited<ReturnType<typeof rea
   return !namesArtist || song.performers.includes(target.artist?.folded ?? "")
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
 const figuresOf = (name: string, example: string, judged: ReadonlyArray<{ rank: number; ms: number }>, skipped: number, skippedWhy: string): ClassFigures => {
