@@ -3,6 +3,7 @@ import * as fc from "fast-check"
 import pg from "pg"
 import { Change } from "../src/Domain/Change.js"
 import { ListEnvelope } from "../src/Domain/Envelope.js"
+import { CURSOR_SECRET_SQL, withHorizonAhead } from "./support/feedCursor.js"
 import { decodeWith, request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
 
@@ -458,6 +459,23 @@ describe("change feed", () => {
     await server.sql(`DELETE FROM song_genres WHERE song_id BETWEEN 950 AND 969;
                       DELETE FROM credits WHERE song_id BETWEEN 950 AND 969;
                       DELETE FROM songs WHERE id BETWEEN 950 AND 969`)
+  })
+
+  test("a cursor whose horizon is ahead of the reader's clock (issued by a replica whose clock runs ahead) is answered: nothing is read until the clock passes it; a minute ahead is bad_request", async () => {
+    const mirror = new Mirror()
+    await expectMirrorEqualsCatalogue(mirror)
+    const [secret] = await server.sql<{ key: string }>(CURSOR_SECRET_SQL)
+    const ahead = withHorizonAhead(mirror.cursor!, secret!.key, 1500)
+    await server.sql("UPDATE songs SET title = title || '!' WHERE id = 3")
+    // before the reader's clock reaches that horizon: an empty page and the cursor as given
+    const early = await readPage(ahead)
+    expect({ data: early.data, cursor: early.meta.next_cursor }).toEqual({ data: [], cursor: ahead })
+    await Bun.sleep(1600)
+    const later = await readUntil(ahead, (entries) => touches(entries, "songs", 3))
+    expect(later.filter((entry) => entry.type === "songs" && entry.id === 3).map((entry) => entry.change)).toEqual(["upsert"])
+    // a horizon further ahead than any clock drift: refused, never clamped (which could skip rows)
+    const reply = await request(server.baseUrl, `/v1/changes?since=${withHorizonAhead(mirror.cursor!, secret!.key, 61_000)}`)
+    expect({ status: reply.status, code: reply.body.error?.code }).toEqual({ status: 400, code: "bad_request" })
   })
 
   test("a forged or foreign cursor and a bad limit are bad_request", async () => {

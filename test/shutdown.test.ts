@@ -6,6 +6,8 @@ import pg from "pg"
 import { spawnService } from "./support/child.js"
 import { databaseEnv, resolveTestDatabase } from "./support/database.js"
 import { request } from "./support/http.js"
+import { Connection, getHead, keepAliveLoad } from "./support/keepAlive.js"
+import { startServer } from "./support/server.js"
 
 describe("graceful shutdown", () => {
   // The slow request waits on a table lock held from here: that needs PostgreSQL (TEST_DATABASE_URL).
@@ -41,11 +43,18 @@ describe("graceful shutdown", () => {
 
       service.process.kill("SIGTERM")
       const exit = service.exited.then((code) => ({ code, at: Date.now() }))
-      await service.waitForLine(/shutting down: answering with Connection: close/, 5_000)
-      // for a grace second, new requests are still answered, each asking the client to close
+      await service.waitForLine(/shutting down: readiness 503, answering with Connection: close/, 5_000)
+      // for a grace second, new requests are still answered, each asking the client to close;
+      // readiness fails, so that a load balancer stops sending
       const during = await fetch(baseUrl + "/v1/health", fresh)
       expect(during.status).toBe(200)
       expect(during.headers.get("connection")).toBe("close")
+      const ready = await fetch(baseUrl + "/v1/health/ready", fresh)
+      expect({ status: ready.status, connection: ready.headers.get("connection"), body: await ready.json() }).toEqual({
+        status: 503,
+        connection: "close",
+        body: { error: { code: "internal_error", message: "The service is shutting down." } }
+      })
       await service.waitForLine(/shutting down: no new connections; 1 request\(s\) in flight/, 5_000)
       // No new connections once the grace is over.
       const refused = await fetch(baseUrl + "/v1/health", fresh).then(
@@ -72,6 +81,75 @@ describe("graceful shutdown", () => {
       await database.drop()
     }
   }, 120_000)
+
+  // Ten services in turn over one PostgreSQL database, each under keep-alive load through SIGTERM.
+  test.skipIf(!process.env.TEST_DATABASE_URL)("keep-alive traffic through SIGTERM, ten times: readiness says 503 at once, and no request written is left without an answer", async () => {
+    const database = await resolveTestDatabase()
+    if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
+    // the schema and the fixture, once
+    await (await startServer({ database })).stop()
+    const env = { ...databaseEnv(database), CACHE_TTL_SECONDS: "0", RATE_LIMIT_CAPACITY: "1000000" }
+    const paths = ["/v1/songs/1", "/v1/search?q=cinta", "/v1/albums/1", "/v1/artists/1", "/v1/search?q=lagu&types=songs", "/v1/songs/2"]
+    const runs: Array<{ readonly ready: number; readonly dropped: number; readonly whileDraining: number; readonly exit: number }> = []
+    try {
+      for (let run = 0; run < 10; run++) {
+        const service = spawnService(env)
+        const baseUrl = await service.baseUrl(60_000)
+        const load = keepAliveLoad(baseUrl, paths, 24, service.exited)
+        await Bun.sleep(300)
+        service.process.kill("SIGTERM")
+        await service.waitForLine(/shutting down/, 5_000)
+        const ready = await request(baseUrl, "/v1/health/ready", { keepalive: false, headers: { connection: "close" } })
+        const exit = await service.exited
+        const exchanges = await load
+        runs.push({
+          ready: ready.status,
+          // written on an open connection (new or kept alive), which then closed with no answer
+          dropped: exchanges.filter((exchange) => exchange.status === undefined).length,
+          whileDraining: exchanges.filter((exchange) => exchange.close).length,
+          exit
+        })
+        expect(service.stderr()).toBe("")
+      }
+    } finally {
+      await database.drop()
+    }
+    console.log(`keep-alive through SIGTERM: ${runs.map((r) => r.whileDraining).join(", ")} requests answered while draining`)
+    expect(runs.map(({ ready, dropped, exit }) => ({ ready, dropped, exit }))).toEqual(runs.map(() => ({ ready: 503, dropped: 0, exit: 0 })))
+    // each run answered requests while draining: the load went through the signal
+    expect(runs.filter((r) => r.whileDraining === 0)).toEqual([])
+  }, 120_000)
+
+  // What HTTP/1.1 leaves open, reproduced: nothing can tell a client on an idle kept-alive connection
+  // to stop using it, so a request it writes as the server closes that connection crosses the close.
+  test.skipIf(!process.env.TEST_DATABASE_URL)("HTTP/1.1's own race: a connection idle through the grace is kept open until the listener closes, then closed with nothing said on it", async () => {
+    const database = await resolveTestDatabase()
+    if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
+    const service = spawnService({ ...databaseEnv(database) })
+    try {
+      const baseUrl = await service.baseUrl(60_000)
+      const { hostname, port } = new URL(baseUrl)
+      const [writes, idles] = (await Promise.all([Connection.open(hostname, Number(port)), Connection.open(hostname, Number(port))])) as [Connection, Connection]
+      for (const connection of [writes, idles]) expect(await connection.send(getHead(baseUrl, "/v1/health"))).toEqual({ status: 200, close: false })
+      service.process.kill("SIGTERM")
+      await service.waitForLine(/shutting down: readiness 503/, 5_000)
+      let closedAt: number | undefined
+      void idles.closed.then(() => (closedAt = Date.now()))
+      // through the grace an idle connection is left open: a request written on it is answered, saying close
+      await Bun.sleep(200)
+      expect(await writes.send(getHead(baseUrl, "/v1/health"))).toEqual({ status: 200, close: true })
+      expect(closedAt).toBeUndefined()
+      // the other, idle all along, is closed with the listener: a request written in the instant
+      // the close is on its way gets no answer, and no header could have warned its client
+      await service.waitForLine(/shutting down: no new connections/, 5_000)
+      await idles.closed
+      expect(await idles.send(getHead(baseUrl, "/v1/health"))).toBeUndefined()
+      expect(await service.exited).toBe(0)
+    } finally {
+      service.process.kill("SIGKILL")
+      await database.drop()
+    }
+  }, 60_000)
 
   test("SIGINT closes the embedded database cleanly: the lock is released and the data directory reopens", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "catalogue-shutdown-"))

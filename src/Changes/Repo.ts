@@ -37,6 +37,12 @@ export interface FeedPosition {
 
 /** A feed position in a cursor: the immediate, due and late streams' positions and the horizon. */
 const FEED_KEY = ["xid", "position", "micros", "text", "text", "micros", "xid", "micros", "text", "text"] as const
+/**
+ * How far a cursor's horizon may lie ahead of the reader's clock: replicas' clocks drift apart a
+ * little. Further ahead is no clock this feed trusts: the cursor is bad_request.
+ */
+const CLOCK_DRIFT_TOLERATED = unsafeFragment("interval '1 minute'")
+
 /** A new reader has passed no due touch: nothing can be late for it. */
 const MAX_XID = (2n ** 64n - 1n).toString()
 
@@ -155,16 +161,22 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
                WHERE backend_xid IS NOT NULL AND datname = current_database() AND pid <> pg_backend_pid()),
               now()))) AS horizon
         ),
-        -- A reader that has not seen every transaction the cursor's reader had seen (a staler
-        -- standby) leaves the due and late streams where they are: it could not vouch for them.
+        -- A reader whose clock has not reached the cursor's horizon (the replica that issued it
+        -- runs ahead) reads nothing: judged at an earlier time, a row that reader saw public
+        -- could come out removed, with its due touch already passed. A reader that has not seen
+        -- every transaction the cursor's reader had seen (a staler standby) leaves the due and
+        -- late streams where they are: it could not vouch for them.
         may AS (
-          SELECT (SELECT late_xid FROM start) = ${MAX_XID}::xid8 OR (SELECT xmin FROM h) >= (SELECT late_xid FROM start) AS due
+          SELECT c.reached AS immediate,
+                 c.reached AND ((SELECT late_xid FROM start) = ${MAX_XID}::xid8 OR (SELECT xmin FROM h) >= (SELECT late_xid FROM start)) AS due
+          FROM (SELECT (SELECT horizon FROM start) <= now() AS reached) c
         ),
         immediate AS (
           SELECT l.xid, l.position, l.kind, l.row_key, true AS may_remove, l.at,
                  row_number() OVER (ORDER BY l.xid, l.position) AS ord
           FROM (SELECT l.* FROM change_log l
-                WHERE (l.xid, l.position) > ((SELECT xid FROM start), (SELECT position FROM start))
+                WHERE (SELECT immediate FROM may)
+                  AND (l.xid, l.position) > ((SELECT xid FROM start), (SELECT position FROM start))
                   AND l.xid < (SELECT xmin FROM h)
                 ORDER BY l.xid, l.position LIMIT ${limit}) l
         ),
@@ -205,7 +217,7 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
         ),
         served AS (SELECT * FROM judged WHERE public OR may_remove)
         SELECT
-          (SELECT horizon FROM start) <= now() AND (SELECT due_at FROM start) >= (SELECT started_at FROM change_feed_origin) - interval '1 second' AS valid,
+          (SELECT horizon FROM start) <= now() + ${CLOCK_DRIFT_TOLERATED} AND (SELECT due_at FROM start) >= (SELECT started_at FROM change_feed_origin) - interval '1 second' AS valid,
           (SELECT ${FEED_ENTRIES} FROM served c)::text AS json,
           (SELECT count(*) FROM served)::int AS total,
           (SELECT count(*) FROM immediate)::int AS immediate,

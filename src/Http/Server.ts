@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { AppConfig } from "../Config.js"
-import { InFlightRequests } from "../Shutdown.js"
+import { InFlightRequests, whenLetGo } from "../Shutdown.js"
 import { bareErrorAnswer, toWebResponse } from "./Answer.js"
 import { envelope } from "./Errors.js"
 import { makeFrontDoor } from "./FrontDoor.js"
@@ -60,12 +60,17 @@ const make = Effect.gen(function*() {
   const served: Handler = frontDoor === undefined
     ? (request, server) => app(request, server)
     : (request, server) => frontDoor(request, server) ?? app(request, server)
+  const routed: Handler = config.metrics === "prometheus"
+    ? (request, server) => (isMetricsRequest(request) ? metricsResponse(request) : served(request, server))
+    : served
   const server = Bun.serve({
     port: config.port,
     error: thrown,
-    fetch: config.metrics === "prometheus"
-      ? (request, server) => (isMetricsRequest(request) ? metricsResponse(request) : served(request, server))
-      : served
+    // an answer made at once is held like the pipeline's while the listener closes (src/Shutdown.ts)
+    fetch: (request, server) => {
+      const response = routed(request, server)
+      return response instanceof Response ? whenLetGo(inFlight, response) : response
+    }
   })
   inFlight.server = server
   // stop listening, let open responses finish (the drain came first)
@@ -76,13 +81,13 @@ const make = Effect.gen(function*() {
       const runFork = yield* FiberSet.makeRuntime<never>()
       const context = yield* Effect.context<never>()
       // by the web Request: the pipeline may pass on a modified HttpServerRequest with the same source
-      const resolvers = new WeakMap<Request, (response: Response) => void>()
+      const resolvers = new WeakMap<Request, (response: Response | Promise<Response>) => void>()
       const handled = HttpEffect.toHandled(httpApp, (request, response) =>
         Effect.sync(() => {
           const source = request.source as Request
           const resolve = resolvers.get(source)
           resolvers.delete(source)
-          resolve?.(HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD", context }))
+          resolve?.(whenLetGo(inFlight, HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD", context })))
         }))
       const handle: Handler = (request, bun) =>
         new Promise((resolve) => {

@@ -27,7 +27,7 @@ export class MetaApi extends HttpApiGroup.make("Meta")
     resourceEndpoint("health", "/v1/health", Health, "HealthResponse", "Liveness: the process answers (no database call)")
   )
   .add(
-    resourceEndpoint("ready", "/v1/health/ready", Health, "ReadinessResponse", "Readiness: the database answers within 1 s, else 503")
+    resourceEndpoint("ready", "/v1/health/ready", Health, "ReadinessResponse", "Readiness: the database answers within 1 s, else 503; 503 from SIGTERM on, while the process drains")
   )
   .add(
     resourceEndpoint("stats", "/v1/stats", CatalogueStats, "CatalogueStatsResponse", "Catalogue statistics over public rows")

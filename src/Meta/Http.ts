@@ -9,6 +9,7 @@ import { Api, API_VERSION } from "../Api.js"
 import { Unavailable } from "../Domain/Errors.js"
 import { detailJson } from "../Domain/Json.js"
 import { MetaRepo } from "./Repo.js"
+import { InFlightRequests } from "../Shutdown.js"
 import * as Fiber from "effect/Fiber"
 
 export const DOCS_PATH = "/docs"
@@ -31,12 +32,15 @@ export const listEndpoints = () => {
   return endpoints
 }
 
+const shuttingDown = new Unavailable({ message: "The service is shutting down." })
+
 /** /v1/health/ready asks the database at most this often per process, whatever the request rate. */
 export const READY_PROBE_INTERVAL_MS = 1000
 
 export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* MetaRepo
+    const inFlight = yield* InFlightRequests
     const services = yield* Effect.context<never>()
     const probe = repo.ping.pipe(
       // answer at the second; the abandoned ping ends on its own (src/Database/Runner.ts)
@@ -71,7 +75,8 @@ export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
     return handlers
       .handle("index", () => Effect.succeed({ data: index }))
       .handle("health", () => Effect.succeed({ data: { status: "ok" as const } }))
-      .handle("ready", () => ready)
+      // from SIGTERM on, so that a load balancer stops sending while the listener still answers
+      .handle("ready", () => inFlight.draining ? Effect.fail(shuttingDown) : ready)
       .handle("stats", () => Effect.map(repo.getCatalogueStats, detailJson))
   })
 ).pipe(Layer.provide(MetaRepo.Default))
