@@ -21,9 +21,10 @@ describe("one client at its full rate and another client's latency", () => {
       baseUrl: server.baseUrl,
       browse: await browsePaths(server.baseUrl),
       searches: heavySearches,
-      loadedTurns: 2,
-      aloneMs: 2_500,
-      loadedMs: 5_000
+      // short turns, many: the machine's drift (other tests, other processes) falls on both
+      loadedTurns: 4,
+      aloneMs: 1_500,
+      loadedMs: 3_000
     })
     console.log(`fairness: ${describeFairness(result)}`)
     expect(result.bFailures).toEqual([])

@@ -107,7 +107,7 @@ const FIELD_FORMATS: Readonly<Record<string, string>> = {
 const MAY_BE_EMPTY = new Set(["last_fetched", "streama_url", "streamb_url"])
 
 const RATE_LIMIT_CAPACITY_TEXT = "360 requests per 60 seconds per client address"
-const IN_FLIGHT_TEXT = "2 requests of one client running and 32 more waiting their turn"
+const IN_FLIGHT_TEXT = "1 request of one client running and 32 more waiting their turn"
 
 const HEADERS: Readonly<Record<string, { readonly description: string; readonly schema: JsonObject }>> = {
   ETag: {

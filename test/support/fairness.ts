@@ -11,8 +11,8 @@
 
 export const A_CONNECTIONS = 16
 export const CLIENT_A = "198.51.100.200"
-/** B spread over a few addresses of its own: it needs more samples than one bucket holds. */
-const clientB = (i: number) => `198.51.100.${210 + (i % 8)}`
+/** B spread over addresses of its own: it needs more samples than one bucket holds. */
+const clientB = (i: number) => `198.51.101.${i % 64}`
 
 /** The p-th percentile (0-100) of the samples, nearest rank. */
 export const percentile = (samples: ReadonlyArray<number>, p: number) => {
@@ -82,7 +82,7 @@ export const measureFairness = async (options: FairnessOptions): Promise<Fairnes
       await response.arrayBuffer()
       into.push(performance.now() - started)
       if (response.status !== 200) bFailures.push(`${response.status} ${path}`)
-      await Bun.sleep(5)
+      await Bun.sleep(1)
     }
   }
 
