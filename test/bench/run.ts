@@ -104,6 +104,7 @@ const main = async () => {
     PORT: String(port),
     LOG_LEVEL: "warn",
     RATE_LIMIT_CAPACITY: "1000000000",
+    RATE_LIMIT_MAX_IN_FLIGHT: "1000000",
     ...extra
   })
   const startService = async (name: string, extra: Record<string, string>) => {

@@ -436,7 +436,8 @@ export const runSweep = async (serverUrl: string, options: SweepOptions, log: (l
       PORT: String(port),
       LOG_LEVEL: "warn",
       CACHE_TTL_SECONDS: "0",
-      RATE_LIMIT_CAPACITY: "1000000000"
+      RATE_LIMIT_CAPACITY: "1000000000",
+      RATE_LIMIT_MAX_IN_FLIGHT: "1000000"
     }, port)
     servers.push(service)
     const results: Array<FamilyResult> = []
