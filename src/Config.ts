@@ -64,6 +64,8 @@ const rateLimitConfig = Config.all({
   capacity: positiveInt("RATE_LIMIT_CAPACITY", 360),
   windowSeconds: positiveInt("RATE_LIMIT_WINDOW_SECONDS", 60),
   maxClients: positiveInt("RATE_LIMIT_MAX_CLIENTS", 100_000),
+  maxInFlight: positiveInt("RATE_LIMIT_MAX_IN_FLIGHT", 1),
+  maxQueued: nonNegativeInt("RATE_LIMIT_MAX_QUEUED", 32),
   redisUrl: setting("RATE_LIMIT_REDIS_URL", Option.none<Redacted.Redacted<string>>(), (url) =>
     /^rediss?:\/\/\S+$/.test(url) && URL.canParse(url)
       ? Option.some(Redacted.make(url))

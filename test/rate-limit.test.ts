@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Clock, Duration, Effect, Redacted } from "effect"
+import { Clock, Duration, Effect, Fiber, Redacted } from "effect"
 import * as TestClock from "effect/testing/TestClock"
 import { Redis } from "ioredis"
 import { clientKey } from "../src/RateLimit/ClientAddress.js"
+import { makeClientSlots } from "../src/RateLimit/ClientSlots.js"
 import { makeMemoryStore, RateLimiter } from "../src/RateLimit/RateLimiter.js"
 import { makeRedisStore } from "../src/RateLimit/RedisStore.js"
 import { request } from "./support/http.js"
@@ -10,6 +11,7 @@ import { sharedServer, type TestServer } from "./support/server.js"
 import { routes } from "../src/Http/Routes.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import { hs256, staffClaims } from "./support/tokens.js"
+import { heavySearches } from "./support/fairness.js"
 
 const POLICY = { capacity: 360, windowSeconds: 60 }
 
@@ -431,5 +433,135 @@ describe("If-None-Match: * and cache-busting parameters get no work for free", (
     }
     expect(statuses.filter((status) => status === 429).length).toBe(paths.length * 2 - 40)
     expect(await hitsOf("198.51.100.75")).toBe(paths.length)
+  })
+})
+
+describe("a client's requests in flight (the line of src/RateLimit/ClientSlots.ts)", () => {
+  /** A request that runs until `open` is called, recording when it starts. */
+  const gate = (name: string, started: Array<string>) => {
+    let open = () => {}
+    const effect = Effect.callback<string>((resume) => {
+      started.push(name)
+      open = () => resume(Effect.succeed(name))
+    })
+    return { effect, open: () => open() }
+  }
+  const REFUSED = Effect.succeed("refused")
+
+  test("two run, the next wait in arrival order, past the line refused; a slot is handed on however a request ends", async () => {
+    const slots = makeClientSlots(2, 2)
+    const started: Array<string> = []
+    const [a, b, c, d] = ["a", "b", "c", "d"].map((name) => gate(name, started))
+    const outcomes = await Effect.runPromise(Effect.gen(function*() {
+      const fa = yield* Effect.forkChild(slots.withSlot("k", a!.effect, REFUSED))
+      const fb = yield* Effect.forkChild(slots.withSlot("k", Effect.flatMap(b!.effect, () => Effect.fail("boom")), REFUSED))
+      const fc = yield* Effect.forkChild(slots.withSlot("k", c!.effect, REFUSED))
+      const fd = yield* Effect.forkChild(slots.withSlot("k", d!.effect, REFUSED))
+      yield* Effect.yieldNow
+      const refused = yield* slots.withSlot("k", Effect.succeed("e"), REFUSED)
+      const otherClient = yield* slots.withSlot("other", Effect.succeed("other"), REFUSED)
+      const runningFirst = [...started]
+      b!.open() // fails: its slot goes to c, the first waiting
+      yield* Effect.yieldNow
+      const afterFailure = [...started]
+      yield* Fiber.interrupt(fa) // hangs up while running: its slot goes to d
+      yield* Effect.yieldNow
+      const afterInterrupt = [...started]
+      c!.open()
+      d!.open()
+      return {
+        runningFirst, refused, otherClient, afterFailure, afterInterrupt,
+        b: yield* Effect.exit(Fiber.join(fb)), c: yield* Fiber.join(fc), d: yield* Fiber.join(fd)
+      }
+    }))
+    expect(outcomes.runningFirst).toEqual(["a", "b"])
+    expect(outcomes.refused).toBe("refused")
+    expect(outcomes.otherClient).toBe("other")
+    expect(outcomes.afterFailure).toEqual(["a", "b", "c"])
+    expect(outcomes.afterInterrupt).toEqual(["a", "b", "c", "d"])
+    expect(outcomes.b._tag).toBe("Failure")
+    expect([outcomes.c, outcomes.d]).toEqual(["c", "d"])
+    // everything ended: the client's line is empty again, two run at once
+    const again = await Effect.runPromise(Effect.all([1, 2, 3].map((i) => slots.withSlot("k", Effect.succeed(i), Effect.succeed(0)))))
+    expect(again).toEqual([1, 2, 3])
+  })
+
+  test("a request that stops waiting (its client hung up) leaves the line", async () => {
+    const slots = makeClientSlots(1, 1)
+    const started: Array<string> = []
+    const [a, b] = ["a", "b"].map((name) => gate(name, started))
+    const result = await Effect.runPromise(Effect.gen(function*() {
+      const fa = yield* Effect.forkChild(slots.withSlot("k", a!.effect, REFUSED))
+      const fb = yield* Effect.forkChild(slots.withSlot("k", b!.effect, REFUSED))
+      yield* Effect.yieldNow
+      yield* Fiber.interrupt(fb) // waiting: leaves; the line has room again
+      const waiting = yield* Effect.forkChild(slots.withSlot("k", Effect.succeed("c"), REFUSED))
+      yield* Effect.yieldNow
+      a!.open()
+      return { a: yield* Fiber.join(fa), c: yield* Fiber.join(waiting), started }
+    }))
+    expect(result).toEqual({ a: "a", c: "c", started: ["a"] })
+  })
+})
+
+// Buckets in memory (decided at the front door) and in Redis (decided in the pipeline): the line is the same.
+const BUCKET_STORES = { memory: {}, redis: { RATE_LIMIT_REDIS_URL: process.env.RATE_LIMIT_REDIS_TEST_URL ?? "redis://127.0.0.1:6379" } }
+for (const [store, storeEnv] of Object.entries(BUCKET_STORES)) describe(`a client's requests in flight over HTTP (1 running, 1 waiting; buckets in ${store})`, () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startEdgeServer({
+      ...REAL_EDGE_ENV,
+      ...storeEnv,
+      TRUST_PROXY: "1",
+      CACHE_TTL_SECONDS: "0",
+      RATE_LIMIT_MAX_IN_FLIGHT: "1",
+      RATE_LIMIT_MAX_QUEUED: "1"
+    })
+  }, 60_000)
+  afterAll(() => server.stop())
+
+  const from = (client: string, init: RequestInit = {}) => ({ ...init, headers: { "x-forwarded-for": client } })
+
+  test("past the running and the waiting one: 429 rate_limited with Retry-After; another client is not held up", async () => {
+    const client = "198.51.100.80"
+    const replies = Promise.all(heavySearches.slice(0, 4).map((path) => request(server.baseUrl, path, from(client))))
+    const other = await request(server.baseUrl, "/v1/songs/1", from("198.51.100.81"))
+    const statuses = (await replies).map((reply) => reply.status)
+    expect(other.status).toBe(200)
+    expect(statuses.toSorted()).toEqual([200, 200, 429, 429])
+    const refused = (await replies).find((reply) => reply.status === 429)!
+    expect(refused.body).toEqual({
+      error: { code: "rate_limited", message: "Too many requests at once: 1 running and 1 waiting per client; retry in 1 second." }
+    })
+    expect(refused.headers.get("retry-after")).toBe("1")
+    expect(refused.headers.get("cache-control")).toBe("no-store")
+    // it was counted: its token is taken, as the fields say
+    expect(Number(refused.headers.get("x-ratelimit-remaining"))).toBeLessThan(359)
+    expect(refused.headers.get("ratelimit-policy")).toBe(`"ip";q=360;w=60`)
+    // health checks never wait for a slot
+    const busy = request(server.baseUrl, heavySearches[0]!, from(client))
+    expect((await request(server.baseUrl, "/v1/health", from(client))).status).toBe(200)
+    expect((await busy).status).toBe(200)
+  })
+
+  test("the slot is released after a 404, a 400 and a client that hangs up", async () => {
+    const client = "198.51.100.82"
+    expect((await request(server.baseUrl, "/v1/songs/999999", from(client))).status).toBe(404)
+    expect((await request(server.baseUrl, "/v1/songs?limit=0", from(client))).status).toBe(400)
+    for (let i = 0; i < 3; i++) {
+      const abort = new AbortController()
+      const hungUp = request(server.baseUrl, heavySearches[i]!, from(client, { signal: abort.signal })).catch(() => undefined)
+      await Bun.sleep(10)
+      abort.abort()
+      await hungUp
+    }
+    // the hung-up searches' slots come back once their handlers are interrupted
+    const statuses: Array<number> = []
+    for (let i = 0; i < 50 && statuses.at(-1) !== 200; i++) {
+      statuses.push((await request(server.baseUrl, "/v1/songs/1", from(client))).status)
+      if (statuses.at(-1) !== 200) await Bun.sleep(20)
+    }
+    expect(statuses.at(-1)).toBe(200)
+    for (let i = 0; i < 5; i++) expect((await request(server.baseUrl, "/v1/songs/1", from(client))).status).toBe(200)
   })
 })

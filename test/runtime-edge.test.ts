@@ -120,7 +120,7 @@ const keepAliveClient = (baseUrl: string) => {
 describe("draining on SIGTERM", () => {
   test("every answer from the signal on says Connection: close; keep-alive clients under load lose no request sent before it", async () => {
     const database = await resolveTestDatabase()
-    const service = spawnService({ ...databaseEnv(database), CACHE_TTL_SECONDS: "0", RATE_LIMIT_CAPACITY: "1000000" })
+    const service = spawnService({ ...databaseEnv(database), CACHE_TTL_SECONDS: "0", RATE_LIMIT_CAPACITY: "1000000", RATE_LIMIT_MAX_IN_FLIGHT: "1000000" })
     try {
       const baseUrl = await service.baseUrl(90_000)
       const clients = Array.from({ length: 24 }, () => keepAliveClient(baseUrl))

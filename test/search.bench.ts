@@ -1,7 +1,7 @@
 /**
  * Latency of /v1/search on a seeded catalogue (docs/search.md).
  *
- *   DATABASE_URL=postgres://.../discover_bench PORT=3904 RATE_LIMIT_CAPACITY=100000000 CACHE_TTL_SECONDS=0 bun run start
+ *   DATABASE_URL=postgres://.../discover_bench PORT=3904 RATE_LIMIT_CAPACITY=100000000 RATE_LIMIT_MAX_IN_FLIGHT=1000000 CACHE_TTL_SECONDS=0 bun run start
  *   DATABASE_URL=postgres://.../discover_bench bun test/search.bench.ts http://127.0.0.1:3904 [rounds] [connections]
  *
  * The query mix is drawn from the catalogue itself (deterministically): whole titles and names,

@@ -8,6 +8,7 @@ import { AppConfig } from "../Config.js"
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
 import { pathAndQuery, pathOf } from "../Domain/Url.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
+import { makeClientSlots } from "../RateLimit/ClientSlots.js"
 import { type RateLimitDecision, RateLimiter } from "../RateLimit/RateLimiter.js"
 import { InFlightRequests } from "../Shutdown.js"
 import type { TraceIds } from "../Telemetry.js"
@@ -28,6 +29,7 @@ import {
   methodNotAllowedMessage,
   rateLimitedMessage,
   routeNotFoundMessage,
+  tooManyInFlightMessage,
   UNREADABLE_PARAMETER,
   URL_TOO_LONG_MESSAGE
 } from "./Errors.js"
@@ -102,6 +104,8 @@ const makeEdge = Effect.gen(function*() {
   const verifier = yield* TokenVerifier
   const inFlight = yield* InFlightRequests
   const clientKeys = makeClientKeys(config.trustProxy)
+  const { maxInFlight, maxQueued } = config.rateLimit
+  const slots = makeClientSlots(maxInFlight, maxQueued)
   const settings: AnswerSettings = { staffOrigins: config.corsStaffOrigins, draining: () => inFlight.draining }
 
   const factsOf = (source: Request, socketAddress: string | undefined): RequestFacts => {
@@ -227,6 +231,20 @@ const makeEdge = Effect.gen(function*() {
     return { admitted: { facts, route, context, cacheKey } }
   }
 
+  /**
+   * The handler's run in one of its client's slots: what one client has running or waiting is
+   * bounded (docs/edge.md, "Requests in flight"). Only requests the rate limit counts; past the
+   * queue, a 429 (its token stays spent: it was counted).
+   */
+  const inSlot = <R>(admitted: Admitted, handle: Effect.Effect<Answer, never, R>): Effect.Effect<Answer, never, R> => {
+    const { context, facts } = admitted
+    if (context.decision === undefined) return handle
+    const refused = Effect.sync(() =>
+      errorAnswer(settings, context, 429, envelope("rate_limited", tooManyInFlightMessage(maxInFlight, maxQueued)), { "retry-after": "1" })
+    )
+    return slots.withSlot(facts.clientKey, handle, refused)
+  }
+
   /** The answer for what the handler (or the router's error encoder) made; a public 200 is stored. */
   const finish = (admitted: Admitted, status: number, body: Uint8Array, bodyType: string): Answer => {
     const { cacheKey, context, facts } = admitted
@@ -256,7 +274,19 @@ const makeEdge = Effect.gen(function*() {
     return what
   }
 
-  return { factsOf, screen, limit, decide, finish, failed, handOn, takeHandedOn, takeNow: limiter.takeNow, cacheOn: cache.enabled }
+  return {
+    factsOf,
+    screen,
+    limit,
+    decide,
+    inSlot,
+    finish,
+    failed,
+    handOn,
+    takeHandedOn,
+    takeNow: limiter.takeNow,
+    cacheOn: cache.enabled
+  }
 })
 
 /** One edge per process, shared by the front door and the pipeline. */

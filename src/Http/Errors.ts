@@ -43,6 +43,10 @@ export const rateLimitedMessage = (decision: RateLimitDecision) => {
     `retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
 }
 
+/** A request over its client's bound on requests in flight and waiting (docs/edge.md, "Requests in flight"). */
+export const tooManyInFlightMessage = (maxInFlight: number, maxQueued: number) =>
+  `Too many requests at once: ${maxInFlight} running and ${maxQueued} waiting per client; retry in 1 second.`
+
 /** Effect's words, but "is missing" for a parameter that is absent. */
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
   leafHook: (issue) => (issue._tag === "MissingKey" ? "is missing" : SchemaIssue.defaultLeafHook(issue))

@@ -53,9 +53,12 @@ export const makePipeline = Effect.gen(function*() {
   const writeLine = makeInfoLineWriter(config.logFormat)
   const recording = metricsWanted(config)
 
-  /** The router's response, answered with the edge's headers; a failure that escaped it is still the envelope. */
+  /**
+   * The router's response, answered with the edge's headers; a failure that escaped it is still the
+   * envelope. Every admitted request passes here, so this is where its client's slot is held.
+   */
   const route = (app: App, admitted: Admitted): Effect.Effect<Answer, never, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
-    Effect.flatMap(Effect.exit(app), (exit) => {
+    edge.inSlot(admitted, Effect.flatMap(Effect.exit(app), (exit) => {
       if (Exit.isSuccess(exit)) {
         const { body, status } = exit.value
         if (body._tag === "Uint8Array") return Effect.succeed(edge.finish(admitted, status, body.body, body.contentType))
@@ -70,7 +73,7 @@ export const makePipeline = Effect.gen(function*() {
         Effect.logError("response not answerable", Exit.isFailure(exit) ? exit.cause : "unexpected body"),
         edge.failed(admitted, 500, "Something went wrong on our side; it has been logged.")
       )
-    })
+    }))
 
   return (app: App): App =>
     Effect.withFiber((fiber) => {

@@ -107,6 +107,7 @@ const FIELD_FORMATS: Readonly<Record<string, string>> = {
 const MAY_BE_EMPTY = new Set(["last_fetched", "streama_url", "streamb_url"])
 
 const RATE_LIMIT_CAPACITY_TEXT = "360 requests per 60 seconds per client address"
+const IN_FLIGHT_TEXT = "1 request of one client running and 32 more waiting their turn"
 
 const HEADERS: Readonly<Record<string, { readonly description: string; readonly schema: JsonObject }>> = {
   ETag: {
@@ -158,7 +159,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   401: "unauthorized: no bearer token, or one that is not valid (signature, expiry, issuer, audience, lifetime).",
   403: "forbidden: a valid token without the staff role.",
   404: "not_found: nothing public has this id, slug or username.",
-  429: `rate_limited: more than ${RATE_LIMIT_CAPACITY_TEXT}; wait Retry-After seconds.`,
+  429: `rate_limited: more than ${RATE_LIMIT_CAPACITY_TEXT}, or more than ${IN_FLIGHT_TEXT}; wait Retry-After seconds.`,
   500: "internal_error: something failed on the service's side; the traceparent header identifies the request in the logs.",
   503: "internal_error: the database is not reachable or did not answer in time; try again shortly."
 }
@@ -347,6 +348,7 @@ const DESCRIPTION = [
   "  rate_limited and internal_error.",
   "- Pages: `limit` 1 to 80 (default 20) and `offset`, or `cursor` from `meta.next_cursor` (\"\" on the last page).",
   `- Rate limit: ${RATE_LIMIT_CAPACITY_TEXT}, with RateLimit headers on every answer and 429 past it; a 304 the response cache answers for an ETag you name is free.`,
+  `- At most ${IN_FLIGHT_TEXT}: a request past them waits; past the waiting ones, 429.`,
   "- Public answers carry an ETag and `Cache-Control: public, max-age=60, stale-while-revalidate=300`.",
   "- Staff endpoints under /v1/admin need a staff bearer token.",
 ].join("\n")

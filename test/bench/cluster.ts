@@ -92,7 +92,7 @@ try {
     dir,
     basePort: Number(process.env.CLUSTER_BASE_PORT ?? 15700),
     songs,
-    replicaEnv: { CACHE_TTL_SECONDS: "0", RATE_LIMIT_CAPACITY: "100000000", RATE_LIMIT_WINDOW_SECONDS: "1", LOG_LEVEL: "error" },
+    replicaEnv: { CACHE_TTL_SECONDS: "0", RATE_LIMIT_CAPACITY: "100000000", RATE_LIMIT_WINDOW_SECONDS: "1", RATE_LIMIT_MAX_IN_FLIGHT: "1000000", LOG_LEVEL: "error" },
     log
   })
   const ids = column(state, "SELECT id FROM public_songs ORDER BY id")

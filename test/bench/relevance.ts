@@ -47,7 +47,8 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
     PORT: String(port),
     LOG_LEVEL: "warn",
     CACHE_TTL_SECONDS: "0",
-    RATE_LIMIT_CAPACITY: "1000000000"
+    RATE_LIMIT_CAPACITY: "1000000000",
+    RATE_LIMIT_MAX_IN_FLIGHT: "1000000"
   }, port)
   try {
     const rows: Rows = async (text, params = []) => (await client.query(text, [...params])).rows

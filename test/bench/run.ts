@@ -2,6 +2,7 @@
  * `bun run bench [--smoke] [--rounds N] [--seconds S] [--connections C] [--songs N] [--database NAME] [--only A,B]`
  * `bun run bench --sweep [--songs N] [--database NAME] [--requests R] [--families A,B]` (one client per endpoint: ./sweep.ts)
  * `bun run bench --relevance [--songs N] [--database NAME] [--targets N] [--seed S] [--label TEXT]` (./relevance.ts)
+ * `bun run bench --fairness [--songs N] [--database NAME] [--turns T] [--seconds S]` (one client's load, another's p99: ./fairness.ts)
  *
  * The service against two hand-written baselines (Bun.serve + Bun.SQL, Bun.serve + `pg` with
  * named prepared statements) running the repository's own statements, with wrk on loopback in
@@ -14,6 +15,7 @@ import { ensureCatalogue, queryColumn, serverVersion } from "./catalogue.js"
 import { cpuSeconds, freePort, peakRssMiB, type ServerProcess, startServer } from "./processes.js"
 import { type Measurement, renderReport, type RoleName, type ScenarioName, type Results } from "./report.js"
 import { captureStatements, LIST_LIMIT } from "./statements.js"
+import { runFairnessBench } from "./fairness.js"
 import { runRelevanceBench } from "./relevance.js"
 import { runSweep, sweepSections } from "./sweep.js"
 import { ensureWrk, runWrk } from "./wrk.js"
@@ -102,6 +104,7 @@ const main = async () => {
     PORT: String(port),
     LOG_LEVEL: "warn",
     RATE_LIMIT_CAPACITY: "1000000000",
+    RATE_LIMIT_MAX_IN_FLIGHT: "1000000",
     ...extra
   })
   const startService = async (name: string, extra: Record<string, string>) => {
@@ -369,6 +372,13 @@ try {
       targets: Number(sweepOption("--targets") ?? 200),
       seed: Number(sweepOption("--seed") ?? 1),
       label: sweepOption("--label")
+    }, log)
+  } else if (process.argv.includes("--fairness")) {
+    await runFairnessBench(serverUrl, {
+      songs: options.songs,
+      database: sweepOption("--database"),
+      turns: Number(sweepOption("--turns") ?? 3),
+      seconds: options.seconds
     }, log)
   } else {
     await main()

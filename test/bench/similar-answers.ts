@@ -56,7 +56,7 @@ const main = async () => {
     if (base === undefined) {
       const port = freePort()
       const service = await startServer("service", ["bun", "src/main.ts"], {
-        DATABASE_URL: url, PORT: String(port), LOG_LEVEL: "warn", CACHE_TTL_SECONDS: "0", RATE_LIMIT_CAPACITY: "1000000000"
+        DATABASE_URL: url, PORT: String(port), LOG_LEVEL: "warn", CACHE_TTL_SECONDS: "0", RATE_LIMIT_CAPACITY: "1000000000", RATE_LIMIT_MAX_IN_FLIGHT: "1000000"
       }, port)
       servers.push(service)
       base = service.baseUrl

@@ -14,9 +14,10 @@ export const startEdgeServer = async (env: Record<string, string>): Promise<Test
   return { ...server, stop: () => server.stop().then(database.drop) }
 }
 
-/** The real rate limit and response cache, as production has them. */
+/** The real rate limit (and bound on requests in flight) and response cache, as production has them. */
 export const REAL_EDGE_ENV: Readonly<Record<string, string>> = {
   RATE_LIMIT_CAPACITY: "360",
   RATE_LIMIT_WINDOW_SECONDS: "60",
+  RATE_LIMIT_MAX_IN_FLIGHT: "1",
   CACHE_TTL_SECONDS: "30"
 }
