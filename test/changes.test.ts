@@ -16,7 +16,8 @@ let writers: Array<pg.Client> = []
 
 /**
  * Rows of this file: hidden albums (one naming nobody; one naming a public artist, holding a public
- * song, in a public albums-list) and an invisible artist in a public group.
+ * song, in a public albums-list), an invisible artist in a public group, and a hidden song of the
+ * hidden artist 10 that no random edit touches.
  */
 const OWN_ROWS = [
   `INSERT INTO albums (id, title, slug, album_type, released_at, published_at) VALUES
@@ -26,7 +27,9 @@ const OWN_ROWS = [
   `INSERT INTO album_tracks (album_id, position, song_id) VALUES (6, 1, 4)`,
   `INSERT INTO curated_list_albums (list_id, position, album_id) VALUES (2, 4, 6)`,
   `INSERT INTO artists (id, name, slug, is_group) VALUES (12, 'CANARY Hidden Member', 'canary-hidden-member', false)`,
-  `INSERT INTO artist_memberships (group_id, member_id) VALUES (3, 12)`
+  `INSERT INTO artist_memberships (group_id, member_id) VALUES (3, 12)`,
+  `INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (190, 'CANARY Later', 'canary-later', '2020-01-01', NULL)`,
+  `INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (190, 1, 10, 1)`
 ]
 
 beforeAll(async () => {
@@ -655,7 +658,11 @@ const LINK_PATHS: ReadonlyArray<ReadonlyArray<Step>> = [
   [edit({ kind: "released", song: 4 }), edit({ kind: "title", song: 4 }), edit({ kind: "released", song: 1 }),
    edit({ kind: "schedule", song: 4 }), wait],
   // an artist shown in the entry of an album naming nobody, in a public albums-list; a writer renamed
-  [edit({ kind: "artistName", artist: 3, salt: 4 }), edit({ kind: "artistName", artist: 2, salt: 5 })]
+  [edit({ kind: "artistName", artist: 3, salt: 4 }), edit({ kind: "artistName", artist: 2, salt: 5 })],
+  // an invisible artist in a public group made visible and hidden by a song, an album, and an album's due time
+  [edit({ kind: "membership", member: 10 }), edit({ kind: "publish", song: 10 }), edit({ kind: "unpublish", song: 10 }),
+   edit({ kind: "albumPublish", album: 3 }), edit({ kind: "albumUnpublish", album: 3 }), edit({ kind: "albumSchedule", album: 3 }), wait,
+   edit({ kind: "albumUnpublish", album: 3 }), edit({ kind: "schedule", song: 190 }), wait]
 ]
 
 describe("change feed exactness", () => {

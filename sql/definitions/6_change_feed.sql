@@ -10,6 +10,7 @@ DECLARE
   t timestamptz := clock_timestamp();
   album_ids integer[] := '{}';
   public_ids integer[];
+  named_before integer[] := '{}';
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN album_ids := ARRAY(SELECT album_id FROM old_rows); END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN album_ids := album_ids || ARRAY(SELECT album_id FROM new_rows); END IF;
@@ -33,6 +34,20 @@ BEGIN
                           AND (aa.album_id, aa.position) NOT IN (SELECT album_id, position FROM new_rows))), true);
   END IF;
   PERFORM feed_touch_albums(public_ids, '{}', false);
+  -- artists in groups named by a public album before or after, not both, and visible through nothing else
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN named_before := ARRAY(SELECT artist_id FROM old_rows WHERE album_id IN (SELECT unnest(public_ids))); END IF;
+  IF TG_OP = 'DELETE' THEN
+    named_before := named_before || ARRAY(SELECT artist_id FROM album_artists WHERE album_id IN (SELECT unnest(public_ids)));
+  ELSE
+    named_before := named_before || ARRAY(SELECT aa.artist_id FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(public_ids))
+                                          AND (aa.album_id, aa.position) NOT IN (SELECT album_id, position FROM new_rows));
+  END IF;
+  PERFORM feed_touch_partners(ARRAY(
+    SELECT x.artist_id FROM (SELECT a AS artist_id, false AS after FROM unnest(named_before) AS u(a)
+                             UNION ALL SELECT aa.artist_id, true FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(public_ids))) x
+    WHERE feed_artist_grouped(x.artist_id)
+    GROUP BY x.artist_id
+    HAVING bool_or(x.after) <> bool_or(NOT x.after) AND NOT feed_artist_visible_beyond(x.artist_id, '{}', public_ids, t)));
   PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
 END $$;
@@ -79,6 +94,13 @@ BEGIN
         LATERAL (VALUES (o.label_id, album_is_public_at(o.published_at, t)), (n.label_id, album_is_public_at(n.published_at, t))) AS x(label_id, seen)
       WHERE o.label_id IS DISTINCT FROM n.label_id AND x.seen AND o.id NOT IN (SELECT unnest(moved))), true);
     PERFORM feed_touch_albums(moved, ARRAY(SELECT o.id FROM old_rows o WHERE album_is_public_at(o.published_at, t)), true);
+    -- artists in groups whose visibility moved with these albums
+    PERFORM feed_touch_partners(ARRAY(
+      SELECT aa.artist_id FROM album_artists aa JOIN old_rows o ON o.id = aa.album_id JOIN new_rows n ON n.id = o.id
+      WHERE aa.album_id IN (SELECT unnest(moved)) AND feed_artist_grouped(aa.artist_id)
+      GROUP BY aa.artist_id
+      HAVING bool_or(coalesce(album_is_public_at(o.published_at, t), false)) <> bool_or(coalesce(album_is_public_at(n.published_at, t), false))
+         AND NOT feed_artist_visible_beyond(aa.artist_id, '{}', moved, t)));
     PERFORM feed_touch_albums(
       ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
             WHERE n.id NOT IN (SELECT unnest(moved))
@@ -97,8 +119,38 @@ CREATE OR REPLACE TRIGGER feed_albums_delete AFTER DELETE ON albums REFERENCING 
 CREATE OR REPLACE TRIGGER feed_albums_insert AFTER INSERT ON albums REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_albums_trigger();
 CREATE OR REPLACE TRIGGER feed_albums_update AFTER UPDATE ON albums REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_albums_trigger();
 
+-- Each artist with each of its groups and members: a group shows its visible members, a member
+-- its visible groups.
+CREATE OR REPLACE VIEW feed_artist_partners AS
+  SELECT member_id AS artist_id, group_id AS partner_id FROM artist_memberships
+  UNION ALL SELECT group_id, member_id FROM artist_memberships;
+
+-- Whether an artist is visible at t through a credit on a public song other than `song_ids` or a
+-- public album other than `album_ids` naming it: visible whatever those rows do (with none left
+-- out, visible at t as far as the catalogue says: the rule of feed_public, for set-based callers).
+CREATE OR REPLACE FUNCTION feed_artist_visible_beyond(artist integer, song_ids integer[], album_ids integer[], t timestamptz)
+RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM credits c JOIN songs s ON s.id = c.song_id
+                 WHERE c.artist_id = artist AND c.song_id <> ALL (song_ids) AND song_is_public_at(s.published_at, s.deleted_at, t))
+      OR EXISTS (SELECT 1 FROM album_artists aa JOIN albums al ON al.id = aa.album_id
+                 WHERE aa.artist_id = artist AND aa.album_id <> ALL (album_ids) AND album_is_public_at(al.published_at, t))
+$$;
+
+-- Whether an artist is in a group or has members (the few whose visibility others show).
+CREATE OR REPLACE FUNCTION feed_artist_grouped(artist integer) RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM feed_artist_partners p WHERE p.artist_id = artist)
+$$;
+
+-- The groups and members (public now) of artists whose visibility moved, or that changed what a
+-- partner shows of them.
+CREATE OR REPLACE FUNCTION feed_touch_partners(artist_ids integer[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM feed_touch('artists', ARRAY(
+    SELECT p.partner_id::text FROM feed_artist_partners p WHERE p.artist_id IN (SELECT unnest(artist_ids))), false);
+END $$;
+
 -- artist_memberships: the group, when the member is visible (a group shows its visible members),
--- and the member, when the group is visible.
+-- and the member, when the group is visible; the due touches of their scheduled songs and albums.
 CREATE OR REPLACE FUNCTION feed_artist_memberships_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
   AS $$
@@ -113,6 +165,13 @@ BEGIN
     SELECT CASE WHEN side = 1 THEN pairs[i][1] ELSE pairs[i][2] END::text
     FROM generate_subscripts(pairs, 1) AS i, (VALUES (1), (2)) AS v(side)
     WHERE feed_public('artists', (CASE WHEN side = 1 THEN pairs[i][2] ELSE pairs[i][1] END)::text, t)), false);
+  -- a scheduled song or album of theirs names the partners whose artist becomes visible at its time
+  PERFORM feed_due_songs(ARRAY(
+    SELECT DISTINCT c.song_id FROM credits c JOIN songs s ON s.id = c.song_id
+    WHERE c.artist_id IN (SELECT unnest(pairs)) AND song_is_scheduled(s.published_at, s.deleted_at)));
+  PERFORM feed_due_albums(ARRAY(
+    SELECT DISTINCT al.id FROM album_artists aa JOIN albums al ON al.id = aa.album_id
+    WHERE aa.artist_id IN (SELECT unnest(pairs)) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
 END $$;
 CREATE OR REPLACE TRIGGER feed_artist_memberships_delete AFTER DELETE ON artist_memberships REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artist_memberships_trigger();
@@ -163,11 +222,7 @@ BEGIN
               JOIN songs s ON s.id = c.song_id JOIN album_tracks tr ON tr.song_id = c.song_id
               WHERE c.artist_id IN (SELECT unnest(pictured)) AND song_is_public_at(s.published_at, s.deleted_at, t)
                 AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), '{}', false);
-      PERFORM feed_touch('artists', ARRAY(
-        SELECT m.group_id::text FROM artist_memberships m WHERE m.member_id IN (SELECT unnest(pictured))
-          AND feed_public('artists', m.member_id::text, t)
-        UNION SELECT m.member_id::text FROM artist_memberships m WHERE m.group_id IN (SELECT unnest(pictured))
-          AND feed_public('artists', m.group_id::text, t)), false);
+      PERFORM feed_touch_partners(ARRAY(SELECT a FROM unnest(pictured) AS u(a) WHERE feed_public('artists', a::text, t)));
     END IF;
   END IF;
   RETURN NULL;
@@ -446,6 +501,7 @@ DECLARE
   removed text[] := '{}';
   writers_moved integer[];
   entries_moved integer[];
+  regrouped integer[];
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN song_ids := ARRAY(SELECT song_id FROM old_rows); END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN song_ids := song_ids || ARRAY(SELECT song_id FROM new_rows); END IF;
@@ -535,8 +591,13 @@ BEGIN
           ARRAY(SELECT DISTINCT e.album_id FROM entry_tracks e
                 LEFT JOIN entries a ON a.after AND a.album_id = e.album_id
                 LEFT JOIN entries b ON NOT b.after AND b.album_id = e.album_id
-                WHERE a.names IS DISTINCT FROM b.names)
-        INTO linked, public_ids, writers_moved, entries_moved;
+                WHERE a.names IS DISTINCT FROM b.names),
+          -- an artist in a group whose first or last public credit this was: visible or not now
+          ARRAY(SELECT h.artist_id FROM held h WHERE feed_artist_grouped(h.artist_id)
+                GROUP BY h.artist_id
+                HAVING bool_or(h.after) <> bool_or(NOT h.after) AND NOT feed_artist_visible_beyond(h.artist_id, public_ids, '{}', t))
+        INTO linked, public_ids, writers_moved, entries_moved, regrouped;
+        PERFORM feed_touch_partners(regrouped);
         PERFORM feed_touch('curated_lists', ARRAY(
           SELECT l.list_id::text FROM curated_list_songs l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
           WHERE l.song_id IN (SELECT unnest(writers_moved))), false);
@@ -640,6 +701,14 @@ BEGIN
     own := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
                  WHERE n.id NOT IN (SELECT unnest(moved)) AND n.id NOT IN (SELECT unnest(shown)) AND n IS DISTINCT FROM o);
     PERFORM feed_touch_songs(moved, ARRAY(SELECT o.id FROM old_rows o WHERE song_is_public_at(o.published_at, o.deleted_at, t)), true, false);
+    -- artists in groups whose visibility moved with these songs
+    PERFORM feed_touch_partners(ARRAY(
+      SELECT c.artist_id FROM credits c JOIN old_rows o ON o.id = c.song_id JOIN new_rows n ON n.id = o.id
+      WHERE c.song_id IN (SELECT unnest(moved)) AND feed_artist_grouped(c.artist_id)
+      GROUP BY c.artist_id
+      HAVING bool_or(coalesce(song_is_public_at(o.published_at, o.deleted_at, t), false))
+               <> bool_or(coalesce(song_is_public_at(n.published_at, n.deleted_at, t), false))
+         AND NOT feed_artist_visible_beyond(c.artist_id, moved, '{}', t)));
     PERFORM feed_touch_songs(shown, '{}', false, false);
     -- an album entry shows the latest release date of its public tracks: the public albums where it moved
     PERFORM feed_touch_albums(ARRAY(
@@ -753,7 +822,13 @@ BEGIN
     UNION ALL
     SELECT s.id, s.published_at, r.kind, r.row_key, r.sure
     FROM songs s JOIN feed_song_links(song_ids, true, NULL) r ON r.song_id = s.id
-    WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t) x
+    WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t
+    UNION ALL
+    -- the groups and members of an artist that becomes visible then (not visible just before)
+    SELECT s.id, s.published_at, 'artists', p.partner_id::text, false
+    FROM songs s JOIN credits c ON c.song_id = s.id JOIN feed_artist_partners p ON p.artist_id = c.artist_id
+    WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t
+      AND NOT feed_artist_visible_beyond(p.artist_id, '{}', '{}', s.published_at - interval '1 microsecond')) x
   GROUP BY x.due, x.kind, x.row_key, x.id
   HAVING bool_or(x.sure) OR feed_public(x.kind, x.row_key, x.due);
 END $$;
@@ -772,7 +847,13 @@ BEGIN
     UNION ALL
     SELECT al.id, al.published_at, r.kind, r.row_key, r.sure
     FROM albums al JOIN feed_album_links(album_ids, true, NULL) r ON r.album_id = al.id
-    WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t) x
+    WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t
+    UNION ALL
+    -- the groups and members of an artist that becomes visible then (not visible just before)
+    SELECT al.id, al.published_at, 'artists', p.partner_id::text, false
+    FROM albums al JOIN album_artists aa ON aa.album_id = al.id JOIN feed_artist_partners p ON p.artist_id = aa.artist_id
+    WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t
+      AND NOT feed_artist_visible_beyond(p.artist_id, '{}', '{}', al.published_at - interval '1 microsecond')) x
   GROUP BY x.due, x.kind, x.row_key, x.id
   HAVING bool_or(x.sure) OR feed_public(x.kind, x.row_key, x.due);
 END $$;
