@@ -129,17 +129,19 @@ CREATE OR REPLACE VIEW feed_artist_partners AS
 -- public album other than `album_ids` naming it: visible whatever those rows do (with none left
 -- out, visible at t as far as the catalogue says: the rule of feed_public, for set-based callers).
 CREATE OR REPLACE FUNCTION feed_artist_visible_beyond(artist integer, song_ids integer[], album_ids integer[], t timestamptz)
-RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT EXISTS (SELECT 1 FROM credits c JOIN songs s ON s.id = c.song_id
+RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN EXISTS (SELECT 1 FROM credits c JOIN songs s ON s.id = c.song_id
                  WHERE c.artist_id = artist AND c.song_id <> ALL (song_ids) AND song_is_public_at(s.published_at, s.deleted_at, t))
       OR EXISTS (SELECT 1 FROM album_artists aa JOIN albums al ON al.id = aa.album_id
-                 WHERE aa.artist_id = artist AND aa.album_id <> ALL (album_ids) AND album_is_public_at(al.published_at, t))
-$$;
+                 WHERE aa.artist_id = artist AND aa.album_id <> ALL (album_ids) AND album_is_public_at(al.published_at, t));
+END $$;
 
 -- Whether an artist is in a group or has members (the few whose visibility others show).
-CREATE OR REPLACE FUNCTION feed_artist_grouped(artist integer) RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT EXISTS (SELECT 1 FROM feed_artist_partners p WHERE p.artist_id = artist)
-$$;
+CREATE OR REPLACE FUNCTION feed_artist_grouped(artist integer) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN EXISTS (SELECT 1 FROM feed_artist_partners p WHERE p.artist_id = artist);
+END $$;
 
 -- The groups and members (public now) of artists whose visibility moved, or that changed what a
 -- partner shows of them.
