@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as Effect from "effect/Effect"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
+import { PUBLIC_FRESHNESS } from "../src/Cache/Freshness.js"
 import { makeRepresentation, matchIfNoneMatch } from "../src/Cache/Representation.js"
 import { ResponseCache } from "../src/Cache/ResponseCache.js"
 import { publicAnswer } from "../src/Http/Answer.js"
@@ -13,6 +14,7 @@ const PUBLIC_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=300"
 // Rows in this file's id range (500-599), added and removed by the cache tests.
 const CACHE_LABEL_ID = 501
 const CACHE_SONG_ID = 502
+const FEED_LABEL_ID = 503
 
 let server: TestServer
 beforeAll(async () => {
@@ -21,6 +23,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.sql("DELETE FROM labels WHERE id = $1", [CACHE_LABEL_ID])
   await server.sql("DELETE FROM songs WHERE id = $1", [CACHE_SONG_ID])
+  await server.sql("DELETE FROM labels WHERE id = $1", [FEED_LABEL_ID])
   await server.stop()
 })
 
@@ -182,13 +185,13 @@ describe("the in-process response cache", () => {
   test("an entry's key counts in the byte budget", () => {
     const cache = ResponseCache.make({ ttlSeconds: 30, maxEntries: 100, maxBytes: 10_000 })
     const key = `/v1/search?q=${"a".repeat(600)}`
-    cache.storeAt(key, makeRepresentation(new TextEncoder().encode("{}"), "application/json"), Date.now())
+    cache.storeAt(key, makeRepresentation(new TextEncoder().encode("{}"), "application/json"), Date.now(), PUBLIC_FRESHNESS)
     expect(Effect.runSync(cache.stats)).toEqual({ entries: 1, bytes: key.length + 2 })
   })
 
   test("a 304 does no body work: nothing is compressed for it", () => {
     const representation = makeRepresentation(new TextEncoder().encode(JSON.stringify({ data: "x".repeat(4000) })), "application/json")
-    const context = { kind: "public", method: "GET", origin: undefined, bearerSent: false, decision: undefined, traceparent: "" } as const
+    const context = { kind: "public", freshness: PUBLIC_FRESHNESS, method: "GET", origin: undefined, bearerSent: false, decision: undefined, traceparent: "" } as const
     const settings = { staffOrigins: [], draining: () => false }
     const notModified = matchIfNoneMatch(`"${representation.hash}"`, representation) !== undefined
     const answer = publicAnswer(settings, context, representation, { acceptEncoding: "br, gzip", notModified }, "hit")
@@ -247,5 +250,46 @@ describe("the in-process response cache", () => {
     } finally {
       await server.sql("DELETE FROM songs WHERE id = $1", [CACHE_SONG_ID])
     }
+  })
+})
+
+describe("the change feed through the response cache", () => {
+  /** Reads the feed from `since` to its end: the cursor a caught-up mirror polls with. */
+  const caughtUp = async (since?: string): Promise<string> => {
+    let cursor = since
+    for (;;) {
+      const reply = await request(server.baseUrl, `/v1/changes?limit=1000${cursor === undefined ? "" : `&since=${cursor}`}`)
+      expect(reply.status).toBe(200)
+      if (reply.body.meta.next_cursor === cursor) return cursor!
+      cursor = reply.body.meta.next_cursor
+    }
+  }
+
+  test("a caught-up mirror's poll, stored, shows a new change within 5 s; feed pages say max-age=2", async () => {
+    const cursor = await caughtUp()
+    const poll = `/v1/changes?limit=1000&since=${cursor}`
+    const stored = await request(server.baseUrl, poll)
+    expect(stored.headers.get("cache-control")).toBe("public, max-age=2")
+    expect((await request(server.baseUrl, poll)).headers.get("x-cache")).toBe("hit")
+    await server.sql("INSERT INTO labels (id, name, slug) VALUES ($1, 'Feed Probe Records', 'feed-probe')", [FEED_LABEL_ID])
+    const written = Date.now()
+    let seen: number | undefined
+    while (seen === undefined && Date.now() - written < 10_000) {
+      const reply = await request(server.baseUrl, poll)
+      if ((reply.body.data as Array<{ type: string; id: number }>).some((entry) => entry.type === "labels" && entry.id === FEED_LABEL_ID)) {
+        seen = Date.now()
+      } else {
+        await Bun.sleep(100)
+      }
+    }
+    expect(seen === undefined ? "never" : seen - written).toBeLessThan(5_000)
+  })
+
+  test("a big feed page is not stored in the process; a small one is", async () => {
+    const big = await raw("/v1/changes?limit=1000")
+    expect(big.bytes.length).toBeGreaterThan(4096)
+    expect((await raw("/v1/changes?limit=1000")).headers.get("x-cache")).toBe("miss")
+    await raw("/v1/changes?limit=1")
+    expect((await raw("/v1/changes?limit=1")).headers.get("x-cache")).toBe("hit")
   })
 })

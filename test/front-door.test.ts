@@ -3,6 +3,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { TokenVerifier } from "../src/Auth/TokenVerifier.js"
+import { PUBLIC_FRESHNESS } from "../src/Cache/Freshness.js"
 import { makeRepresentation } from "../src/Cache/Representation.js"
 import { ResponseCache } from "../src/Cache/ResponseCache.js"
 import { AppConfig } from "../src/Config.js"
@@ -21,7 +22,7 @@ const frontDoorWith = (env: Record<string, string>) =>
   Effect.runPromise(
     Effect.gen(function*() {
       const cache = yield* ResponseCache
-      cache.storeAt("/v1/songs/1", makeRepresentation(new TextEncoder().encode(`{"data":1}`), "application/json; charset=utf-8"), Date.now())
+      cache.storeAt("/v1/songs/1", makeRepresentation(new TextEncoder().encode(`{"data":1}`), "application/json; charset=utf-8"), Date.now(), PUBLIC_FRESHNESS)
       return yield* makeFrontDoor
     }).pipe(
       Effect.provide(

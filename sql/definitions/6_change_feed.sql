@@ -3,12 +3,14 @@
 -- public before; a scheduled row gets a due touch at its published_at. The reader filters the
 -- touches by the rules at read time.
 
--- album_artists: the artists it names and the album's entry, when the album is public.
+-- album_artists: the artists it names and the album's entry, when the album is public (an album that
+-- names nobody is listed under the performers of its public tracks).
 CREATE OR REPLACE FUNCTION feed_album_artists_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   t timestamptz := clock_timestamp();
   album_ids integer[] := '{}';
   public_ids integer[];
+  named_before integer[] := '{}';
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN album_ids := ARRAY(SELECT album_id FROM old_rows); END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN album_ids := album_ids || ARRAY(SELECT album_id FROM new_rows); END IF;
@@ -17,18 +19,35 @@ BEGIN
     PERFORM feed_touch('artists', ARRAY(SELECT artist_id::text FROM old_rows WHERE album_id IN (SELECT unnest(public_ids))), true);
     -- an album that names nobody now is listed under its tracks' performers
     PERFORM feed_touch('artists', ARRAY(
-      SELECT c.artist_id::text FROM album_tracks tr JOIN credits c ON c.song_id = tr.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-      WHERE tr.album_id IN (SELECT unnest(public_ids)) AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), false);
+      SELECT c.artist_id::text FROM album_tracks tr JOIN songs s ON s.id = tr.song_id
+      JOIN credits c ON c.song_id = tr.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+      WHERE tr.album_id IN (SELECT unnest(public_ids)) AND song_is_public_at(s.published_at, s.deleted_at, t)
+        AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), false);
   END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN
     -- an album that named nobody before was listed under its tracks' performers
     PERFORM feed_touch('artists', ARRAY(
-      SELECT c.artist_id::text FROM album_tracks tr JOIN credits c ON c.song_id = tr.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-      WHERE tr.album_id IN (SELECT unnest(public_ids))
+      SELECT c.artist_id::text FROM album_tracks tr JOIN songs s ON s.id = tr.song_id
+      JOIN credits c ON c.song_id = tr.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+      WHERE tr.album_id IN (SELECT unnest(public_ids)) AND song_is_public_at(s.published_at, s.deleted_at, t)
         AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id
                           AND (aa.album_id, aa.position) NOT IN (SELECT album_id, position FROM new_rows))), true);
   END IF;
   PERFORM feed_touch_albums(public_ids, '{}', false);
+  -- artists in groups named by a public album before or after, not both, and visible through nothing else
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN named_before := ARRAY(SELECT artist_id FROM old_rows WHERE album_id IN (SELECT unnest(public_ids))); END IF;
+  IF TG_OP = 'DELETE' THEN
+    named_before := named_before || ARRAY(SELECT artist_id FROM album_artists WHERE album_id IN (SELECT unnest(public_ids)));
+  ELSE
+    named_before := named_before || ARRAY(SELECT aa.artist_id FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(public_ids))
+                                          AND (aa.album_id, aa.position) NOT IN (SELECT album_id, position FROM new_rows));
+  END IF;
+  PERFORM feed_touch_partners(ARRAY(
+    SELECT x.artist_id FROM (SELECT a AS artist_id, false AS after FROM unnest(named_before) AS u(a)
+                             UNION ALL SELECT aa.artist_id, true FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(public_ids))) x
+    WHERE feed_artist_grouped(x.artist_id)
+    GROUP BY x.artist_id
+    HAVING bool_or(x.after) <> bool_or(NOT x.after) AND NOT feed_artist_visible_beyond(x.artist_id, '{}', public_ids, t)));
   PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
 END $$;
@@ -36,12 +55,18 @@ CREATE OR REPLACE TRIGGER feed_album_artists_delete AFTER DELETE ON album_artist
 CREATE OR REPLACE TRIGGER feed_album_artists_insert AFTER INSERT ON album_artists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_album_artists_trigger();
 CREATE OR REPLACE TRIGGER feed_album_artists_update AFTER UPDATE ON album_artists REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_album_artists_trigger();
 
-CREATE OR REPLACE FUNCTION feed_album_links(album_ids integer[], with_label boolean)
+-- The rows that show the entry of these albums: its named artists, else the performers of its
+-- tracks public at `as_of` (NULL: at the album's own published_at, its due time); its label; the
+-- albums-lists holding it.
+DROP FUNCTION IF EXISTS feed_album_links(integer[], boolean);
+CREATE OR REPLACE FUNCTION feed_album_links(album_ids integer[], with_label boolean, as_of timestamptz)
 RETURNS TABLE (album_id integer, kind text, row_key text, sure boolean) LANGUAGE sql STABLE AS $$
   SELECT aa.album_id, 'artists', aa.artist_id::text, true FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(album_ids))
   UNION SELECT t.album_id, 'artists', c.artist_id::text, false
-        FROM album_tracks t JOIN credits c ON c.song_id = t.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+        FROM album_tracks t JOIN albums al ON al.id = t.album_id JOIN songs s ON s.id = t.song_id
+        JOIN credits c ON c.song_id = t.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
         WHERE t.album_id IN (SELECT unnest(album_ids))
+          AND song_is_public_at(s.published_at, s.deleted_at, coalesce(as_of, al.published_at))
           AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = t.album_id)
   UNION SELECT al.id, 'labels', al.label_id::text, true FROM albums al
         WHERE with_label AND al.id IN (SELECT unnest(album_ids)) AND al.label_id IS NOT NULL
@@ -69,6 +94,13 @@ BEGIN
         LATERAL (VALUES (o.label_id, album_is_public_at(o.published_at, t)), (n.label_id, album_is_public_at(n.published_at, t))) AS x(label_id, seen)
       WHERE o.label_id IS DISTINCT FROM n.label_id AND x.seen AND o.id NOT IN (SELECT unnest(moved))), true);
     PERFORM feed_touch_albums(moved, ARRAY(SELECT o.id FROM old_rows o WHERE album_is_public_at(o.published_at, t)), true);
+    -- artists in groups whose visibility moved with these albums
+    PERFORM feed_touch_partners(ARRAY(
+      SELECT aa.artist_id FROM album_artists aa JOIN old_rows o ON o.id = aa.album_id JOIN new_rows n ON n.id = o.id
+      WHERE aa.album_id IN (SELECT unnest(moved)) AND feed_artist_grouped(aa.artist_id)
+      GROUP BY aa.artist_id
+      HAVING bool_or(coalesce(album_is_public_at(o.published_at, t), false)) <> bool_or(coalesce(album_is_public_at(n.published_at, t), false))
+         AND NOT feed_artist_visible_beyond(aa.artist_id, '{}', moved, t)));
     PERFORM feed_touch_albums(
       ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
             WHERE n.id NOT IN (SELECT unnest(moved))
@@ -87,45 +119,112 @@ CREATE OR REPLACE TRIGGER feed_albums_delete AFTER DELETE ON albums REFERENCING 
 CREATE OR REPLACE TRIGGER feed_albums_insert AFTER INSERT ON albums REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_albums_trigger();
 CREATE OR REPLACE TRIGGER feed_albums_update AFTER UPDATE ON albums REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_albums_trigger();
 
--- artist_memberships: both artists.
+-- Each artist with each of its groups and members: a group shows its visible members, a member
+-- its visible groups.
+CREATE OR REPLACE VIEW feed_artist_partners AS
+  SELECT member_id AS artist_id, group_id AS partner_id FROM artist_memberships
+  UNION ALL SELECT group_id, member_id FROM artist_memberships;
+
+-- Whether an artist is visible at t through a credit on a public song other than `song_ids` or a
+-- public album other than `album_ids` naming it: visible whatever those rows do (with none left
+-- out, visible at t as far as the catalogue says: the rule of feed_public, for set-based callers).
+CREATE OR REPLACE FUNCTION feed_artist_visible_beyond(artist integer, song_ids integer[], album_ids integer[], t timestamptz)
+RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN EXISTS (SELECT 1 FROM credits c JOIN songs s ON s.id = c.song_id
+                 WHERE c.artist_id = artist AND c.song_id <> ALL (song_ids) AND song_is_public_at(s.published_at, s.deleted_at, t))
+      OR EXISTS (SELECT 1 FROM album_artists aa JOIN albums al ON al.id = aa.album_id
+                 WHERE aa.artist_id = artist AND aa.album_id <> ALL (album_ids) AND album_is_public_at(al.published_at, t));
+END $$;
+
+-- Whether an artist is in a group or has members (the few whose visibility others show).
+CREATE OR REPLACE FUNCTION feed_artist_grouped(artist integer) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN EXISTS (SELECT 1 FROM feed_artist_partners p WHERE p.artist_id = artist);
+END $$;
+
+-- The groups and members (public now) of artists whose visibility moved, or that changed what a
+-- partner shows of them.
+CREATE OR REPLACE FUNCTION feed_touch_partners(artist_ids integer[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM feed_touch('artists', ARRAY(
+    SELECT p.partner_id::text FROM feed_artist_partners p WHERE p.artist_id IN (SELECT unnest(artist_ids))), false);
+END $$;
+
+-- artist_memberships: the group, when the member is visible (a group shows its visible members),
+-- and the member, when the group is visible; the due touches of their scheduled songs and albums.
 CREATE OR REPLACE FUNCTION feed_artist_memberships_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
   AS $$
 DECLARE
-  artist_ids text[] := '{}';
+  t timestamptz := clock_timestamp();
+  pairs integer[] := '{}';
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    artist_ids := ARRAY(SELECT group_id::text FROM old_rows UNION SELECT member_id::text FROM old_rows);
-  END IF;
-  IF TG_OP IN ('UPDATE', 'INSERT') THEN
-    artist_ids := artist_ids || ARRAY(SELECT group_id::text FROM new_rows UNION SELECT member_id::text FROM new_rows);
-  END IF;
-  PERFORM feed_touch('artists', artist_ids, false);
+  -- the memberships before and after, as [group, member] rows of a 2-d array
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN pairs := ARRAY(SELECT ARRAY[group_id, member_id] FROM old_rows); END IF;
+  IF TG_OP IN ('UPDATE', 'INSERT') THEN pairs := pairs || ARRAY(SELECT ARRAY[group_id, member_id] FROM new_rows); END IF;
+  PERFORM feed_touch('artists', ARRAY(
+    SELECT CASE WHEN side = 1 THEN pairs[i][1] ELSE pairs[i][2] END::text
+    FROM generate_subscripts(pairs, 1) AS i, (VALUES (1), (2)) AS v(side)
+    WHERE feed_public('artists', (CASE WHEN side = 1 THEN pairs[i][2] ELSE pairs[i][1] END)::text, t)), false);
+  -- a scheduled song or album of theirs names the partners whose artist becomes visible at its time
+  PERFORM feed_due_songs(ARRAY(
+    SELECT DISTINCT c.song_id FROM credits c JOIN songs s ON s.id = c.song_id
+    WHERE c.artist_id IN (SELECT unnest(pairs)) AND song_is_scheduled(s.published_at, s.deleted_at)));
+  PERFORM feed_due_albums(ARRAY(
+    SELECT DISTINCT al.id FROM album_artists aa JOIN albums al ON al.id = aa.album_id
+    WHERE aa.artist_id IN (SELECT unnest(pairs)) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
 END $$;
 CREATE OR REPLACE TRIGGER feed_artist_memberships_delete AFTER DELETE ON artist_memberships REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artist_memberships_trigger();
 CREATE OR REPLACE TRIGGER feed_artist_memberships_insert AFTER INSERT ON artist_memberships REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artist_memberships_trigger();
 CREATE OR REPLACE TRIGGER feed_artist_memberships_update AFTER UPDATE ON artist_memberships REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artist_memberships_trigger();
 
--- artists: the artist when public; a change of what others show of it touches its public songs,
--- albums and groups (feed_touch leaves out rows that are not public).
+-- artists: the artist when public; a change of what others show of it touches what shows it, each
+-- only for the fields it shows: a song's credits (name, is_group, avatar, member), a song summary
+-- (a performer's name) and a songs-list entry (a writer's name); an album's artists, shown in its
+-- entry (name, prefix_title, is_group, avatar: named, or performing a public track of an album that
+-- names nobody), and a visible artist's groups and members. A public song or album credits only
+-- visible artists, and feed_touch leaves out rows that are not public.
 CREATE OR REPLACE FUNCTION feed_artists_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
+  t timestamptz := clock_timestamp();
   artist_ids integer[] := '{}';
+  credited integer[];
+  named integer[];
+  pictured integer[];
+  performed integer[];
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN artist_ids := ARRAY(SELECT id FROM old_rows); END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN artist_ids := artist_ids || ARRAY(SELECT id FROM new_rows); END IF;
   PERFORM feed_touch('artists', ARRAY(SELECT x::text FROM unnest(artist_ids) AS u(x)), false);
   IF TG_OP = 'UPDATE' THEN
-    artist_ids := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
-                        WHERE (n.name, n.slug, n.prefix_title, n.is_group, n.avatar_key, n.disambiguator, n.member_id)
-                              IS DISTINCT FROM (o.name, o.slug, o.prefix_title, o.is_group, o.avatar_key, o.disambiguator, o.member_id));
-    IF cardinality(artist_ids) > 0 THEN
-      PERFORM feed_touch_songs(ARRAY(SELECT DISTINCT song_id FROM credits WHERE artist_id IN (SELECT unnest(artist_ids))), '{}', false, false);
-      PERFORM feed_touch_albums(ARRAY(SELECT DISTINCT album_id FROM album_artists WHERE artist_id IN (SELECT unnest(artist_ids))), '{}', false);
-      PERFORM feed_touch('artists', ARRAY(
-        SELECT group_id::text FROM artist_memberships WHERE member_id IN (SELECT unnest(artist_ids))
-        UNION SELECT member_id::text FROM artist_memberships WHERE group_id IN (SELECT unnest(artist_ids))), false);
+    credited := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
+                      WHERE (n.name, n.is_group, n.avatar_key, n.member_id) IS DISTINCT FROM (o.name, o.is_group, o.avatar_key, o.member_id));
+    named := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.name IS DISTINCT FROM o.name);
+    pictured := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
+                      WHERE (n.name, n.prefix_title, n.is_group, n.avatar_key) IS DISTINCT FROM (o.name, o.prefix_title, o.is_group, o.avatar_key));
+    IF cardinality(credited) > 0 THEN
+      performed := ARRAY(SELECT DISTINCT c.song_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+                         WHERE c.artist_id IN (SELECT unnest(named)));
+      PERFORM feed_touch_songs(performed, '{}', false, false);
+      PERFORM feed_touch_songs(ARRAY(SELECT DISTINCT song_id FROM credits WHERE artist_id IN (SELECT unnest(credited))
+                                     EXCEPT SELECT unnest(performed)), '{}', false, true);
+      PERFORM feed_touch('curated_lists', ARRAY(
+        SELECT l.list_id::text FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'writer'
+        JOIN curated_list_songs l ON l.song_id = c.song_id JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
+        JOIN songs s ON s.id = c.song_id
+        WHERE c.artist_id IN (SELECT unnest(named)) AND song_is_public_at(s.published_at, s.deleted_at, t)
+        EXCEPT SELECT r.row_key FROM feed_song_links(performed, false, t) r WHERE r.kind = 'curated_lists'), false);
+    END IF;
+    IF cardinality(pictured) > 0 THEN
+      PERFORM feed_touch_albums(ARRAY(
+        SELECT album_id FROM album_artists WHERE artist_id IN (SELECT unnest(pictured))
+        UNION SELECT tr.album_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+              JOIN songs s ON s.id = c.song_id JOIN album_tracks tr ON tr.song_id = c.song_id
+              WHERE c.artist_id IN (SELECT unnest(pictured)) AND song_is_public_at(s.published_at, s.deleted_at, t)
+                AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), '{}', false);
+      PERFORM feed_touch_partners(ARRAY(SELECT a FROM unnest(pictured) AS u(a) WHERE feed_public('artists', a::text, t)));
     END IF;
   END IF;
   RETURN NULL;
@@ -346,7 +445,12 @@ BEGIN
   RETURN false;
 END $$;
 
-CREATE OR REPLACE FUNCTION feed_song_links(song_ids integer[], through_albums boolean)
+-- The rows that show these songs. With `through_albums` (the song joins or leaves its albums'
+-- entries), also the rows that show the entries of its albums public at `as_of` (NULL: at the
+-- song's own published_at, its due time): the artists it names, else the performers of its tracks
+-- public then, and the albums-lists holding it.
+DROP FUNCTION IF EXISTS feed_song_links(integer[], boolean);
+CREATE OR REPLACE FUNCTION feed_song_links(song_ids integer[], through_albums boolean, as_of timestamptz)
 RETURNS TABLE (song_id integer, kind text, row_key text, sure boolean) LANGUAGE sql STABLE AS $$
   SELECT c.song_id, 'artists', c.artist_id::text, true FROM credits c WHERE c.song_id IN (SELECT unnest(song_ids))
   UNION SELECT x.song_id, 'genres', x.genre_id::text, true FROM song_genres x WHERE x.song_id IN (SELECT unnest(song_ids))
@@ -356,12 +460,24 @@ RETURNS TABLE (song_id integer, kind text, row_key text, sure boolean) LANGUAGE 
         FROM curated_list_songs l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
         WHERE l.song_id IN (SELECT unnest(song_ids))
   UNION SELECT t.song_id, 'curated_lists', l.list_id::text, false
-        FROM album_tracks t JOIN curated_list_albums l ON l.album_id = t.album_id
+        FROM album_tracks t JOIN songs s ON s.id = t.song_id JOIN albums al ON al.id = t.album_id
+        JOIN curated_list_albums l ON l.album_id = t.album_id
         JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
         WHERE through_albums AND t.song_id IN (SELECT unnest(song_ids))
+          AND album_is_public_at(al.published_at, coalesce(as_of, s.published_at))
   UNION SELECT t.song_id, 'artists', aa.artist_id::text, false
-        FROM album_tracks t JOIN album_artists aa ON aa.album_id = t.album_id
+        FROM album_tracks t JOIN songs s ON s.id = t.song_id JOIN albums al ON al.id = t.album_id
+        JOIN album_artists aa ON aa.album_id = t.album_id
         WHERE through_albums AND t.song_id IN (SELECT unnest(song_ids))
+          AND album_is_public_at(al.published_at, coalesce(as_of, s.published_at))
+  UNION SELECT t.song_id, 'artists', c.artist_id::text, false
+        FROM album_tracks t JOIN songs s ON s.id = t.song_id JOIN albums al ON al.id = t.album_id
+        JOIN album_tracks o ON o.album_id = t.album_id JOIN songs os ON os.id = o.song_id
+        JOIN credits c ON c.song_id = o.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+        WHERE through_albums AND t.song_id IN (SELECT unnest(song_ids))
+          AND album_is_public_at(al.published_at, coalesce(as_of, s.published_at))
+          AND song_is_public_at(os.published_at, os.deleted_at, coalesce(as_of, s.published_at))
+          AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = t.album_id)
   UNION SELECT c.song_id, 'users', m.username, false
         FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id IN (SELECT unnest(song_ids)) AND m.username IS NOT NULL
   UNION SELECT l.song_id, 'users', m.username, false
@@ -386,6 +502,8 @@ DECLARE
   added text[] := '{}';
   removed text[] := '{}';
   writers_moved integer[];
+  entries_moved integer[];
+  regrouped integer[];
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') THEN song_ids := ARRAY(SELECT song_id FROM old_rows); END IF;
   IF TG_OP IN ('UPDATE', 'INSERT') THEN song_ids := song_ids || ARRAY(SELECT song_id FROM new_rows); END IF;
@@ -435,6 +553,25 @@ BEGIN
                 FROM sides s JOIN roles r ON r.id = s.role_id WHERE r.tag IN ('performer', 'writer')
                 GROUP BY s.after, s.song_id, r.tag, s.artist_id) x
           GROUP BY after, song_id, tag
+        ), entry_tracks AS (
+          -- the public tracks of the public albums naming nobody that hold these songs: their entry
+          -- shows the tracks' performers, each once, by first track and first credit
+          SELECT tr.album_id, tr.position AS track, tr.song_id FROM album_tracks tr
+          JOIN albums al ON al.id = tr.album_id JOIN songs s ON s.id = tr.song_id
+          WHERE tr.album_id IN (SELECT x.album_id FROM album_tracks x WHERE x.song_id IN (SELECT unnest(public_ids)))
+            AND album_is_public_at(al.published_at, t) AND song_is_public_at(s.published_at, s.deleted_at, t)
+            AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)
+        ), entry_credits AS (
+          SELECT v.after, e.album_id, e.track, c.artist_id, c.position, c.role_id
+          FROM entry_tracks e JOIN credits c ON c.song_id = e.song_id CROSS JOIN (VALUES (true), (false)) AS v(after)
+          WHERE e.song_id NOT IN (SELECT unnest(public_ids))
+          UNION ALL SELECT s.after, e.album_id, e.track, s.artist_id, s.position, s.role_id FROM entry_tracks e JOIN sides s ON s.song_id = e.song_id
+        ), entries AS (
+          SELECT after, album_id, string_agg(artist_id::text, ',' ORDER BY first_track, first_credit, artist_id) AS names
+          FROM (SELECT e.after, e.album_id, e.artist_id, min(e.track) AS first_track, min(e.position) AS first_credit
+                FROM entry_credits e JOIN roles r ON r.id = e.role_id AND r.tag = 'performer'
+                GROUP BY e.after, e.album_id, e.artist_id) x
+          GROUP BY after, album_id
         )
         SELECT
           -- an artist shows the roles it holds on each song: touched when those moved
@@ -451,29 +588,37 @@ BEGIN
           ARRAY(SELECT p.id FROM unnest(public_ids) AS p(id)
                 LEFT JOIN shown a ON a.after AND a.tag = 'writer' AND a.song_id = p.id
                 LEFT JOIN shown b ON NOT b.after AND b.tag = 'writer' AND b.song_id = p.id
-                WHERE a.names IS DISTINCT FROM b.names)
-        INTO linked, public_ids, writers_moved;
+                WHERE a.names IS DISTINCT FROM b.names),
+          -- an album entry shows its artists: touched where it shows when they moved
+          ARRAY(SELECT DISTINCT e.album_id FROM entry_tracks e
+                LEFT JOIN entries a ON a.after AND a.album_id = e.album_id
+                LEFT JOIN entries b ON NOT b.after AND b.album_id = e.album_id
+                WHERE a.names IS DISTINCT FROM b.names),
+          -- an artist in a group whose first or last public credit this was: visible or not now
+          ARRAY(SELECT h.artist_id FROM held h WHERE feed_artist_grouped(h.artist_id)
+                GROUP BY h.artist_id
+                HAVING bool_or(h.after) <> bool_or(NOT h.after) AND NOT feed_artist_visible_beyond(h.artist_id, public_ids, '{}', t))
+        INTO linked, public_ids, writers_moved, entries_moved, regrouped;
+        PERFORM feed_touch_partners(regrouped);
         PERFORM feed_touch('curated_lists', ARRAY(
           SELECT l.list_id::text FROM curated_list_songs l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
           WHERE l.song_id IN (SELECT unnest(writers_moved))), false);
         PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT split_part(x, ':', 1) FROM unnest(added || removed) AS u(x)), true);
         PERFORM feed_touch('artists', linked, true);
         PERFORM feed_touch_songs(public_ids, '{}', false, false);
-        -- an album that names nobody shows its tracks' performers in its entry
-        PERFORM feed_touch('curated_lists', ARRAY(
-          SELECT l.list_id::text FROM album_tracks tr JOIN curated_list_albums l ON l.album_id = tr.album_id
-          JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
-          WHERE tr.song_id IN (SELECT unnest(public_ids)) AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = tr.album_id)), false);
+        PERFORM feed_touch_albums(entries_moved, '{}', false);
       ELSIF TG_TABLE_NAME = 'album_tracks' THEN
-        IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT album_id::text FROM old_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
-        IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT album_id::text FROM new_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
-        PERFORM feed_touch_albums(ARRAY(SELECT DISTINCT x::int FROM unnest(linked) AS u(x)), '{}', false);
+        -- the tracks of public songs on public albums, as 'album:song' texts
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT album_id || ':' || song_id FROM old_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
+        IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT album_id || ':' || song_id FROM new_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
+        linked := ARRAY(SELECT x FROM unnest(linked) AS u(x) JOIN albums al ON al.id = split_part(x, ':', 1)::int
+                        WHERE album_is_public_at(al.published_at, t));
+        PERFORM feed_touch_albums(ARRAY(SELECT DISTINCT split_part(x, ':', 1)::int FROM unnest(linked) AS u(x)), '{}', false);
         -- an album that names nobody lists the performers of its public tracks
         PERFORM feed_touch('artists', ARRAY(
-          SELECT c.artist_id::text FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-          WHERE c.song_id IN (SELECT unnest(public_ids))
-            AND EXISTS (SELECT 1 FROM unnest(linked) AS u(x)
-                        WHERE NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = x::int))), false);
+          SELECT c.artist_id::text FROM unnest(linked) AS u(x)
+          JOIN credits c ON c.song_id = split_part(x, ':', 2)::int JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+          WHERE NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = split_part(x, ':', 1)::int)), false);
       ELSE
         IF TG_TABLE_NAME = 'song_genres' THEN
           IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT genre_id::text FROM old_rows WHERE song_id IN (SELECT unnest(public_ids))); END IF;
@@ -499,6 +644,7 @@ BEGIN
   PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_scheduled(s.published_at, s.deleted_at)));
   IF TG_TABLE_NAME = 'album_tracks' THEN
     -- a scheduled album's due touches name the performers of its tracks when it names nobody
+    linked := '{}';
     IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT album_id::text FROM old_rows); END IF;
     IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT album_id::text FROM new_rows); END IF;
     PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id::text IN (SELECT unnest(linked)) AND album_is_scheduled(al.published_at)));
@@ -557,11 +703,24 @@ BEGIN
     own := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
                  WHERE n.id NOT IN (SELECT unnest(moved)) AND n.id NOT IN (SELECT unnest(shown)) AND n IS DISTINCT FROM o);
     PERFORM feed_touch_songs(moved, ARRAY(SELECT o.id FROM old_rows o WHERE song_is_public_at(o.published_at, o.deleted_at, t)), true, false);
-    -- an album entry shows the latest release date of its tracks
-    PERFORM feed_touch_songs(ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
-                                   WHERE n.id IN (SELECT unnest(shown)) AND n.released_at IS DISTINCT FROM o.released_at), '{}', true, false);
-    PERFORM feed_touch_songs(ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
-                                   WHERE n.id IN (SELECT unnest(shown)) AND n.released_at IS NOT DISTINCT FROM o.released_at), '{}', false, false);
+    -- artists in groups whose visibility moved with these songs
+    PERFORM feed_touch_partners(ARRAY(
+      SELECT c.artist_id FROM credits c JOIN old_rows o ON o.id = c.song_id JOIN new_rows n ON n.id = o.id
+      WHERE c.song_id IN (SELECT unnest(moved)) AND feed_artist_grouped(c.artist_id)
+      GROUP BY c.artist_id
+      HAVING bool_or(coalesce(song_is_public_at(o.published_at, o.deleted_at, t), false))
+               <> bool_or(coalesce(song_is_public_at(n.published_at, n.deleted_at, t), false))
+         AND NOT feed_artist_visible_beyond(c.artist_id, moved, '{}', t)));
+    PERFORM feed_touch_songs(shown, '{}', false, false);
+    -- an album entry shows the latest release date of its public tracks: the public albums where it moved
+    PERFORM feed_touch_albums(ARRAY(
+      SELECT tr.album_id FROM album_tracks tr JOIN albums al ON al.id = tr.album_id JOIN songs s ON s.id = tr.song_id
+      LEFT JOIN old_rows o ON o.id = tr.song_id AND o.id IN (SELECT unnest(shown))
+      WHERE tr.album_id IN (SELECT x.album_id FROM album_tracks x JOIN new_rows n ON n.id = x.song_id JOIN old_rows o ON o.id = n.id
+                            WHERE n.id IN (SELECT unnest(shown)) AND n.released_at IS DISTINCT FROM o.released_at)
+        AND album_is_public_at(al.published_at, t) AND song_is_public_at(s.published_at, s.deleted_at, t)
+      GROUP BY tr.album_id
+      HAVING max(s.released_at) IS DISTINCT FROM max(CASE WHEN o.id IS NULL THEN s.released_at ELSE o.released_at END)), '{}', false);
     PERFORM feed_touch_songs(own, '{}', false, true);
     PERFORM feed_due_linked('songs', ARRAY(SELECT x::text FROM unnest(moved) AS u(x)));
   ELSE
@@ -593,7 +752,7 @@ BEGIN
   IF cardinality(seen) > 0 THEN
     INSERT INTO change_log (kind, row_key) SELECT 'albums', x::text FROM unnest(seen) AS u(x);
     INSERT INTO change_log (kind, row_key)
-    SELECT r.kind, r.row_key FROM feed_album_links(seen, with_label) r
+    SELECT r.kind, r.row_key FROM feed_album_links(seen, with_label, t) r
     GROUP BY r.kind, r.row_key
     HAVING bool_or(r.sure) OR bool_or(r.kind = 'artists' AND r.album_id IN (SELECT unnest(was_public))) OR feed_public(r.kind, r.row_key, t);
   END IF;
@@ -613,7 +772,7 @@ BEGIN
     INSERT INTO change_log (kind, row_key) SELECT 'songs', x::text FROM unnest(seen) AS u(x);
     IF NOT self_only THEN
       INSERT INTO change_log (kind, row_key)
-      SELECT r.kind, r.row_key FROM feed_song_links(seen, through_albums) r
+      SELECT r.kind, r.row_key FROM feed_song_links(seen, through_albums, t) r
       GROUP BY r.kind, r.row_key
       HAVING bool_or(r.sure) OR bool_or(r.kind = 'artists' AND r.song_id IN (SELECT unnest(was_public))) OR feed_public(r.kind, r.row_key, t);
     END IF;
@@ -664,8 +823,14 @@ BEGIN
     FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t
     UNION ALL
     SELECT s.id, s.published_at, r.kind, r.row_key, r.sure
-    FROM songs s JOIN feed_song_links(song_ids, true) r ON r.song_id = s.id
-    WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t) x
+    FROM songs s JOIN feed_song_links(song_ids, true, NULL) r ON r.song_id = s.id
+    WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t
+    UNION ALL
+    -- the groups and members of an artist that becomes visible then (not visible just before)
+    SELECT s.id, s.published_at, 'artists', p.partner_id::text, false
+    FROM songs s JOIN credits c ON c.song_id = s.id JOIN feed_artist_partners p ON p.artist_id = c.artist_id
+    WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t
+      AND NOT feed_artist_visible_beyond(p.artist_id, '{}', '{}', s.published_at - interval '1 microsecond')) x
   GROUP BY x.due, x.kind, x.row_key, x.id
   HAVING bool_or(x.sure) OR feed_public(x.kind, x.row_key, x.due);
 END $$;
@@ -683,8 +848,14 @@ BEGIN
     FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t
     UNION ALL
     SELECT al.id, al.published_at, r.kind, r.row_key, r.sure
-    FROM albums al JOIN feed_album_links(album_ids, true) r ON r.album_id = al.id
-    WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t) x
+    FROM albums al JOIN feed_album_links(album_ids, true, NULL) r ON r.album_id = al.id
+    WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t
+    UNION ALL
+    -- the groups and members of an artist that becomes visible then (not visible just before)
+    SELECT al.id, al.published_at, 'artists', p.partner_id::text, false
+    FROM albums al JOIN album_artists aa ON aa.album_id = al.id JOIN feed_artist_partners p ON p.artist_id = aa.artist_id
+    WHERE al.id IN (SELECT unnest(album_ids)) AND al.published_at > t
+      AND NOT feed_artist_visible_beyond(p.artist_id, '{}', '{}', al.published_at - interval '1 microsecond')) x
   GROUP BY x.due, x.kind, x.row_key, x.id
   HAVING bool_or(x.sure) OR feed_public(x.kind, x.row_key, x.due);
 END $$;

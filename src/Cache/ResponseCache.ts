@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import { AppConfig } from "../Config.js"
+import type { Freshness } from "./Freshness.js"
 import { LruMap } from "./Lru.js"
 import type { Representation } from "./Representation.js"
 
@@ -34,7 +35,7 @@ const sizeOf = (key: string, representation: Representation) =>
  * The in-process cache of final public response bytes, keyed by what a request means (the path
  * and the query parameters its handler reads, one canonical spelling: src/Http/Routes.ts).
  * Bounded by entries and by bytes (least recently used dropped first); entries live
- * `ttlSeconds`; 0 turns it off. Only a public endpoint's 200 is ever stored: the edge (src/Http/Edge.ts) decides by the route matched.
+ * `ttlSeconds`, or less where the route's freshness says (src/Cache/Freshness.ts); 0 turns it off. Only a public endpoint's 200 is ever stored: the edge (src/Http/Edge.ts) decides by the route matched.
  */
 export class ResponseCache extends Context.Service<
   ResponseCache,
@@ -43,7 +44,7 @@ export class ResponseCache extends Context.Service<
     /** the fresh entry of `key` at `nowMs`, if any */
     readonly lookupAt: (key: string, nowMs: number) => Representation | undefined
     /** keeps a public 200's representation from `nowMs` on */
-    readonly storeAt: (key: string, representation: Representation, nowMs: number) => void
+    readonly storeAt: (key: string, representation: Representation, nowMs: number, freshness: Freshness) => void
     /** A cached representation gained a compressed form: count its bytes. */
     readonly grew: (key: string, representation: Representation, addedBytes: number) => void
     readonly stats: Effect.Effect<{ readonly entries: number; readonly bytes: number }>
@@ -76,14 +77,15 @@ export class ResponseCache extends Context.Service<
       totalBytes += addedBytes
       if (totalBytes > settings.maxBytes) shrinkTo(settings.maxEntries, settings.maxBytes)
     }
-    const storeAt = (key: string, representation: Representation, nowMs: number) => {
+    const storeAt = (key: string, representation: Representation, nowMs: number, freshness: Freshness) => {
       const bytes = sizeOf(key, representation)
+      const ttlSeconds = Math.min(settings.ttlSeconds, freshness.maxAgeSeconds)
       // One body may take at most an eighth of the budget, so a few big pages cannot flush the rest.
-      if (settings.ttlSeconds <= 0 || bytes > settings.maxBytes / 8) return
+      if (ttlSeconds <= 0 || bytes > settings.maxBytes / 8 || bytes > freshness.maxStoredBytes) return
       const previous = entries.get(key)
       if (previous !== undefined) remove(key, previous)
       shrinkTo(settings.maxEntries - 1, settings.maxBytes - bytes)
-      entries.set(key, { representation, expiresAtMs: nowMs + settings.ttlSeconds * 1000, bytes })
+      entries.set(key, { representation, expiresAtMs: nowMs + ttlSeconds * 1000, bytes })
       totalBytes += bytes
     }
     return ResponseCache.of({

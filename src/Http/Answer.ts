@@ -1,6 +1,7 @@
 import { chooseCoding, COMPRESS_ABOVE_BYTES, encodeBody, etagOf, type Representation } from "../Cache/Representation.js"
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
 import { type RateLimitDecision, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
+import type { Freshness } from "../Cache/Freshness.js"
 import type { RouteKind } from "./Routes.js"
 
 /**
@@ -20,6 +21,8 @@ export interface Answer {
 export interface AnswerContext {
   /** the matched route's kind; an unknown path answers under the public rules */
   readonly kind: RouteKind
+  /** the matched route's (src/Cache/Freshness.ts): its Cache-Control */
+  readonly freshness: Freshness
   readonly method: string
   readonly origin: string | undefined
   /** whether an Authorization header with a bearer credential was sent (for WWW-Authenticate) */
@@ -36,7 +39,6 @@ export interface AnswerSettings {
   readonly draining: () => boolean
 }
 
-export const PUBLIC_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=300"
 export const ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 
 /** Response headers a browser may read across origins. */
@@ -85,7 +87,7 @@ const baseHeaders = (settings: AnswerSettings, context: AnswerContext, status: n
   const headers: Record<string, string> = context.decision === undefined ? {} : rateLimitHeaders(context.decision)
   setCors(headers, settings, context)
   const storable = context.kind === "public" && (status === 200 || status === 304)
-  headers["cache-control"] = storable ? PUBLIC_CACHE_CONTROL : "no-store"
+  headers["cache-control"] = storable ? context.freshness.cacheControl : "no-store"
   if (context.kind === "staff") {
     headers["vary"] = settings.staffOrigins.length > 0 ? "Authorization, Origin" : "Authorization"
     if (status === 401) {

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { TokenVerifier } from "../Auth/TokenVerifier.js"
+import { type Freshness, PUBLIC_FRESHNESS } from "../Cache/Freshness.js"
 import { makeRepresentation, matchIfNoneMatch, type Representation } from "../Cache/Representation.js"
 import { cacheHits, cacheMisses, ResponseCache } from "../Cache/ResponseCache.js"
 import { AppConfig } from "../Config.js"
@@ -119,8 +120,15 @@ const makeEdge = Effect.gen(function*() {
     }
   }
 
-  const contextOf = (facts: RequestFacts, kind: RouteKind, decision: RateLimitDecision | undefined, traceparent: string): AnswerContext => ({
+  const contextOf = (
+    facts: RequestFacts,
+    kind: RouteKind,
+    decision: RateLimitDecision | undefined,
+    traceparent: string,
+    freshness: Freshness = PUBLIC_FRESHNESS
+  ): AnswerContext => ({
     kind,
+    freshness,
     method: facts.method,
     origin: facts.source.headers.get("origin") ?? undefined,
     // read only where a 401 can come from
@@ -203,7 +211,7 @@ const makeEdge = Effect.gen(function*() {
   /** Everything that can be answered before the handler runs; otherwise the request is admitted. */
   const decide = (screened: Screened, decision: RateLimitDecision | undefined, traceparent: string): Verdict => {
     const { facts, kind, route } = screened
-    const context = contextOf(facts, kind, decision, traceparent)
+    const context = contextOf(facts, kind, decision, traceparent, route?.freshness)
     const read = facts.method === "GET" || facts.method === "HEAD"
     const cacheKey = kind === "public" && read && route !== undefined && cache.enabled ? meaningOf(route, facts.path, facts.target) : undefined
     const cached = cacheKey === undefined ? undefined : cache.lookupAt(cacheKey, Date.now())
@@ -257,7 +265,7 @@ const makeEdge = Effect.gen(function*() {
     const answer = answerRepresentation(facts, context, representation, conditionOf(facts, representation), cacheKey === undefined ? undefined : "miss")
     if (cacheKey !== undefined) {
       cacheMisses.updateUnsafe(1, Context.empty())
-      cache.storeAt(cacheKey, representation, Date.now())
+      cache.storeAt(cacheKey, representation, Date.now(), admitted.route.freshness)
     }
     return answer
   }

@@ -2,6 +2,7 @@ import * as HttpApi from "effect/http-api/HttpApi"
 import * as AST from "effect/SchemaAST"
 import { Api } from "../Api.js"
 import { DOCS_PATH, OPENAPI_PATH } from "../Meta/Http.js"
+import { type Freshness, freshnessOf, PUBLIC_FRESHNESS } from "../Cache/Freshness.js"
 import { type RouteKind, routeKindOf } from "../RouteKind.js"
 
 export type { RouteKind } from "../RouteKind.js"
@@ -10,6 +11,8 @@ export interface Route {
   /** `/v1/songs/:songId` */
   readonly template: string
   readonly kind: RouteKind
+  /** how long its public answers may be reused (src/Cache/Freshness.ts) */
+  readonly freshness: Freshness
   /** Each segment after the leading slash: a literal, or a parameter's name. */
   readonly segments: ReadonlyArray<{ readonly literal: string } | { readonly parameter: string }>
   /** The query parameters its handler reads; any other is ignored, so it is no part of the request's meaning. */
@@ -30,9 +33,15 @@ const propertyNamesOf = (ast: AST.AST): ReadonlyArray<string> => {
   }
 }
 
-const makeRoute = (template: string, kind: RouteKind, queryNames: ReadonlyArray<string> = []): Route => ({
+const makeRoute = (
+  template: string,
+  kind: RouteKind,
+  queryNames: ReadonlyArray<string> = [],
+  freshness: Freshness = PUBLIC_FRESHNESS
+): Route => ({
   template,
   kind,
+  freshness,
   queryNames: new Set(queryNames),
   segments: template.slice(1).split("/").map((segment) =>
     segment.startsWith(":") ? { parameter: segment.slice(1) } : { literal: segment }
@@ -48,7 +57,8 @@ export const routes: ReadonlyArray<Route> = (() => {
       void found.push(makeRoute(
         endpoint.path,
         routeKindOf(group.identifier, endpoint.identifier),
-        endpoint.query === undefined ? [] : propertyNamesOf(AST.toEncoded(endpoint.query.ast))
+        endpoint.query === undefined ? [] : propertyNamesOf(AST.toEncoded(endpoint.query.ast)),
+        freshnessOf(group.identifier, endpoint.identifier)
       ))
   })
   return found

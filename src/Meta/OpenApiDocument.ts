@@ -115,8 +115,8 @@ const HEADERS: Readonly<Record<string, { readonly description: string; readonly 
     schema: { type: "string" }
   },
   "Cache-Control": {
-    description: "`public, max-age=60, stale-while-revalidate=300` on public answers; `no-store` on errors, " +
-      "health checks and staff answers.",
+    description: "`public, max-age=60, stale-while-revalidate=300` on public answers (`public, max-age=2` on " +
+      "/v1/changes); `no-store` on errors, health checks and staff answers.",
     schema: { type: "string" }
   },
   Vary: { description: "`Accept-Encoding` on public answers, `Authorization` on staff answers.", schema: { type: "string" } },
@@ -349,7 +349,7 @@ const DESCRIPTION = [
   "- Pages: `limit` 1 to 80 (default 20) and `offset`, or `cursor` from `meta.next_cursor` (\"\" on the last page).",
   `- Rate limit: ${RATE_LIMIT_CAPACITY_TEXT}, with RateLimit headers on every answer and 429 past it; a 304 the response cache answers for an ETag you name is free.`,
   `- At most ${IN_FLIGHT_TEXT}: a request past them waits; past the waiting ones, 429.`,
-  "- Public answers carry an ETag and `Cache-Control: public, max-age=60, stale-while-revalidate=300`.",
+  "- Public answers carry an ETag and `Cache-Control: public, max-age=60, stale-while-revalidate=300` (the change feed: `public, max-age=2`).",
   "- Staff endpoints under /v1/admin need a staff bearer token.",
 ].join("\n")
 

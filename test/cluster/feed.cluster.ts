@@ -196,6 +196,29 @@ const lagSecondStandby = async (until: Promise<unknown>) => {
   replay("resume")
 }
 
+describe("the change feed through the front cache", () => {
+  test("a caught-up mirror polling one address through nginx sees a new change within 5 s", async () => {
+    replay("resume")
+    await standbysCaughtUp()
+    const mirror = new Mirror()
+    await mirror.catchUp()
+    const path = `/v1/changes?limit=1000&since=${mirror.cursor}`
+    const first = await get(proxy, path)
+    expect(first.headers["cache-control"]).toBe("public, max-age=2")
+    // the poll is stored: a mirror polling its cursor is answered by nginx
+    expect((await get(proxy, path)).headers["x-proxy-cache"]).toBe("HIT")
+    await writers[0]!.query(`UPDATE songs SET title = title || '.' WHERE id = 8`)
+    const written = Date.now()
+    let seen: number | undefined
+    while (seen === undefined && Date.now() - written < 15_000) {
+      const page = JSON.parse((await get(proxy, path)).body) as { data: ReadonlyArray<Entry> }
+      if (page.data.some((entry) => entry.type === "songs" && entry.id === 8)) seen = Date.now()
+      else await Bun.sleep(100)
+    }
+    expect(seen === undefined ? "never" : seen - written).toBeLessThan(5_000)
+  }, 60_000)
+})
+
 describe("the change feed across replicas reading standbys with different lag", () => {
   test("a cursor issued by a fresher replica is answered by a staler one without skipping what the staler one has not seen", async () => {
     const mirror = new Mirror()

@@ -1,0 +1,31 @@
+/**
+ * How long a public answer may be reused, by route: one rule for the in-process response cache and
+ * the Cache-Control header (so nginx, a CDN or a browser keeps it no longer than the process does).
+ * The change feed is polled by mirrors that want news within seconds (docs/changes.md): its pages
+ * are fresh for 2 s, in the process and again in a shared cache in front (at most 4 s together),
+ * and only small pages (a caught-up poll, a few entries) are kept in the process: one client's
+ * burst of full pages cannot fill it.
+ */
+export interface Freshness {
+  readonly cacheControl: string
+  /** kept in the process at most this long (the configured TTL may be shorter) */
+  readonly maxAgeSeconds: number
+  /** an answer (key and body) larger than this is not kept in the process */
+  readonly maxStoredBytes: number
+}
+
+export const PUBLIC_FRESHNESS: Freshness = {
+  cacheControl: "public, max-age=60, stale-while-revalidate=300",
+  maxAgeSeconds: Number.POSITIVE_INFINITY,
+  maxStoredBytes: Number.POSITIVE_INFINITY
+}
+
+export const FEED_FRESHNESS: Freshness = {
+  cacheControl: "public, max-age=2",
+  maxAgeSeconds: 2,
+  maxStoredBytes: 4096
+}
+
+/** By HttpApi group and endpoint, as src/RouteKind.ts decides a route's kind. */
+export const freshnessOf = (group: string, endpoint: string): Freshness =>
+  group === "Changes" && endpoint === "changes" ? FEED_FRESHNESS : PUBLIC_FRESHNESS
