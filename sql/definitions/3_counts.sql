@@ -138,7 +138,8 @@ END $$;
 
 -- Keeps scheduled_song_links: a song's row holds its published_at and released_at, and whether
 -- it is listed follows deleted_at too, so on an update of songs only a change of those (or of
--- the id) rewrites it. Each rewrite moves the kept counts through scheduled_song_links' own
+-- the id) rewrites it. A song still listed after its time (due: the clock wrote nothing) is
+-- rewritten too: unpublished, or given a label, it must leave the list and settle as it now is. Each rewrite moves the kept counts through scheduled_song_links' own
 -- triggers (~0.5 s a song at 1M songs): rewriting every scheduled song a views refresh touched
 -- would cost seconds.
 CREATE OR REPLACE FUNCTION scheduled_song_links_trigger() RETURNS trigger LANGUAGE plpgsql
@@ -157,7 +158,7 @@ BEGIN
         SELECT x.id FROM (SELECT n.id, n.published_at, n.deleted_at, n.released_at FROM new_rows n
                           UNION ALL SELECT o.id, o.published_at, o.deleted_at, o.released_at FROM old_rows o) x
         GROUP BY x.id
-        HAVING bool_or(x.published_at > now())
+        HAVING (bool_or(x.published_at > now()) OR EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = x.id))
            AND (count(*) = 1 OR count(DISTINCT (x.published_at, x.deleted_at, x.released_at)) > 1));
     END IF;
   ELSE
@@ -168,7 +169,9 @@ BEGIN
     ELSE
       song_ids := ARRAY(SELECT n.song_id FROM new_rows n UNION SELECT o.song_id FROM old_rows o);
     END IF;
-    song_ids := ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY (song_ids) AND s.published_at > now());
+    song_ids := ARRAY(
+      SELECT s.id FROM songs s
+      WHERE s.id = ANY (song_ids) AND (s.published_at > now() OR EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = s.id)));
   END IF;
   IF cardinality(song_ids) > 0 THEN
     PERFORM refresh_scheduled_song_links(song_ids);

@@ -145,7 +145,9 @@ END $$;
 
 -- The groups and members (public now) of artists whose visibility moved, or that changed what a
 -- partner shows of them.
-CREATE OR REPLACE FUNCTION feed_touch_partners(artist_ids integer[]) RETURNS void LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION feed_touch_partners(artist_ids integer[]) RETURNS void LANGUAGE plpgsql
+  SET plan_cache_mode = force_custom_plan
+  AS $$
 BEGIN
   PERFORM feed_touch('artists', ARRAY(
     SELECT p.partner_id::text FROM feed_artist_partners p WHERE p.artist_id IN (SELECT unnest(artist_ids))), false);
@@ -741,7 +743,9 @@ CREATE OR REPLACE FUNCTION feed_touch(kind text, row_keys text[], was_public boo
 $$;
 
 CREATE OR REPLACE FUNCTION feed_touch_albums(album_ids integer[], was_public integer[], with_label boolean)
-RETURNS void LANGUAGE plpgsql AS $$
+RETURNS void LANGUAGE plpgsql
+  SET plan_cache_mode = force_custom_plan
+  AS $$
 DECLARE
   t timestamptz := clock_timestamp();
   seen integer[];
@@ -760,7 +764,9 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION feed_touch_songs(song_ids integer[], was_public integer[], through_albums boolean, self_only boolean)
-RETURNS void LANGUAGE plpgsql AS $$
+RETURNS void LANGUAGE plpgsql
+  SET plan_cache_mode = force_custom_plan
+  AS $$
 DECLARE
   t timestamptz := clock_timestamp();
   seen integer[];
@@ -811,12 +817,17 @@ CREATE CONSTRAINT TRIGGER feed_withdrawn_at_commit AFTER INSERT ON change_withdr
 -- Due touches of scheduled songs, written anew: the song and the rows it will change at its time,
 -- each only if public then as far as the catalogue says now. A song no longer scheduled keeps none
 -- ahead.
-CREATE OR REPLACE FUNCTION feed_due_songs(song_ids integer[]) RETURNS void LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION feed_due_songs(song_ids integer[]) RETURNS void LANGUAGE plpgsql
+  SET plan_cache_mode = force_custom_plan
+  AS $$
 DECLARE
   t timestamptz := clock_timestamp();
 BEGIN
   IF cardinality(song_ids) = 0 THEN RETURN; END IF;
   PERFORM feed_due_forget(ARRAY(SELECT 'songs:' || x FROM unnest(song_ids) AS u(x)), t);
+  -- only the scheduled ones have a due time: an import of public songs reads no links
+  song_ids := ARRAY(SELECT s.id FROM songs s WHERE s.id = ANY (song_ids) AND song_is_live(s.published_at, s.deleted_at) AND s.published_at > t);
+  IF cardinality(song_ids) = 0 THEN RETURN; END IF;
   INSERT INTO change_due (due_at, kind, row_key, source)
   SELECT x.due, x.kind, x.row_key, 'songs:' || x.id FROM (
     SELECT s.id, s.published_at AS due, 'songs' AS kind, s.id::text AS row_key, true AS sure
@@ -836,12 +847,16 @@ BEGIN
 END $$;
 
 -- The same for albums: the album and the rows that show its entry, its label.
-CREATE OR REPLACE FUNCTION feed_due_albums(album_ids integer[]) RETURNS void LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION feed_due_albums(album_ids integer[]) RETURNS void LANGUAGE plpgsql
+  SET plan_cache_mode = force_custom_plan
+  AS $$
 DECLARE
   t timestamptz := clock_timestamp();
 BEGIN
   IF cardinality(album_ids) = 0 THEN RETURN; END IF;
   PERFORM feed_due_forget(ARRAY(SELECT 'albums:' || x FROM unnest(album_ids) AS u(x)), t);
+  album_ids := ARRAY(SELECT al.id FROM albums al WHERE al.id = ANY (album_ids) AND al.published_at > t);
+  IF cardinality(album_ids) = 0 THEN RETURN; END IF;
   INSERT INTO change_due (due_at, kind, row_key, source)
   SELECT x.due, x.kind, x.row_key, 'albums:' || x.id FROM (
     SELECT al.id, al.published_at AS due, 'albums' AS kind, al.id::text AS row_key, true AS sure

@@ -94,6 +94,10 @@ export const everyKindOfChange = async (
       `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
     // the clock passes the scheduled song's published_at with no write since: a "due" song
     clockPassesScheduledSong(12, future!.published_at),
+    // a due song unpublished, or given a label, before anything settled it
+    [`${dueSong[0]}; UPDATE songs SET published_at = NULL WHERE id = 12`, `UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
+    [`${dueSong[0]}; INSERT INTO song_labels (song_id, label_id) VALUES (12, 3)`,
+      `DELETE FROM song_labels WHERE song_id = 12 AND label_id = 3; UPDATE songs SET published_at = '${future!.published_at}' WHERE id = 12`],
     songsMovedEveryWay,
     ["DELETE FROM credits WHERE song_id = 12",
       "INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (12, 1, 10, 1), (12, 2, 1, 2)"],
