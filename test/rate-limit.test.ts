@@ -522,7 +522,8 @@ for (const [store, storeEnv] of Object.entries(BUCKET_STORES)) describe(`a clien
 
   const from = (client: string, init: RequestInit = {}) => ({ ...init, headers: { "x-forwarded-for": client } })
 
-  test("past the running and the waiting one: 429 rate_limited with Retry-After; another client is not held up", async () => {
+  // on the embedded database a query holds the process's one thread: the four requests never overlap
+  test.skipIf(process.env.TEST_DATABASE_URL === undefined)("past the running and the waiting one: 429 rate_limited with Retry-After; another client is not held up", async () => {
     const client = "198.51.100.80"
     const replies = Promise.all(heavySearches.slice(0, 4).map((path) => request(server.baseUrl, path, from(client))))
     const other = await request(server.baseUrl, "/v1/songs/1", from("198.51.100.81"))
