@@ -75,9 +75,12 @@ export const makeClientSlots = (maxInFlight: number, maxQueued: number) => {
     Effect.uninterruptibleMask((restore) => {
       const ticket = enter(key)
       if (ticket === undefined) return restore(full)
+      const run = restore(use).pipe(Effect.ensuring(Effect.sync(() => release(key))))
+      // a free slot (nearly every request): no wait to set up on the hot path
+      if (ticket.granted) return run
       return restore(turnOf(ticket)).pipe(
         Effect.onInterrupt(() => Effect.sync(() => leave(key, ticket))),
-        Effect.flatMap(() => restore(use).pipe(Effect.ensuring(Effect.sync(() => release(key)))))
+        Effect.flatMap(() => run)
       )
     })
 
