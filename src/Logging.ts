@@ -2,58 +2,138 @@ import * as SqlError from "effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import * as Context from "effect/Context"
 import * as Formatter from "effect/Formatter"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
 import { AppConfig, describeConfigError } from "./Config.js"
 import { causeOf } from "./Database/Faults.js"
 
-/** JSON lines keep the keys they have always had (`logLevel`, not Effect 4's `level`). */
-const jsonLogger = Logger.withConsoleLog(
-  Logger.map(Logger.formatStructured, ({ level, ...line }) => Formatter.formatJson({ ...line, logLevel: level }))
-)
+/** A log line's severity, as Effect names it (`Info`); lines write it upper-case (`INFO`). */
+export type LineLevel = LogLevel.Severity
 
-/** Log lines as logfmt (`LOG_FORMAT=text`) or one JSON object per line, at or above LOG_LEVEL. */
-export const LoggingLive = Layer.unwrap(
-  AppConfig.useSync((config) =>
-    Layer.merge(
-      Logger.layer([config.logFormat === "json" ? jsonLogger : Logger.consoleLogFmt]),
-      Layer.succeed(References.MinimumLogLevel, config.logLevel)
-    ))
-)
+/**
+ * One log line, flat: `timestamp`, `level`, `message` and every other key at the top level
+ * (docs/operations.md, "Logs"): `trace_id` and `span_id` when the line belongs to a request or a
+ * span, the request line's `http.*` keys, the annotations of `Effect.annotateLogs`, and
+ * `exception.*` for a cause.
+ */
+export interface LogLine {
+  /** milliseconds since the epoch */
+  readonly timestamp: number
+  readonly level: LineLevel
+  readonly message: string
+  readonly attributes: Readonly<Record<string, unknown>>
+}
 
-/** Writes one INFO line without a fiber. */
-export type InfoLineWriter = (message: string, annotations: Readonly<Record<string, unknown>>, fiberId?: number) => void
+/** Where log lines go. The console is one sink; another (an exporter) can stand beside it. */
+export type LineSink = (line: LogLine) => void
+
+const LEVEL_TEXT: Record<LineLevel, string> = {
+  Trace: "TRACE",
+  Debug: "DEBUG",
+  Info: "INFO",
+  Warn: "WARN",
+  Error: "ERROR",
+  Fatal: "FATAL"
+}
+
+/** One JSON object per line: `{"timestamp","level","message",...attributes}`. */
+const jsonConsoleSink: LineSink = ({ attributes, level, message, timestamp }) => {
+  const object: Record<string, unknown> = { timestamp: new Date(timestamp).toISOString(), level: LEVEL_TEXT[level], message }
+  for (const key in attributes) object[key] = attributes[key]
+  console.log(JSON.stringify(object))
+}
 
 const TEXT_ONLY = /^[^\s"=]*$/
 const logfmtValue = (value: unknown) => {
   const text = typeof value === "string" ? value : Formatter.format(value)
-  return TEXT_ONLY.test(text) ? text : `"${text.replace(/\\([\s\S])|(")/g, "\\$1$2")}"`
+  return TEXT_ONLY.test(text) ? text : JSON.stringify(text)
+}
+
+/** logfmt: the same keys as the JSON lines, in the same order. */
+const textConsoleSink: LineSink = ({ attributes, level, message, timestamp }) => {
+  let line = `timestamp=${new Date(timestamp).toISOString()} level=${LEVEL_TEXT[level]} message=${logfmtValue(message)}`
+  for (const key in attributes) line += ` ${key.replace(/[\s="]/g, "_")}=${logfmtValue(attributes[key])}`
+  console.log(line)
+}
+
+export const consoleSink = (format: "text" | "json"): LineSink => format === "json" ? jsonConsoleSink : textConsoleSink
+
+/** The one writer of log lines: each line goes to every sink. */
+export const makeLineWriter = (sinks: ReadonlyArray<LineSink>): LineSink => {
+  const [only] = sinks
+  if (sinks.length === 1 && only !== undefined) return only
+  return (line) => {
+    for (const sink of sinks) sink(line)
+  }
 }
 
 /**
- * The one line per request, in the form LoggingLive's logger writes (same keys, same sink), at
- * a few microseconds a line instead of a fiber's `Effect.logInfo`: the front door writes it
- * without any fiber. Lines written outside a fiber say fiber=#0.
+ * Every log line of the service passes here: the request lines (written without a fiber by the
+ * front door and by the pipeline) and the lines of Effect's logger (LoggingLive).
  */
-export const makeInfoLineWriter = (format: "text" | "json"): InfoLineWriter =>
-  format === "json"
-    ? (message, annotations, fiberId = 0) =>
-      console.log(JSON.stringify({
-        message,
-        logLevel: "INFO",
-        timestamp: new Date().toISOString(),
-        annotations,
-        spans: {},
-        fiberId: `#${fiberId}`
-      }))
-    : (message, annotations, fiberId = 0) => {
-      let line = `timestamp=${new Date().toISOString()} level=INFO fiber=#${fiberId} message=${logfmtValue(message)}`
-      for (const key in annotations) line += ` ${key}=${logfmtValue(annotations[key])}`
-      console.log(line)
-    }
+export class LogWriter extends Context.Service<LogWriter, LineSink>()("catalogue/LogWriter") {
+  /** Lines to the console in LOG_FORMAT; a further sink joins the list here. */
+  static readonly layer = Layer.effect(
+    LogWriter,
+    AppConfig.useSync((config) => makeLineWriter([consoleSink(config.logFormat)]))
+  )
+}
+
+/** Keys the line itself owns: an annotation of the same name does not replace them. */
+const OWN_KEYS = new Set(["timestamp", "level", "message"])
+
+const messageText = (message: unknown): string => {
+  const parts = Array.isArray(message) ? message : [message]
+  return parts.map((part) => (typeof part === "string" ? part : Formatter.format(part))).join(" ")
+}
+
+/**
+ * A line of Effect's logger, flat: its annotations at the top level, the ids of the span it was
+ * written in (unless annotated), and its cause as OpenTelemetry's `exception.*` keys.
+ */
+const lineOf = ({ cause, date, fiber, logLevel, message }: Logger.Options<unknown>): LogLine => {
+  const attributes: Record<string, unknown> = {}
+  const span = fiber.cache.span
+  if (span !== undefined && span.traceId !== "noop") {
+    attributes["trace_id"] = span.traceId
+    attributes["span_id"] = span.spanId
+  }
+  const annotations = fiber.getRef(References.CurrentLogAnnotations)
+  for (const key in annotations) if (!OWN_KEYS.has(key)) attributes[key] = annotations[key]
+  const errors = Cause.prettyErrors(cause, { includeCauseInStack: true })
+  const [first] = errors
+  if (first !== undefined) {
+    attributes["exception.type"] = first.name
+    attributes["exception.message"] = first.message
+    attributes["exception.stacktrace"] = errors.map((error) => error.stack).join("\n")
+  }
+  return {
+    timestamp: date.getTime(),
+    level: logLevel === "All" || logLevel === "None" ? "Info" : logLevel,
+    message: messageText(message),
+    attributes
+  }
+}
+
+/** Effect's logger, writing through LogWriter at or above LOG_LEVEL. */
+export const EffectLoggerLive = Layer.unwrap(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const write = yield* LogWriter
+    return Layer.merge(
+      Logger.layer([Logger.make((options) => write(lineOf(options)))]),
+      Layer.succeed(References.MinimumLogLevel, config.logLevel)
+    )
+  })
+)
+
+/** Log lines (docs/operations.md, "Logs"): Effect's logger and the writer the request lines use. */
+export const LoggingLive = EffectLoggerLive.pipe(Layer.provideMerge(LogWriter.layer))
 
 /** Which optional features this start has switched on, in one line. */
 export const logFeatures = Effect.gen(function*() {

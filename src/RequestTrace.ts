@@ -1,15 +1,19 @@
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type { TraceIds } from "./Telemetry.js"
 
 /**
- * The trace id of each request in flight, by its web Request, for the few log lines written
- * inside a request (a failure's "request failed"). Cheaper than `Effect.annotateLogs` around
- * every request, which copied the fiber's log annotations each time (~5% of an uncached
+ * The trace and span ids of each request in flight, by its web Request, for the few log lines
+ * written inside a request (a failure's "request failed"). Cheaper than `Effect.annotateLogs`
+ * around every request, which copied the fiber's log annotations each time (~5% of an uncached
  * detail's CPU, A/B 2026-11-22) for lines that are rarely written.
  */
-const traceIds = new WeakMap<object, string>()
+const requestIds = new WeakMap<object, TraceIds>()
 
-export const rememberTraceId = (request: HttpServerRequest.HttpServerRequest, traceId: string) =>
-  void traceIds.set(request.source as object, traceId)
+export const rememberRequestIds = (request: HttpServerRequest.HttpServerRequest, ids: TraceIds) =>
+  void requestIds.set(request.source as object, ids)
 
-export const traceIdOf = (request: HttpServerRequest.HttpServerRequest): string =>
-  traceIds.get(request.source as object) ?? ""
+/** The log annotations naming a request: its `trace_id` and `span_id`. */
+export const requestLogIds = (request: HttpServerRequest.HttpServerRequest): Record<string, string> => {
+  const ids = requestIds.get(request.source as object)
+  return { trace_id: ids?.traceId ?? "", span_id: ids?.spanId ?? "" }
+}

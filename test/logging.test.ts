@@ -1,13 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { AppConfig } from "../src/Config.js"
+import { EffectLoggerLive, type LogLine, LogWriter } from "../src/Logging.js"
 import { spawnService, type ServiceProcess } from "./support/child.js"
 import { databaseEnv, resolveTestDatabase, type TestDatabase } from "./support/database.js"
 import { request } from "./support/http.js"
+import { TEST_ENV } from "./support/server.js"
 
-interface JsonLine {
+/** A JSON line: flat, every key at the top level. */
+type JsonLine = Readonly<Record<string, unknown>> & {
   readonly message: string
-  readonly logLevel: string
+  readonly level: string
   readonly timestamp: string
-  readonly annotations: Record<string, unknown>
 }
 
 const jsonLines = (service: ServiceProcess): Array<JsonLine> =>
@@ -17,11 +24,13 @@ const jsonLines = (service: ServiceProcess): Array<JsonLine> =>
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line) as JsonLine)
 
-/** The request log line of the response that carried `traceparent`. */
+const DURATION = "http.server.request.duration"
+
+/** The request log line of the response that carried `traceparent`: its trace id and span id. */
 const lineFor = async (service: ServiceProcess, traceparent: string | null) => {
-  const traceId = traceparent?.split("-")[1] ?? "missing"
-  await service.waitForLine(new RegExp(`"trace_id":"${traceId}"[^\\n]*"duration_ms"|"duration_ms"[^\\n]*"trace_id":"${traceId}"`), 10_000)
-  return jsonLines(service).find((line) => line.annotations["trace_id"] === traceId && "duration_ms" in line.annotations)!
+  const [, traceId = "missing", spanId = "missing"] = traceparent?.split("-") ?? []
+  await service.waitForLine(new RegExp(`"trace_id":"${traceId}","span_id":"${spanId}"[^\\n]*"${DURATION.replaceAll(".", "\\.")}"`), 10_000)
+  return jsonLines(service).find((line) => line["trace_id"] === traceId && line["span_id"] === spanId && DURATION in line)!
 }
 
 const stopService = async (service: ServiceProcess) => {
@@ -43,13 +52,16 @@ describe("logs with LOG_FORMAT=json", () => {
     await database.drop()
   }, 30_000)
 
-  test("every line on stdout is one JSON object with message, level and timestamp", () => {
+  test("every line on stdout is one flat JSON object: timestamp, level, message, then the line's keys", () => {
     const lines = jsonLines(service)
     expect(lines.length).toBeGreaterThan(2)
     for (const line of lines) {
+      expect(Object.keys(line).slice(0, 3)).toEqual(["timestamp", "level", "message"])
       expect(typeof line.message).toBe("string")
-      expect(line.logLevel).toMatch(/^(DEBUG|INFO|WARN|ERROR)$/)
+      expect(line.level).toMatch(/^(DEBUG|INFO|WARN|ERROR)$/)
       expect(new Date(line.timestamp).toISOString()).toBe(line.timestamp)
+      for (const value of Object.values(line)) expect(value === null || typeof value !== "object").toBe(true)
+      for (const nested of ["annotations", "spans", "fiberId", "logLevel"]) expect(line).not.toHaveProperty([nested])
     }
   })
 
@@ -57,12 +69,13 @@ describe("logs with LOG_FORMAT=json", () => {
     const lines = jsonLines(service)
     const databaseLine = lines.find((line) => line.message.startsWith("database: "))!
     expect(databaseLine.message).toMatch(database.kind === "postgres" ? /^database: PostgreSQL at / : /^database: embedded PGlite in /)
-    expect(String(databaseLine.annotations["migrations_applied"])).toMatch(/^schema\/0_computed\.sql(,[\w/]+\.sql)*$/)
+    expect(String(databaseLine["migrations_applied"])).toMatch(/^schema\/0_computed\.sql(,[\w/]+\.sql)*$/)
     const features = lines.find((line) => line.message.startsWith("features: "))!
+    const memory = "240 MiB"
     expect(features.message).toBe(
-      "features: tracing off; staff tokens off; rate limits in memory; response cache 30 s; memory limit 240 MiB"
+      `features: tracing off; staff tokens off; rate limits in memory; response cache 30 s; memory limit ${memory}`
     )
-    expect(features.annotations).toEqual({
+    expect(features).toMatchObject({
       tracing: false,
       staff_tokens: false,
       redis_rate_limits: false,
@@ -71,26 +84,41 @@ describe("logs with LOG_FORMAT=json", () => {
     })
   })
 
-  test("one line per request: method, route, status, duration, bytes, trace id and cache hit or miss", async () => {
+  test("one line per request: method, route, status, duration in seconds, body size, trace and span ids, cache hit or miss", async () => {
     const first = await request(baseUrl, "/v1/stats")
     const second = await request(baseUrl, "/v1/stats")
     expect([first.status, second.status]).toEqual([200, 200])
     const miss = await lineFor(service, first.headers.get("traceparent"))
-    expect(miss.message).toBe("GET /v1/stats 200")
-    expect(miss.logLevel).toBe("INFO")
-    expect(miss.annotations).toMatchObject({
+    expect(miss).toMatchObject({
+      message: "GET /v1/stats 200",
+      level: "INFO",
       "http.request.method": "GET",
       "http.route": "/v1/stats",
       "url.path": "/v1/stats",
       "http.response.status_code": 200,
-      bytes: Number(first.headers.get("content-length")),
+      "http.response.body.size": Number(first.headers.get("content-length")),
+      "client.address": expect.stringMatching(/127\.0\.0\.1$/),
       cache: "miss",
       "ratelimit.outcome": "allowed"
     })
-    expect(miss.annotations["duration_ms"]).toBeGreaterThanOrEqual(0)
+    expect(miss["trace_id"]).toMatch(/^[0-9a-f]{32}$/)
+    expect(miss["span_id"]).toMatch(/^[0-9a-f]{16}$/)
+    // seconds: a request that took under 10 s
+    expect(miss[DURATION]).toBeGreaterThan(0)
+    expect(miss[DURATION]).toBeLessThan(10)
     const hit = await lineFor(service, second.headers.get("traceparent"))
-    expect(hit.annotations["cache"]).toBe("hit")
-    expect(jsonLines(service).filter((line) => line.annotations["trace_id"] === miss.annotations["trace_id"])).toHaveLength(1)
+    expect(hit["cache"]).toBe("hit")
+    expect(jsonLines(service).filter((line) => line["trace_id"] === miss["trace_id"])).toHaveLength(1)
+  })
+
+  test("a caller's trace is kept; the line names the request's own span, the one its traceparent answer names", async () => {
+    const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+    const reply = await request(baseUrl, "/v1/stats", { headers: { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` } })
+    const [, traceId, spanId] = reply.headers.get("traceparent")!.split("-")
+    expect(traceId).toBe(callerTrace)
+    expect(spanId).not.toBe("00f067aa0ba902b7")
+    const line = await lineFor(service, reply.headers.get("traceparent"))
+    expect(line).toMatchObject({ trace_id: callerTrace, span_id: spanId })
   })
 
   test("a route with a parameter is logged by its template, a 404 by its path", async () => {
@@ -98,24 +126,24 @@ describe("logs with LOG_FORMAT=json", () => {
     const missing = await request(baseUrl, "/v1/nothing-here?q=1")
     expect(song.status).toBe(404)
     const songLine = await lineFor(service, song.headers.get("traceparent"))
-    expect(songLine.annotations).toMatchObject({ "http.route": "/v1/songs/:songId", "url.path": "/v1/songs/999999", "http.response.status_code": 404 })
+    expect(songLine).toMatchObject({ "http.route": "/v1/songs/:songId", "url.path": "/v1/songs/999999", "http.response.status_code": 404 })
     const missingLine = await lineFor(service, missing.headers.get("traceparent"))
     expect(missingLine.message).toBe("GET /v1/nothing-here 404")
-    expect(missingLine.annotations["http.route"]).toBe("")
+    expect(missingLine["http.route"]).toBe("")
   })
 
-  test("HEAD and 304 responses log zero bytes", async () => {
+  test("HEAD and 304 responses log a body size of zero", async () => {
     const head = await request(baseUrl, "/v1/stats", { method: "HEAD" })
     const etag = head.headers.get("etag")!
     const notModified = await request(baseUrl, "/v1/stats", { headers: { "if-none-match": etag } })
     expect(notModified.status).toBe(304)
-    expect((await lineFor(service, head.headers.get("traceparent"))).annotations["bytes"]).toBe(0)
-    expect((await lineFor(service, notModified.headers.get("traceparent"))).annotations["bytes"]).toBe(0)
+    expect((await lineFor(service, head.headers.get("traceparent")))["http.response.body.size"]).toBe(0)
+    expect((await lineFor(service, notModified.headers.get("traceparent")))["http.response.body.size"]).toBe(0)
   })
 })
 
 describe("a failed request's log line", () => {
-  test("names the request's trace id, the one its traceparent carries", async () => {
+  test("names the request's trace and span ids, the ones its traceparent carries", async () => {
     const database = await resolveTestDatabase()
     if (database.kind !== "postgres") return database.drop() // the embedded database cannot become unreachable
     const service = spawnService({ ...databaseEnv(database), LOG_FORMAT: "json" })
@@ -129,11 +157,11 @@ describe("a failed request's log line", () => {
       await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name])
       const reply = await request(baseUrl, "/v1/songs/1")
       expect(reply.status).toBe(503)
-      const traceId = reply.headers.get("traceparent")?.split("-")[1] ?? "missing"
+      const [, traceId, spanId] = reply.headers.get("traceparent")!.split("-")
       await service.waitForLine(/"request failed"/, 10_000)
       const failed = jsonLines(service).find((line) => line.message === "request failed")!
-      expect(failed.logLevel).toBe("ERROR")
-      expect(failed.annotations["trace_id"]).toBe(traceId)
+      expect(failed).toMatchObject({ level: "ERROR", trace_id: traceId, span_id: spanId })
+      expect(failed["reason"]).toMatch(/^database unavailable: /)
     } finally {
       await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS true`)
       await admin.end()
@@ -174,10 +202,75 @@ describe("LOG_LEVEL and the text format", () => {
       await Bun.sleep(200)
       expect(service.stdout()).not.toContain("/v1/stats")
       expect(service.stdout()).not.toContain("level=INFO")
-      expect(service.stdout()).toMatch(/^timestamp=\S+ level=WARN fiber=#\d+ message="staff group disabled/m)
+      expect(service.stdout()).toMatch(/^timestamp=\S+ level=WARN message="staff group disabled/m)
     } finally {
       await stopService(service)
       await database.drop()
     }
   }, 120_000)
+
+  test("logfmt (the default) has the JSON lines' keys, in the same order", async () => {
+    const database = await resolveTestDatabase()
+    const service = spawnService({ ...databaseEnv(database) })
+    try {
+      const baseUrl = await service.baseUrl(90_000)
+      const reply = await request(baseUrl, "/v1/stats")
+      const [, traceId, spanId] = reply.headers.get("traceparent")!.split("-")
+      const line = await service.waitForLine(new RegExp(`trace_id=${traceId} `), 10_000)
+      const keys = [...line.matchAll(/(?:^| )([^\s=]+)=(?:"(?:[^"\\]|\\.)*"|\S*)/g)].map((match) => match[1])
+      expect(keys).toEqual([
+        "timestamp", "level", "message", "trace_id", "span_id", "http.request.method", "http.route", "url.path",
+        "http.response.status_code", "http.server.request.duration", "http.response.body.size", "client.address",
+        "ratelimit.outcome", "cache"
+      ])
+      expect(line).toContain(` level=INFO message="GET /v1/stats 200" trace_id=${traceId} span_id=${spanId} `)
+      const seconds = Number(/ http\.server\.request\.duration=(\S+) /.exec(line)?.[1])
+      expect(seconds).toBeGreaterThan(0)
+      expect(seconds).toBeLessThan(10)
+    } finally {
+      await stopService(service)
+      await database.drop()
+    }
+  }, 120_000)
+})
+
+describe("the lines of Effect's logger", () => {
+  /** The lines `program` logs, as the writer receives them. */
+  const linesOf = (program: Effect.Effect<void>) => {
+    const lines: Array<LogLine> = []
+    const layer = EffectLoggerLive.pipe(
+      Layer.provide(Layer.succeed(LogWriter, (line: LogLine) => void lines.push(line))),
+      Layer.provide(AppConfig.layer),
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...TEST_ENV, LOG_LEVEL: "info" } })))
+    )
+    Effect.runSync(program.pipe(Effect.provide(layer)))
+    return lines
+  }
+
+  test("annotations become top-level keys; the line's own keys are not replaced", () => {
+    const [line] = linesOf(
+      Effect.logWarning("rows", 3).pipe(Effect.annotateLogs({ table: "songs", count: 3, message: "not this" }))
+    )
+    expect(line).toMatchObject({ level: "Warn", message: "rows 3", attributes: { table: "songs", count: 3 } })
+    expect(line?.attributes).not.toHaveProperty("message")
+  })
+
+  test("a cause is written as OpenTelemetry's exception keys", () => {
+    const [line] = linesOf(Effect.logError("request failed", Cause.fail(new TypeError("no such thing"))))
+    expect(line?.attributes).toMatchObject({ "exception.type": "TypeError", "exception.message": "no such thing" })
+    expect(String(line?.attributes["exception.stacktrace"])).toContain("TypeError: no such thing")
+  })
+
+  test("a line written inside a span carries its trace and span ids; an annotation names them instead", () => {
+    const [inside, annotated] = linesOf(
+      Effect.gen(function*() {
+        yield* Effect.logInfo("inside")
+        yield* Effect.logInfo("annotated").pipe(Effect.annotateLogs({ trace_id: "t", span_id: "s" }))
+      }).pipe(Effect.withSpan("work"))
+    )
+    expect(inside?.attributes["trace_id"]).toMatch(/^[0-9a-f]{32}$/)
+    expect(inside?.attributes["span_id"]).toMatch(/^[0-9a-f]{16}$/)
+    expect(annotated?.attributes).toMatchObject({ trace_id: "t", span_id: "s" })
+    expect(linesOf(Effect.logInfo("outside"))[0]?.attributes).not.toHaveProperty("trace_id")
+  })
 })

@@ -9,7 +9,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import { isDatabaseUnavailable } from "../Database.js"
 import { BadRequest, echo, EnvelopeErrors, type ErrorCode, InternalError, Unavailable } from "../Domain/Errors.js"
 import type { RateLimitDecision } from "../RateLimit/RateLimiter.js"
-import { traceIdOf } from "../RequestTrace.js"
+import { requestLogIds } from "../RequestTrace.js"
 import { count, databaseUnavailable } from "../Metrics.js"
 
 /**
@@ -96,14 +96,14 @@ const toEnvelopeErrors = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
       }
       if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
       const squashed = Cause.squash(cause)
-      const traceId = traceIdOf(request)
+      const ids = requestLogIds(request)
       if (SqlError.isSqlError(squashed) && isDatabaseUnavailable(squashed)) {
         // one line, no stack: the operator needs to know the database is away, not where we noticed
-        yield* Effect.logError("request failed").pipe(Effect.annotateLogs({ trace_id: traceId, reason: `database unavailable: ${squashed.message}` }))
+        yield* Effect.logError("request failed").pipe(Effect.annotateLogs({ ...ids, reason: `database unavailable: ${squashed.message}` }))
         count(databaseUnavailable)
         return yield* new Unavailable({ message: "The database is not available; try again shortly." })
       }
-      yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs("trace_id", traceId))
+      yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs(ids))
       return yield* new InternalError({ message: "Something went wrong on our side; it has been logged." })
     }))
 

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { AppConfig } from "../Config.js"
-import { makeInfoLineWriter } from "../Logging.js"
+import { LogWriter } from "../Logging.js"
 import { callerTraceId, traceparentOf, unsampledTraceIds } from "../Telemetry.js"
 import { type Answer, toWebResponse } from "./Answer.js"
 import { Edge } from "./Edge.js"
@@ -20,13 +20,13 @@ export type FrontDoor = (request: Request, server: { requestIP(request: Request)
  * get their server span in the pipeline) and with buckets in memory (Redis needs I/O). Staff
  * requests go on undecided but for their route: verifying a token is asynchronous.
  */
-export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfig | Edge> = Effect.gen(function*() {
+export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfig | Edge | LogWriter> = Effect.gen(function*() {
   const config = yield* AppConfig
   const edge = yield* Edge
   const takeNow = edge.takeNow
   if (Option.isSome(config.otlpEndpoint) || takeNow === undefined) return undefined
   const logged = !LogLevel.isLessThan("Info", config.logLevel)
-  const writeLine = makeInfoLineWriter(config.logFormat)
+  const writeLine = yield* LogWriter
   const recording = metricsWanted(config)
 
   return (request, server) => {
@@ -62,8 +62,9 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
         durationMs,
         bytes: bytesOf(facts.method, answer),
         traceId: ids.traceId,
+        spanId: ids.spanId,
         clientAddress: socket ?? "",
-        annotations: outcomesOf(answer)
+        outcomes: outcomesOf(answer)
       })
     }
     return toWebResponse(facts.method, answer)

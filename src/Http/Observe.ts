@@ -4,7 +4,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { AppConfig } from "../Config.js"
 import { pathOf } from "../Domain/Url.js"
-import type { InfoLineWriter } from "../Logging.js"
+import type { LineSink } from "../Logging.js"
 import type { Answer } from "./Answer.js"
 import { echo } from "../Domain/Errors.js"
 import { matchRoute } from "./Routes.js"
@@ -43,9 +43,11 @@ export interface RequestLine {
   readonly durationMs: number
   readonly bytes: number
   readonly traceId: string
+  /** the request's span: its server span's id, or the one its `traceparent` response header names */
+  readonly spanId: string
   readonly clientAddress: string
   /** what the edge decided: `ratelimit.outcome` (allowed, limited, exempt) and `cache` (hit, miss) */
-  readonly annotations: Readonly<Record<string, string>>
+  readonly outcomes: Readonly<Record<string, string>>
 }
 
 /** What the edge decided, read off the answer's own headers. */
@@ -65,17 +67,24 @@ export const bytesOf = (method: string, answer: Answer) => {
 }
 
 /** The one log line of a request, named by its route: from the pipeline and the front door alike. */
-export const writeRequestLine = (write: InfoLineWriter, line: RequestLine, fiberId?: number) => {
+export const writeRequestLine = (write: LineSink, line: RequestLine) => {
   const route = line.route
-  write(`${line.method} ${route ?? line.path} ${line.status}`, {
-    "http.request.method": line.method,
-    "http.route": route ?? "",
-    "url.path": echo(line.path, 256),
-    "http.response.status_code": line.status,
-    duration_ms: Math.round(line.durationMs * 10) / 10,
-    bytes: line.bytes,
-    trace_id: line.traceId,
-    "client.address": line.clientAddress,
-    ...line.annotations
-  }, fiberId)
+  write({
+    timestamp: Date.now(),
+    level: "Info",
+    message: `${line.method} ${route ?? line.path} ${line.status}`,
+    attributes: {
+      trace_id: line.traceId,
+      span_id: line.spanId,
+      "http.request.method": line.method,
+      "http.route": route ?? "",
+      "url.path": echo(line.path, 256),
+      "http.response.status_code": line.status,
+      // seconds, to the microsecond
+      "http.server.request.duration": Math.round(line.durationMs * 1000) / 1e6,
+      "http.response.body.size": line.bytes,
+      "client.address": line.clientAddress,
+      ...line.outcomes
+    }
+  })
 }

@@ -12,8 +12,8 @@ import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import { AppConfig } from "../Config.js"
 import { pathAndQuery, pathOf } from "../Domain/Url.js"
-import { makeInfoLineWriter } from "../Logging.js"
-import { rememberTraceId } from "../RequestTrace.js"
+import { LogWriter } from "../Logging.js"
+import { rememberRequestIds } from "../RequestTrace.js"
 import { inFlightHooks, InFlightRequests } from "../Shutdown.js"
 import { withSpan } from "../Spans.js"
 import { traceIdsOf, traceparentOf } from "../Telemetry.js"
@@ -50,7 +50,7 @@ export const makePipeline = Effect.gen(function*() {
   const edge = yield* Edge
   const config = yield* AppConfig
   const hooks = inFlightHooks(yield* InFlightRequests)
-  const writeLine = makeInfoLineWriter(config.logFormat)
+  const writeLine = yield* LogWriter
   const recording = metricsWanted(config)
 
   /**
@@ -84,7 +84,7 @@ export const makePipeline = Effect.gen(function*() {
       const span = Option.filter(Context.getOption(fiber.context, Tracer.ParentSpan), isSpan)
       const ids = handed?.ids ?? traceIdsOf(span, source.headers)
       const traceparent = traceparentOf(ids)
-      rememberTraceId(request, ids.traceId)
+      rememberRequestIds(request, ids)
       hooks.started()
 
       // what the log line names: the path and route the edge found (our 414/431 come before a route)
@@ -139,9 +139,10 @@ export const makePipeline = Effect.gen(function*() {
               durationMs,
               bytes: bytesOf(request.method, answer),
               traceId: ids.traceId,
+              spanId: ids.spanId,
               clientAddress: Option.getOrElse(request.remoteAddress, () => ""),
-              annotations: outcomes
-            }, fiber.id)
+              outcomes
+            })
           })
         ),
         Effect.map(toResponse)
