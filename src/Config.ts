@@ -113,7 +113,7 @@ const settings = Config.all({
   databaseDeadlineMarginMs: positiveInt("DATABASE_DEADLINE_MARGIN_MS", 1000),
   dataDir: setting("DATA_DIR", "./data", (text) => text),
   demoSeedSongs: nonNegativeInt("DEMO_SEED_SONGS", 3000),
-  memoryLimitMiB: nonNegativeInt("MEMORY_LIMIT_MIB", 240),
+  memoryLimitMiB: nonNegativeInt("MEMORY_LIMIT_MIB", 128),
   cdnBaseUrl: httpUrl("CDN_BASE_URL", "https://cdn.example.com"),
   logLevel: setting("LOG_LEVEL", "Info" as LogLevel.LogLevel, (text) =>
     LOG_LEVELS[text.trim().toLowerCase()] ?? problem(`must be one of: ${Object.keys(LOG_LEVELS).join(", ")}`)),

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as References from "effect/References"
 import { AppConfig, describeConfigError } from "./Config.js"
 import { causeOf } from "./Database/Faults.js"
+import { guardedHeapLimitMiB } from "./MemoryGuard.js"
 
 /** A log line's severity, as Effect names it (`Info`); lines write it upper-case (`INFO`). */
 export type LineLevel = LogLevel.Severity
@@ -135,12 +136,18 @@ export const EffectLoggerLive = Layer.unwrap(
 /** Log lines (docs/operations.md, "Logs"): Effect's logger and the writer the request lines use. */
 export const LoggingLive = EffectLoggerLive.pipe(Layer.provideMerge(LogWriter.layer))
 
+const memoryLimitText = (configuredMiB: number, guardedMiB: number) => {
+  if (guardedMiB > 0) return `${guardedMiB} MiB of JS heap`
+  return configuredMiB > 0 ? "off (embedded database)" : "off"
+}
+
 /** Which optional features this start has switched on, in one line. */
 export const logFeatures = Effect.gen(function*() {
   const config = yield* AppConfig
   const { adminJwt } = config
   const staffTokens = Option.isSome(adminJwt.secret) || Option.isSome(adminJwt.publicKey) || Option.isSome(adminJwt.jwksFile)
   const sharedLimits = Option.isSome(config.rateLimit.redisUrl)
+  const memoryLimitMiB = guardedHeapLimitMiB(config)
   const tracing = Option.match(config.otlpEndpoint, {
     onNone: () => "off",
     onSome: (endpoint) => `on (OTLP/HTTP to ${endpoint} as ${config.serviceName})`
@@ -149,14 +156,14 @@ export const logFeatures = Effect.gen(function*() {
     `features: tracing ${tracing}; staff tokens ${staffTokens ? "on" : "off"}; ` +
       `rate limits ${sharedLimits ? "shared in Redis" : "in memory"}; ` +
       `response cache ${config.cache.ttlSeconds > 0 ? `${config.cache.ttlSeconds} s` : "off"}; ` +
-      `memory limit ${config.memoryLimitMiB > 0 ? `${config.memoryLimitMiB} MiB` : "off"}`
+      `memory limit ${memoryLimitText(config.memoryLimitMiB, memoryLimitMiB)}`
   ).pipe(
     Effect.annotateLogs({
       tracing: Option.isSome(config.otlpEndpoint),
       staff_tokens: staffTokens,
       redis_rate_limits: sharedLimits,
       response_cache: config.cache.ttlSeconds > 0,
-      memory_limit_mib: config.memoryLimitMiB
+      memory_limit_mib: memoryLimitMiB
     })
   )
 })

@@ -8,6 +8,15 @@ export const START_COMMAND: ReadonlyArray<string> = (
   JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }
 ).scripts.start.split(" ")
 
+/** A loopback port nobody listens on right now. */
+export const freePort = () => {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() })
+  const port = probe.port
+  probe.stop(true)
+  if (port === undefined) throw new Error("no free port")
+  return port
+}
+
 /** The service as an operator starts it (`bun run start`): a child process with only the given environment. */
 export interface ServiceProcess {
   readonly process: Bun.Subprocess<"ignore", "pipe", "pipe">
