@@ -275,8 +275,8 @@ describe("the Redis store (shared by replicas)", () => {
     if (!reachable) return
     const result = await runScoped(Effect.gen(function*() {
       const fallback = makeMemoryStore(policy, 10)
-      const replicaA = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback))
-      const replicaB = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback))
+      const replicaA = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback, 10))
+      const replicaB = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback, 10))
       const key = `${prefix}:ip4:192.0.2.50`
       const decisions = yield* Effect.all(
         Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? replicaA : replicaB).take(key)),
@@ -303,7 +303,7 @@ describe("the Redis store (shared by replicas)", () => {
   test("while Redis does not answer, the process limits in memory", async () => {
     const decisions = await runScoped(Effect.gen(function*() {
       const fallback = makeMemoryStore(policy, 10)
-      const limiter = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make("redis://127.0.0.1:1"), policy, fallback))
+      const limiter = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make("redis://127.0.0.1:1"), policy, fallback, 10))
       const all = []
       for (let i = 0; i < 6; i++) all.push(yield* limiter.take("ip4:192.0.2.60"))
       return all
