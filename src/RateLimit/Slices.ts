@@ -11,8 +11,16 @@ export const SLICE_LIFETIME_MS = 1000
 /** After Redis failed to answer, the process limits in memory this long before it asks again. */
 const FALLBACK_MS = 1000
 
-/** The most tokens a process holds for one client: a twentieth of the bucket, 16 at most. */
-export const largestSlice = (policy: RateLimitPolicy) => Math.min(16, Math.max(1, Math.floor(policy.capacity / 20)))
+/**
+ * The most tokens a process holds for one client: a twentieth of the bucket, and no more than 16
+ * or what the bucket refills in a tenth of a second, whichever is more (16 at 360 per 60 s; larger
+ * only for policies of over 160 a second, where a slice of 16 would mean a command every few
+ * hundred microseconds for a client at its rate).
+ */
+export const largestSlice = (policy: RateLimitPolicy) => {
+  const tenthOfASecond = Math.ceil(policy.capacity / policy.windowSeconds / 10)
+  return Math.max(1, Math.min(Math.floor(policy.capacity / 20), Math.max(16, tenthOfASecond)))
+}
 
 /** Redis's answer to one take. */
 export interface SliceGrant {
@@ -166,11 +174,19 @@ export const makeSliceStore = (options: {
     return pending
   }
 
-  /** Tops up a slice running low, without waiting for it. */
+  const runningLow = (slice: ClientSlice, nowMs: number) =>
+    slice.pending === undefined && slice.size >= 2 && slice.tokens <= slice.size / 2 && nowMs >= slice.refusedUntilMs
+
+  /**
+   * Tops up a slice running low, without waiting for it: once the request that spent the token is
+   * decided, so that a token its 304 gave back is counted in what the process says it holds.
+   */
   const topUp = (key: string, slice: ClientSlice, nowMs: number) => {
-    if (slice.pending === undefined && slice.size >= 2 && slice.tokens <= slice.size / 2 && nowMs >= slice.refusedUntilMs) {
-      void ask(key, slice, nowMs, false)
-    }
+    if (!runningLow(slice, nowMs)) return
+    queueMicrotask(() => {
+      const now = Date.now()
+      if (runningLow(slice, now) && clients.peek(key) === slice) void ask(key, slice, now, false)
+    })
   }
 
   /**
