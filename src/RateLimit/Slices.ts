@@ -253,8 +253,6 @@ export const makeSliceStore = (options: {
     take,
     takeAt,
     giveBack,
-    sweep: () => sweep(Date.now()),
-    /** clients this process holds a slice or a refusal for */
-    heldClients: () => clients.size
+    sweep: () => sweep(Date.now())
   }
 }
