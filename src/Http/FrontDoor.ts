@@ -45,9 +45,10 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
       edge.handOn(request, { ids, screened })
       return undefined
     } else {
-      const decision = screened.kind === "health" ? undefined : takeNow(facts.clientKey)
+      const counted = screened.kind !== "health"
+      const decision = counted ? takeNow(facts.clientKey) : undefined
       // no token of the client's bucket in hand without I/O: the pipeline asks Redis for it
-      if (decision === undefined && screened.kind !== "health") {
+      if (counted && decision === undefined) {
         edge.handOn(request, { ids, screened })
         return undefined
       }
