@@ -12,7 +12,7 @@ import { routes } from "../src/Http/Routes.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import { hs256, staffClaims } from "./support/tokens.js"
 import { heavySearches } from "./support/fairness.js"
-import { startThrowawayRedis, type ThrowawayRedis } from "./support/redis.js"
+import { redisServerInstalled, startThrowawayRedis, type ThrowawayRedis } from "./support/redis.js"
 import { prometheusText } from "../src/Metrics.js"
 
 const POLICY = { capacity: 360, windowSeconds: 60 }
@@ -573,7 +573,7 @@ for (const [store, storeEnv] of Object.entries(BUCKET_STORES)) describe(`a clien
  * Buckets in Redis are spent in slices at the front door (src/RateLimit/Slices.ts). A Redis of
  * the tests' own, so that its command counts are these requests' alone.
  */
-describe("buckets in Redis, spent at the front door (a throw-away Redis)", () => {
+describe.skipIf(!redisServerInstalled)("buckets in Redis, spent at the front door (a throw-away Redis)", () => {
   let redis: ThrowawayRedis
   let server: TestServer
   const CAPACITY = 320 // a slice of 16 at most

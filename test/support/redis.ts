@@ -19,6 +19,10 @@ export interface ThrowawayRedis {
   readonly close: () => Promise<void>
 }
 
+/** Whether redis-server is installed (.ci/run installs it; without it, tests that need one are skipped, saying so). */
+export const redisServerInstalled = Bun.which("redis-server") !== null
+if (!redisServerInstalled) console.warn("SKIPPED: tests with a Redis of their own (no redis-server installed)")
+
 /** A redis-server of a test's own, so that its command counts are the test's alone. */
 export const startThrowawayRedis = async (): Promise<ThrowawayRedis> => {
   const dir = mkdtempSync(join(tmpdir(), "catalogue-redis-"))
