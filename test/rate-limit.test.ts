@@ -645,6 +645,38 @@ describe.skipIf(!redisServerInstalled)("buckets in Redis, spent at the front doo
     expect(statuses.filter((status) => status === 429).length).toBe(80)
   })
 
+  test("a slice held by one process keeps the bucket from refilling over it: no more than one bucket gives", async () => {
+    // 320 per 10 s: 32 a second, slices of 16 at most
+    const policy = { capacity: 320, windowSeconds: 10 }
+    const key = "ip4:198.51.100.97"
+    const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const store = () => Effect.map(makeRedisStore(Redacted.make(redis.url), policy, makeMemoryStore(policy, 10), 10), (s) => RateLimiter.fromStore(policy, s))
+      const [a, b] = [yield* store(), yield* store()]
+      const pause = (ms: number) => Effect.promise(() => Bun.sleep(ms))
+      // process A: a client whose slices grow to 16, then spending 10 a second (less than the refill)
+      // for long enough that its bucket is full but for what A holds
+      for (let i = 0; i < 40; i++) {
+        yield* a.take(key)
+        yield* pause(5)
+      }
+      for (let i = 0; i < 25; i++) {
+        yield* a.take(key)
+        yield* pause(100)
+      }
+      // from here on, one bucket gives at most its capacity and the refill since: A's slice included
+      const started = performance.now()
+      let allowed = 0
+      while ((yield* b.take(key)).allowed) allowed++
+      const onB = allowed
+      while ((yield* a.take(key)).allowed) allowed++
+      return { allowed, onB, ms: performance.now() - started }
+    })))
+    const bound = policy.capacity + Math.floor((32 * result.ms) / 1000)
+    console.log(`one bucket, full but for A's slice: ${result.onB} on B, then ${result.allowed - result.onB} on A in ${result.ms.toFixed(0)} ms (bound ${bound})`)
+    expect(result.allowed).toBeLessThanOrEqual(bound)
+    expect(result.allowed).toBeGreaterThanOrEqual(policy.capacity - 16)
+  })
+
   test("a 304 the response cache answered gives its token back to the slice", async () => {
     const client = "198.51.100.93"
     const first = await request(server.baseUrl, "/v1/songs/1", from(client))
