@@ -24,6 +24,10 @@ export const rateLimitRefusals = Metric.counter("catalogue.rate_limit.refusals",
   description: "Requests refused by the rate limit (429)"
 })
 
+const redisFallback = Metric.gauge("catalogue.rate_limit.redis_fallback", {
+  description: "1 while the rate limit is kept in memory because Redis does not answer; 0 otherwise, also without Redis"
+})
+
 export const databaseUnavailable = Metric.counter("catalogue.database.unavailable", {
   description: "Requests answered 503 because the database could not be reached or did not answer in time"
 })
@@ -36,6 +40,10 @@ export const connectionWait = Metric.histogram("db.client.connection.wait_time",
 // present from the start, at 0: a dashboard's rate of a series that does not exist yet is no rate at all
 rateLimitRefusals.updateUnsafe(0, NO_CONTEXT)
 databaseUnavailable.updateUnsafe(0, NO_CONTEXT)
+redisFallback.updateUnsafe(0, NO_CONTEXT)
+
+/** Whether the rate limit is kept in memory because Redis does not answer (src/RateLimit/Slices.ts). */
+export const setRedisFallback = (active: boolean) => redisFallback.updateUnsafe(active ? 1 : 0, NO_CONTEXT)
 
 /** One metric per series (route, method, status): its attributes are merged once, not per request. */
 const durationSeries = new Map<string, Metric.Metric<number, unknown>>()

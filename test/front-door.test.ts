@@ -9,21 +9,22 @@ import { ResponseCache } from "../src/Cache/ResponseCache.js"
 import { AppConfig } from "../src/Config.js"
 import { pathAndQuery } from "../src/Domain/Url.js"
 import { Edge } from "../src/Http/Edge.js"
-import { makeFrontDoor } from "../src/Http/FrontDoor.js"
+import { type FrontDoor, makeFrontDoor } from "../src/Http/FrontDoor.js"
 import { LoggingLive } from "../src/Logging.js"
 import { RateLimiter } from "../src/RateLimit/RateLimiter.js"
 import { InFlightRequests } from "../src/Shutdown.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
+import { redisServerInstalled, startThrowawayRedis } from "./support/redis.js"
 import type { TestServer } from "./support/server.js"
 import { TEST_ENV } from "./support/server.js"
 
-/** The front door alone, over a memory limiter of `capacity` and a cache holding `/v1/songs/1`. */
-const frontDoorWith = (env: Record<string, string>) =>
+/** The front door's layers over a memory limiter (or Redis) of `capacity` and a cache holding `/v1/songs/1`. */
+const withFrontDoor = <A>(env: Record<string, string>, use: (door: FrontDoor | undefined) => Effect.Effect<A, never, RateLimiter>) =>
   Effect.runPromise(
     Effect.gen(function*() {
       const cache = yield* ResponseCache
       cache.storeAt("/v1/songs/1", makeRepresentation(new TextEncoder().encode(`{"data":1}`), "application/json; charset=utf-8"), Date.now(), PUBLIC_FRESHNESS)
-      return yield* makeFrontDoor
+      return yield* use(yield* makeFrontDoor)
     }).pipe(
       Effect.provide(
         Edge.layer.pipe(
@@ -34,6 +35,9 @@ const frontDoorWith = (env: Record<string, string>) =>
       Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...TEST_ENV, ...env } })))
     )
   )
+
+/** The front door alone. */
+const frontDoorWith = (env: Record<string, string>) => withFrontDoor(env, Effect.succeed)
 
 const socket = { requestIP: () => ({ address: "192.0.2.7" }) }
 
@@ -57,6 +61,34 @@ describe("the front door (cache hits before the Effect runtime)", () => {
   test("is off where it could not be exact: tracing on (requests get their server span in the pipeline)", async () => {
     expect(await frontDoorWith({ ...REAL_EDGE_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" })).toBeUndefined()
     expect(await frontDoorWith({ ...REAL_EDGE_ENV, CACHE_TTL_SECONDS: "0" })).toBeDefined()
+  })
+
+  test.skipIf(!redisServerInstalled)("with buckets in Redis: a client with no token in hand goes on to the pipeline; once it holds a slice, its hits are answered here", async () => {
+    const redis = await startThrowawayRedis()
+    try {
+      const seen = await withFrontDoor({ ...REAL_EDGE_ENV, RATE_LIMIT_REDIS_URL: redis.url }, (door) =>
+        Effect.gen(function*() {
+          const limiter = yield* RateLimiter
+          const hit = () => door!(new Request("http://x/v1/songs/1"), socket)
+          const answers: Array<number | undefined> = []
+          // the first request of a client, and the second: no token in hand, the pipeline takes a slice (1, then 2)
+          for (let i = 0; i < 2; i++) {
+            answers.push(hit()?.status)
+            yield* limiter.take("ip4:192.0.2.7")
+          }
+          answers.push(hit()?.status) // the second slice's other token
+          // requests a few milliseconds apart: a slice running low is topped up in between
+          for (let i = 0; i < 20; i++) {
+            yield* Effect.sleep("5 millis")
+            answers.push(hit()?.status)
+          }
+          return { answers, calls: yield* Effect.promise(redis.scriptCalls) }
+        }))
+      expect(seen.answers).toEqual([undefined, undefined, ...Array.from({ length: 21 }, () => 200)])
+      expect(seen.calls).toBeLessThan(10)
+    } finally {
+      await redis.close()
+    }
   })
 
   test("the cache key is the pipeline's request.url: path and query without the origin", () => {

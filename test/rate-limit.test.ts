@@ -12,6 +12,8 @@ import { routes } from "../src/Http/Routes.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import { hs256, staffClaims } from "./support/tokens.js"
 import { heavySearches } from "./support/fairness.js"
+import { redisServerInstalled, startThrowawayRedis, type ThrowawayRedis } from "./support/redis.js"
+import { prometheusText } from "../src/Metrics.js"
 
 const POLICY = { capacity: 360, windowSeconds: 60 }
 
@@ -275,8 +277,8 @@ describe("the Redis store (shared by replicas)", () => {
     if (!reachable) return
     const result = await runScoped(Effect.gen(function*() {
       const fallback = makeMemoryStore(policy, 10)
-      const replicaA = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback))
-      const replicaB = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback))
+      const replicaA = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback, 10))
+      const replicaB = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback, 10))
       const key = `${prefix}:ip4:192.0.2.50`
       const decisions = yield* Effect.all(
         Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? replicaA : replicaB).take(key)),
@@ -303,7 +305,7 @@ describe("the Redis store (shared by replicas)", () => {
   test("while Redis does not answer, the process limits in memory", async () => {
     const decisions = await runScoped(Effect.gen(function*() {
       const fallback = makeMemoryStore(policy, 10)
-      const limiter = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make("redis://127.0.0.1:1"), policy, fallback))
+      const limiter = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make("redis://127.0.0.1:1"), policy, fallback, 10))
       const all = []
       for (let i = 0; i < 6; i++) all.push(yield* limiter.take("ip4:192.0.2.60"))
       return all
@@ -565,4 +567,164 @@ for (const [store, storeEnv] of Object.entries(BUCKET_STORES)) describe(`a clien
     expect(statuses.at(-1)).toBe(200)
     for (let i = 0; i < 5; i++) expect((await request(server.baseUrl, "/v1/songs/1", from(client))).status).toBe(200)
   })
+})
+
+/**
+ * Buckets in Redis are spent in slices at the front door (src/RateLimit/Slices.ts). A Redis of
+ * the tests' own, so that its command counts are these requests' alone.
+ */
+describe.skipIf(!redisServerInstalled)("buckets in Redis, spent at the front door (a throw-away Redis)", () => {
+  let redis: ThrowawayRedis
+  let server: TestServer
+  const CAPACITY = 320 // a slice of 16 at most
+  beforeAll(async () => {
+    redis = await startThrowawayRedis()
+    server = await startEdgeServer({
+      ...REAL_EDGE_ENV,
+      TRUST_PROXY: "1",
+      RATE_LIMIT_CAPACITY: String(CAPACITY),
+      RATE_LIMIT_WINDOW_SECONDS: "3600",
+      RATE_LIMIT_REDIS_URL: redis.url
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.stop()
+    await redis?.close()
+  })
+  const from = (client: string, headers: Record<string, string> = {}) => ({ headers: { "x-forwarded-for": client, ...headers } })
+  const remaining = (reply: { headers: Headers }) => Number(reply.headers.get("x-ratelimit-remaining"))
+
+  test("a client's cache hits cost Redis one command per several requests; the headers fall by one per request", async () => {
+    await request(server.baseUrl, "/v1/songs/1", from("198.51.100.90")) // stored
+    const client = "198.51.100.91"
+    const before = await redis.scriptCalls()
+    const replies = []
+    for (let i = 0; i < 100; i++) replies.push(await request(server.baseUrl, "/v1/songs/1", from(client)))
+    const calls = (await redis.scriptCalls()) - before
+    expect(replies.map((reply) => [reply.status, reply.headers.get("x-cache")])).toEqual(replies.map(() => [200, "hit"]))
+    expect(replies.map(remaining)).toEqual(Array.from({ length: 100 }, (_, i) => CAPACITY - 1 - i))
+    // slices of 1, 2, 4, 8, then 16 topped up at half: about ten commands, where one a request would be 100
+    expect(calls).toBeLessThanOrEqual(20)
+    console.log(`100 cache hits with buckets in Redis: ${calls} Redis commands`)
+  })
+
+  test("the limit holds: exactly the capacity allowed, then 429s answered at the door without asking Redis each time", async () => {
+    const client = "198.51.100.92"
+    const statuses: Array<number> = []
+    for (let i = 0; i < CAPACITY; i++) statuses.push((await request(server.baseUrl, "/v1/songs/1", from(client))).status)
+    expect(statuses.filter((status) => status === 200).length).toBe(CAPACITY)
+    const before = await redis.scriptCalls()
+    const started = Date.now()
+    const refused = []
+    for (let i = 0; i < 100; i++) refused.push(await request(server.baseUrl, "/v1/songs/1", from(client)))
+    const calls = (await redis.scriptCalls()) - before
+    const seconds = (Date.now() - started) / 1000
+    expect(refused.map((reply) => reply.status)).toEqual(refused.map(() => 429))
+    // a refusal is remembered until a token is due (11 s here), a second at most
+    expect(calls).toBeLessThanOrEqual(Math.ceil(seconds) + 1)
+    // one token every 11.25 s: what the headers say is the bucket as Redis last told it, refilled since
+    const last = refused.at(-1)!
+    const wait = Number(last.headers.get("retry-after"))
+    expect(wait).toBeGreaterThanOrEqual(10)
+    expect(wait).toBeLessThanOrEqual(12)
+    expect([remaining(last), last.headers.get("ratelimit")]).toEqual([0, `"ip";r=0;t=${wait}`])
+    expect(last.body).toEqual({
+      error: { code: "rate_limited", message: `Too many requests: ${CAPACITY} per 3600 seconds per client; retry in ${wait} seconds.` }
+    })
+    console.log(`100 refusals with buckets in Redis: ${calls} Redis commands`)
+  })
+
+  test("sixteen at once: still exactly the capacity", async () => {
+    const client = "198.51.100.96"
+    let sent = 0
+    const statuses: Array<number> = []
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (sent++ < CAPACITY + 80) statuses.push((await request(server.baseUrl, "/v1/songs/1", from(client))).status)
+    }))
+    expect(statuses.filter((status) => status === 200).length).toBe(CAPACITY)
+    expect(statuses.filter((status) => status === 429).length).toBe(80)
+  })
+
+  test("a slice held by one process keeps the bucket from refilling over it: no more than one bucket gives", async () => {
+    // 320 per 10 s: 32 a second, slices of 16 at most
+    const policy = { capacity: 320, windowSeconds: 10 }
+    const key = "ip4:198.51.100.97"
+    const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const store = () => Effect.map(makeRedisStore(Redacted.make(redis.url), policy, makeMemoryStore(policy, 10), 10), (s) => RateLimiter.fromStore(policy, s))
+      const [a, b] = [yield* store(), yield* store()]
+      const pause = (ms: number) => Effect.promise(() => Bun.sleep(ms))
+      // process A: a client whose slices grow to 16, then spending 10 a second (less than the refill)
+      // for long enough that its bucket is full but for what A holds
+      for (let i = 0; i < 40; i++) {
+        yield* a.take(key)
+        yield* pause(5)
+      }
+      for (let i = 0; i < 25; i++) {
+        yield* a.take(key)
+        yield* pause(100)
+      }
+      // from here on, one bucket gives at most its capacity and the refill since: A's slice included
+      const started = performance.now()
+      let allowed = 0
+      while ((yield* b.take(key)).allowed) allowed++
+      const onB = allowed
+      while ((yield* a.take(key)).allowed) allowed++
+      return { allowed, onB, ms: performance.now() - started }
+    })))
+    const bound = policy.capacity + Math.floor((32 * result.ms) / 1000)
+    console.log(`one bucket, full but for A's slice: ${result.onB} on B, then ${result.allowed - result.onB} on A in ${result.ms.toFixed(0)} ms (bound ${bound})`)
+    expect(result.allowed).toBeLessThanOrEqual(bound)
+    expect(result.allowed).toBeGreaterThanOrEqual(policy.capacity - 16)
+  })
+
+  test("a 304 the response cache answered gives its token back to the slice", async () => {
+    const client = "198.51.100.93"
+    const first = await request(server.baseUrl, "/v1/songs/1", from(client))
+    const etag = first.headers.get("etag") ?? ""
+    const statuses = []
+    for (let i = 0; i < 20; i++) {
+      const again = await request(server.baseUrl, "/v1/songs/1", from(client, { "if-none-match": etag }))
+      statuses.push([again.status, remaining(again)])
+    }
+    expect(statuses).toEqual(statuses.map(() => [304, remaining(first)]))
+    expect(remaining(await request(server.baseUrl, "/v1/songs/1", from(client)))).toBe(remaining(first) - 1)
+  })
+
+  test("while Redis is away or frozen the process limits in memory, and the gauge says so; back to Redis when it answers", async () => {
+    const gauge = () => /^catalogue_rate_limit_redis_fallback (\d)/m.exec(prometheusText())?.[1]
+    const allowedOf = async (client: string, count: number) => {
+      let allowed = 0
+      for (let i = 0; i < count; i++) if ((await request(server.baseUrl, "/v1/songs/1", from(client))).status === 200) allowed++
+      return allowed
+    }
+    await redis.stop()
+    try {
+      // a bucket of its own in memory: the capacity, then refused
+      expect(await allowedOf("198.51.100.94", CAPACITY + 30)).toBe(CAPACITY)
+      expect(gauge()).toBe("1")
+    } finally {
+      await redis.start()
+    }
+    // reconnected: Redis decides again (a fresh Redis: a fresh bucket for the client memory refused)
+    let back = false
+    for (let i = 0; i < 100 && !back; i++) {
+      back = (await request(server.baseUrl, "/v1/songs/1", from("198.51.100.94"))).status === 200 && gauge() === "0"
+      if (!back) await Bun.sleep(100)
+    }
+    expect(back).toBe(true)
+    expect(await redis.scriptCalls()).toBeGreaterThan(0)
+
+    redis.freeze()
+    try {
+      const started = Date.now()
+      expect(await allowedOf("198.51.100.95", CAPACITY + 30)).toBe(CAPACITY)
+      // a command waits for its 250 ms timeout now and then (once a second), not every request
+      const elapsed = Date.now() - started
+      expect(elapsed).toBeGreaterThanOrEqual(250)
+      expect(elapsed).toBeLessThan(10_000)
+      expect(gauge()).toBe("1")
+    } finally {
+      redis.thaw()
+    }
+  }, 60_000)
 })

@@ -17,14 +17,16 @@ export type FrontDoor = (request: Request, server: { requestIP(request: Request)
  * our size limits, unknown paths, wrong methods, the rate limit and its 429, cache hits and 304s
  * are answered here with the pipeline's exact bytes, headers and log line; the rest goes on to
  * the pipeline with what was decided. Only where it can be exact: without tracing (requests then
- * get their server span in the pipeline) and with buckets in memory (Redis needs I/O). Staff
- * requests go on undecided but for their route: verifying a token is asynchronous.
+ * get their server span in the pipeline). With buckets in Redis, a client's token comes from the
+ * slice this process holds (src/RateLimit/Slices.ts); a client with none in hand goes on to the
+ * pipeline, which asks Redis. Staff requests go on undecided but for their route: verifying a
+ * token is asynchronous.
  */
 export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfig | Edge | LogWriter> = Effect.gen(function*() {
   const config = yield* AppConfig
   const edge = yield* Edge
   const takeNow = edge.takeNow
-  if (Option.isSome(config.otlpEndpoint) || takeNow === undefined) return undefined
+  if (Option.isSome(config.otlpEndpoint)) return undefined
   const logged = !LogLevel.isLessThan("Info", config.logLevel)
   const writeLine = yield* LogWriter
   const recording = metricsWanted(config)
@@ -43,7 +45,14 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
       edge.handOn(request, { ids, screened })
       return undefined
     } else {
-      const verdict = edge.decide(screened, screened.kind === "health" ? undefined : takeNow(facts.clientKey), traceparent)
+      const counted = screened.kind !== "health"
+      const decision = counted ? takeNow(facts.clientKey) : undefined
+      // no token of the client's bucket in hand without I/O: the pipeline asks Redis for it
+      if (counted && decision === undefined) {
+        edge.handOn(request, { ids, screened })
+        return undefined
+      }
+      const verdict = edge.decide(screened, decision, traceparent)
       if ("admitted" in verdict) {
         edge.handOn(request, { ids, admitted: verdict.admitted })
         return undefined

@@ -20,15 +20,24 @@ export interface BucketState {
   readonly nowMs: number
 }
 
-/** Where buckets live: process memory, or Redis shared by replicas. */
+/** Where buckets live: process memory, or Redis shared by replicas (src/RateLimit/Slices.ts). */
 export interface BucketStore {
+  /** The take, waiting for I/O where the store needs it (the pipeline). */
   readonly take: (key: string) => Effect.Effect<BucketState>
-  /** The same take at once, for stores that need no I/O (memory); the front door uses it. */
-  readonly takeAt?: (key: string, nowMs: number) => BucketState
+  /**
+   * The same take at once, without I/O (the front door), or undefined where it would need I/O:
+   * buckets in Redis when this process holds no slice of the client's tokens.
+   */
+  readonly takeAt: (key: string, nowMs: number) => BucketState | undefined
   /** Returns one token taken for a request that turned out free (a 304); no answer awaited. */
   readonly giveBack: (key: string) => void
   /** How many clients have a bucket now (memory is bounded). */
   readonly trackedClients: Effect.Effect<number>
+}
+
+/** Buckets in process memory: every take answers at once. */
+export interface MemoryBucketStore extends BucketStore {
+  readonly takeAt: (key: string, nowMs: number) => BucketState
 }
 
 /** What one request got, in the terms of the response headers. */
@@ -65,7 +74,7 @@ export const decide = (policy: RateLimitPolicy, state: BucketState): RateLimitDe
  * Buckets in process memory, bounded: a bucket is dropped once it has refilled (a fresh
  * bucket is the same thing), and past `maxClients` the longest idle bucket is dropped first.
  */
-export const makeMemoryStore = (policy: RateLimitPolicy, maxClients: number): BucketStore => {
+export const makeMemoryStore = (policy: RateLimitPolicy, maxClients: number): MemoryBucketStore => {
   const rate = tokensPerMs(policy)
   const buckets = new LruMap<{ tokens: number; atMs: number }>()
   const refilled = (bucket: { tokens: number; atMs: number }, nowMs: number) =>
@@ -110,23 +119,24 @@ export class RateLimiter extends Context.Service<
   {
     readonly policy: RateLimitPolicy
     readonly take: (clientKey: string) => Effect.Effect<RateLimitDecision>
-    /** take without Effect, on the wall clock; undefined when the store needs I/O (Redis). */
-    readonly takeNow: ((clientKey: string) => RateLimitDecision) | undefined
+    /** take without Effect, on the wall clock; undefined when this take needs I/O (no slice of a Redis bucket in hand). */
+    readonly takeNow: (clientKey: string) => RateLimitDecision | undefined
     /** A 304 is free: the token its request took goes back. */
     readonly giveBack: (clientKey: string) => void
     readonly trackedClients: Effect.Effect<number>
   }
 >()("catalogue/RateLimiter") {
-  static readonly fromStore = (policy: RateLimitPolicy, store: BucketStore) => {
-    const takeAt = store.takeAt
-    return RateLimiter.of({
+  static readonly fromStore = (policy: RateLimitPolicy, store: BucketStore) =>
+    RateLimiter.of({
       policy,
       take: (key) => Effect.map(store.take(key), (state) => decide(policy, state)),
-      takeNow: takeAt === undefined ? undefined : (key) => decide(policy, takeAt(key, Date.now())),
+      takeNow: (key) => {
+        const state = store.takeAt(key, Date.now())
+        return state === undefined ? undefined : decide(policy, state)
+      },
       giveBack: store.giveBack,
       trackedClients: store.trackedClients
     })
-  }
 
   static readonly memory = (policy: RateLimitPolicy, maxClients: number) =>
     Layer.sync(RateLimiter, () => RateLimiter.fromStore(policy, makeMemoryStore(policy, maxClients)))
@@ -141,7 +151,7 @@ export class RateLimiter extends Context.Service<
       if (Option.isNone(rateLimit.redisUrl)) return RateLimiter.fromStore(policy, memory)
       // loaded only when configured: ioredis costs ~15 MiB of memory in every process that imports it
       const { makeRedisStore } = yield* Effect.promise(() => import("./RedisStore.js"))
-      const redis = yield* makeRedisStore(rateLimit.redisUrl.value, policy, memory)
+      const redis = yield* makeRedisStore(rateLimit.redisUrl.value, policy, memory, rateLimit.maxClients)
       yield* Effect.logInfo("rate limit: buckets shared through Redis")
       return RateLimiter.fromStore(policy, redis)
     })

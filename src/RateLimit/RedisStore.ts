@@ -1,55 +1,81 @@
+import { randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { Redis } from "ioredis"
-import type { BucketState, BucketStore, RateLimitPolicy } from "./RateLimiter.js"
+import type { BucketStore, MemoryBucketStore, RateLimitPolicy } from "./RateLimiter.js"
+import { makeSliceStore, SLICE_LIFETIME_MS, type SliceSource } from "./Slices.js"
 
 const KEY_PREFIX = "catalogue:ratelimit:"
 
 /**
- * One atomic token-bucket step on the Redis server, timed by the server's clock so replicas
- * agree. The hash expires when the bucket would be full again: full buckets cost no memory.
- * Returns {allowed, tokens (as text: Lua numbers would be truncated), now in ms}.
+ * One atomic step on a client's bucket (src/RateLimit/Slices.ts), timed by the server's clock so
+ * replicas agree: refill, take back what a process returns, give it up to `want` tokens. The hash
+ * holds `tokens` and `at`, and one `lent:<process>` field per process holding a slice
+ * (`<count>@<until ms>`): the bucket never refills past the capacity less what is lent, so the
+ * bucket and every slice together never hold more than the capacity. The hash expires when the
+ * bucket would be full and nothing is lent: full buckets cost no memory.
+ * Returns {granted, tokens left (as text: Lua numbers would be truncated)}.
  */
-const TAKE_SCRIPT = `
+const SLICE_SCRIPT = `
 local capacity = tonumber(ARGV[1])
 local per_ms = tonumber(ARGV[2])
+local lifetime = tonumber(ARGV[3])
+local own = 'lent:' .. ARGV[4]
+local want = tonumber(ARGV[5])
+local held = tonumber(ARGV[6])
+local returned = tonumber(ARGV[7])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1])
-local at = tonumber(state[2])
+local fields = redis.call('HGETALL', KEYS[1])
+local tokens = nil
+local at = nil
+local others = 0
+local lent_until = now
+for i = 1, #fields, 2 do
+  local name = fields[i]
+  if name == 'tokens' then
+    tokens = tonumber(fields[i + 1])
+  elseif name == 'at' then
+    at = tonumber(fields[i + 1])
+  elseif name ~= own then
+    local count, expires = string.match(fields[i + 1], '^([^@]+)@(.+)$')
+    expires = tonumber(expires)
+    if expires == nil or expires <= now then
+      redis.call('HDEL', KEYS[1], name)
+    else
+      others = others + tonumber(count)
+      lent_until = math.max(lent_until, expires)
+    end
+  end
+end
+local ceiling = math.max(0, capacity - others - held)
 if tokens == nil or at == nil then
   tokens = capacity
 else
-  tokens = math.min(capacity, tokens + math.max(0, now - at) * per_ms)
+  tokens = tokens + math.max(0, now - at) * per_ms
 end
-local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
+tokens = math.min(ceiling, tokens + returned)
+local granted = math.max(0, math.min(want, math.floor(tokens)))
+tokens = tokens - granted
+if held + granted > 0 then
+  redis.call('HSET', KEYS[1], own, (held + granted) .. '@' .. (now + lifetime))
+  lent_until = math.max(lent_until, now + lifetime)
+else
+  redis.call('HDEL', KEYS[1], own)
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((capacity - tokens) / per_ms)))
-return {allowed, tostring(tokens), tostring(now)}
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((capacity - tokens) / per_ms), lent_until - now))
+return {granted, tostring(tokens)}
 `
 
-/** One token back into an existing bucket, never above capacity. */
-const GIVE_BACK_SCRIPT = `
-local capacity = tonumber(ARGV[1])
-local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens'))
-if tokens ~= nil then
-  redis.call('HSET', KEYS[1], 'tokens', tostring(math.min(capacity, tokens + 1)))
-end
-return 1
-`
-
-type TakeReply = [number, string, string]
+type SliceReply = [number, string]
 
 /**
- * Buckets in Redis, shared by every replica. While Redis does not answer, requests are
- * limited by `fallback` (this process's memory) rather than refused or let through unlimited.
+ * Buckets in Redis, shared by every replica, spent in slices (src/RateLimit/Slices.ts). While
+ * Redis does not answer, requests are limited by `fallback` (this process's memory) rather than
+ * refused or let through unlimited.
  */
-export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimitPolicy, fallback: BucketStore) =>
+export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimitPolicy, fallback: MemoryBucketStore, maxClients: number) =>
   Effect.gen(function*() {
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -62,8 +88,7 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
         })
         // Connection errors are reported per command; an unhandled 'error' event would crash.
         redis.on("error", () => undefined)
-        redis.defineCommand("takeToken", { numberOfKeys: 1, lua: TAKE_SCRIPT })
-        redis.defineCommand("giveToken", { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT })
+        redis.defineCommand("takeSlice", { numberOfKeys: 1, lua: SLICE_SCRIPT })
         return redis
       }),
       (redis) => Effect.promise(() => redis.quit().catch(() => redis.disconnect()))
@@ -74,8 +99,9 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
       Effect.catch((error) => Effect.logWarning("rate limit: Redis is not reachable at start; limiting in memory until it is", String(error)))
     )
     const run = client as unknown as {
-      takeToken: (key: string, capacity: number, perMs: number) => Promise<TakeReply>
-      giveToken: (key: string, capacity: number) => Promise<number>
+      takeSlice: (
+        key: string, capacity: number, perMs: number, lifetimeMs: number, process: string, want: number, held: number, returned: number
+      ) => Promise<SliceReply>
     }
     let lastWarningMs = 0
     const warn = (cause: unknown) =>
@@ -86,17 +112,20 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
         return Effect.logWarning("rate limit: Redis did not answer; limiting in memory meanwhile", String(cause))
       })
     const perMs = policy.capacity / (policy.windowSeconds * 1000)
-
-    const take = (key: string): Effect.Effect<BucketState> =>
-      Effect.tryPromise(() => run.takeToken(KEY_PREFIX + key, policy.capacity, perMs)).pipe(
-        Effect.map(([allowed, tokens, now]): BucketState => ({
-          allowed: allowed === 1,
-          tokens: Number(tokens),
-          nowMs: Number(now)
-        })),
-        Effect.catch((error) => Effect.andThen(warn(error.cause), fallback.take(key)))
-      )
-
+    // this process's name in the buckets' `lent:` fields
+    const processId = randomBytes(8).toString("hex")
+    const source: SliceSource = {
+      ready: () => client.status === "ready",
+      take: (key, want, held, returned) =>
+        run.takeSlice(KEY_PREFIX + key, policy.capacity, perMs, SLICE_LIFETIME_MS, processId, want, held, returned)
+          .then(([granted, tokens]) => ({ granted, bucket: Number(tokens) }))
+    }
+    const slices = makeSliceStore({ policy, source, fallback, maxClients, warn })
+    // what is left of slices of clients gone idle goes back to their buckets even when no request comes
+    yield* Effect.acquireRelease(
+      Effect.sync(() => setInterval(slices.sweep, SLICE_LIFETIME_MS).unref()),
+      (timer) => Effect.sync(() => clearInterval(timer))
+    )
     const trackedClients = Effect.tryPromise(async () => {
       let cursor = "0"
       let count = 0
@@ -108,9 +137,5 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
       return count
     }).pipe(Effect.catch(() => fallback.trackedClients))
 
-    const giveBack = (key: string) => {
-      run.giveToken(KEY_PREFIX + key, policy.capacity).catch(() => fallback.giveBack(key))
-    }
-
-    return { take, giveBack, trackedClients } satisfies BucketStore
+    return { take: slices.take, takeAt: slices.takeAt, giveBack: slices.giveBack, trackedClients } satisfies BucketStore
   })
