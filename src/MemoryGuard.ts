@@ -1,15 +1,10 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Metric from "effect/Metric"
 import { fullGC } from "bun:jsc"
 import { AppConfig } from "./Config.js"
-import * as Context from "effect/Context"
+import { add, forcedCollections } from "./Metrics.js"
 
 const CHECK_EVERY_MS = 1000
-
-export const forcedCollections = Metric.counter("process_forced_gc_total", {
-  description: "Full garbage collections run because resident memory was above MEMORY_LIMIT_MIB"
-})
 
 /**
  * A soft memory limit, as Go's GOMEMLIMIT is one: JavaScriptCore lets its heap grow to ~2.5x the
@@ -28,7 +23,7 @@ export const MemoryGuardLive = Layer.effectDiscard(
         setInterval(() => {
           if (process.memoryUsage.rss() <= limitBytes) return
           fullGC()
-          forcedCollections.updateUnsafe(1, Context.empty())
+          add(forcedCollections)
         }, CHECK_EVERY_MS).unref()
       ),
       (timer) => Effect.sync(() => clearInterval(timer))

@@ -4,7 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import { AppConfig } from "../src/Config.js"
-import { forcedCollections, MemoryGuardLive } from "../src/MemoryGuard.js"
+import { MemoryGuardLive } from "../src/MemoryGuard.js"
+import { forcedCollections } from "../src/Metrics.js"
 import { TEST_ENV } from "./support/server.js"
 
 /** Forced collections counted while the guard runs for `ms` with MEMORY_LIMIT_MIB=`limit`. */

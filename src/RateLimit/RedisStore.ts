@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { Redis } from "ioredis"
+import { setRedisFallback } from "../Metrics.js"
 import type { BucketState, BucketStore, RateLimitPolicy } from "./RateLimiter.js"
 
 const KEY_PREFIX = "catalogue:ratelimit:"
@@ -71,7 +72,11 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
     // Commands are not queued while disconnected (they fall back at once), so connect first.
     yield* Effect.tryPromise(() => client.connect()).pipe(
       Effect.timeout("3 seconds"),
-      Effect.catch((error) => Effect.logWarning("rate limit: Redis is not reachable at start; limiting in memory until it is", String(error)))
+      Effect.catch((error) =>
+        Effect.andThen(
+          Effect.sync(() => setRedisFallback(true)),
+          Effect.logWarning("rate limit: Redis is not reachable at start; limiting in memory until it is", String(error))
+        ))
     )
     const run = client as unknown as {
       takeToken: (key: string, capacity: number, perMs: number) => Promise<TakeReply>
@@ -89,12 +94,14 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
 
     const take = (key: string): Effect.Effect<BucketState> =>
       Effect.tryPromise(() => run.takeToken(KEY_PREFIX + key, policy.capacity, perMs)).pipe(
-        Effect.map(([allowed, tokens, now]): BucketState => ({
-          allowed: allowed === 1,
-          tokens: Number(tokens),
-          nowMs: Number(now)
-        })),
-        Effect.catch((error) => Effect.andThen(warn(error.cause), fallback.take(key)))
+        Effect.map(([allowed, tokens, now]): BucketState => {
+          setRedisFallback(false)
+          return { allowed: allowed === 1, tokens: Number(tokens), nowMs: Number(now) }
+        }),
+        Effect.catch((error) => {
+          setRedisFallback(true)
+          return Effect.andThen(warn(error.cause), fallback.take(key))
+        })
       )
 
     const trackedClients = Effect.tryPromise(async () => {
