@@ -25,6 +25,8 @@ export interface ReplicaSpec {
   readonly port: number
   /** which database it reads: "standby1", "standby2" or "primary" */
   readonly reads: DatabaseName
+  /** its Prometheus listener (METRICS_PORT) when the replicas run with METRICS=prometheus; unset: any free port */
+  readonly metricsPort?: number
 }
 
 export type DatabaseName = "primary" | "standby1" | "standby2"
@@ -57,6 +59,7 @@ export const databaseUrl = (state: ClusterState, name: DatabaseName) =>
 export const proxyUrl = (state: ClusterState) => `http://127.0.0.1:${state.ports.proxy}`
 export const balancerUrl = (state: ClusterState) => `http://127.0.0.1:${state.ports.balancer}`
 export const replicaUrl = (replica: ReplicaSpec) => `http://127.0.0.1:${replica.port}`
+export const replicaMetricsUrl = (replica: ReplicaSpec) => `http://127.0.0.1:${replica.metricsPort}/metrics`
 export const redisUrl = (state: ClusterState) => `redis://127.0.0.1:${state.ports.redis}`
 
 export const readState = (dir = DEFAULT_DIR): ClusterState | undefined => {
@@ -193,6 +196,7 @@ export const startReplica = async (state: ClusterState, replica: ReplicaSpec, ex
       ...state.replicaEnv,
       ...extraEnv,
       PORT: String(replica.port),
+      METRICS_PORT: String(replica.metricsPort ?? 0),
       DATABASE_URL: databaseUrl(state, replica.reads)
     }
   })
@@ -349,6 +353,7 @@ const plan = (options: ClusterOptions): ClusterState => {
     replicas: Array.from({ length: replicas }, (_, index) => ({
       name: `replica${index + 1}`,
       port: base + 1 + index,
+      metricsPort: base + 41 + index,
       // the last replica reads the second standby, so that polls meet two different lags
       reads: index === replicas - 1 && replicas > 1 ? "standby2" as const : "standby1" as const
     })),
@@ -470,7 +475,9 @@ export const clusterStatus = (dir = DEFAULT_DIR) => {
     database("standby2"),
     `redis :${state.ports.redis} ${pidOf(pidFile(state, "redis")) === undefined ? "down" : "up"}`,
     ...state.replicas.map((replica) =>
-      `${replica.name} :${replica.port} (reads ${replica.reads}) ${replicaPid(state, replica) === undefined ? "down" : "up"}`
+      `${replica.name} :${replica.port} (reads ${replica.reads}${
+        state.replicaEnv.METRICS === "prometheus" ? `, metrics on :${replica.metricsPort}` : ""
+      }) ${replicaPid(state, replica) === undefined ? "down" : "up"}`
     ),
     `haproxy :${state.ports.balancer} ${pidOf(pidFile(state, "haproxy")) === undefined ? "down" : "up"}`,
     `nginx :${state.ports.proxy} ${pidOf(join(nginxPrefix(state), "nginx.pid")) === undefined ? "down" : "up"}`

@@ -6,7 +6,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AlbumsLive } from "./Albums/Http.js"
-import { Api } from "./Api.js"
+import { Api, API_VERSION } from "./Api.js"
 import { ArtistsLive } from "./Artists/Http.js"
 import { AppConfig } from "./Config.js"
 import { ChangesLive } from "./Changes/Http.js"
@@ -20,10 +20,13 @@ import { Edge } from "./Http/Edge.js"
 import { EnvelopeErrorsLive } from "./Http/Errors.js"
 import { RequestTracingLive } from "./Http/Observe.js"
 import { type App, makePipeline } from "./Http/Pipeline.js"
+import { MetricsListenerLive } from "./Http/MetricsListener.js"
 import { HttpServer, ServerLayer } from "./Http/Server.js"
 import { logFeatures, LoggingLive } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
 import { MemoryGuardLive } from "./MemoryGuard.js"
+import { processMetricsLayer } from "./Metrics.js"
+import { ReplayLagLive } from "./ReplayLag.js"
 import { SearchLive } from "./Search/Http.js"
 import { GracefulShutdownLive, InFlightRequests } from "./Shutdown.js"
 import { SongsLive } from "./Songs/Http.js"
@@ -124,10 +127,12 @@ const DrainedServerLive = GracefulShutdownLive.pipe(
 )
 
 /** The running service. Its outputs (server, database, config) let tests reach inside. */
-export const AppLive = DrainedServerLive.pipe(
+export const AppLive = Layer.merge(DrainedServerLive, ReplayLagLive).pipe(
   Layer.provideMerge(DatabaseReady),
   Layer.provide(Layer.effectDiscard(logFeatures)),
   Layer.provide(MemoryGuardLive),
+  // the metrics listener, up before the database and closed after the public server
+  Layer.provide(Layer.merge(MetricsListenerLive, processMetricsLayer(API_VERSION))),
   Layer.provide(TracingLive),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfig.layer)

@@ -35,6 +35,12 @@ const wholeNumber = (text: string, min: number, message: string): number | Probl
   return Number.isSafeInteger(n) && n >= min ? n : problem(message)
 }
 
+const portNumber = (name: string, fallback: number) =>
+  setting(name, fallback, (text) => {
+    const port = wholeNumber(text, 0, "must be a port number from 0 to 65535")
+    return typeof port === "number" && port > 65535 ? problem("must be a port number from 0 to 65535") : port
+  })
+
 const positiveInt = (name: string, fallback: number) =>
   setting(name, fallback, (text) => wholeNumber(text, 1, "must be a whole number of at least 1"))
 
@@ -99,10 +105,7 @@ const adminJwtConfig = Config.all({
 /** Every setting as read, each with its value or its problem. The README table mirrors it. */
 const settings = Config.all({
   // 0 asks the system for a free port (tests).
-  port: setting("PORT", 3000, (text) => {
-    const port = wholeNumber(text, 0, "must be a port number from 0 to 65535")
-    return typeof port === "number" && port > 65535 ? problem("must be a port number from 0 to 65535") : port
-  }),
+  port: portNumber("PORT", 3000),
   databaseUrl: setting("DATABASE_URL", Option.none<Redacted.Redacted<string>>(), (url) =>
     /^postgres(ql)?:\/\/[^\s]+$/.test(url) && URL.canParse(url)
       ? Option.some(Redacted.make(url))
@@ -129,9 +132,11 @@ const settings = Config.all({
   }),
   serviceName: setting("OTEL_SERVICE_NAME", "catalogue-api", (text) =>
     text.trim() !== "" ? text.trim() : problem("must not be empty")),
-  // Unset: no /metrics; `prometheus` serves the same metrics OTLP exports, as Prometheus text.
+  // Unset: no Prometheus listener; `prometheus` serves the same metrics OTLP exports, as Prometheus text.
   metrics: setting("METRICS", "off" as "off" | "prometheus", (text) =>
     text === "off" || text === "prometheus" ? text : problem("must be one of: off, prometheus")),
+  // Its own listener, never the public one: the OpenTelemetry Prometheus exporter's port; 0 asks for a free one (tests).
+  metricsPort: portNumber("METRICS_PORT", 9464),
   trustProxy: nonNegativeInt("TRUST_PROXY", 0),
   rateLimit: rateLimitConfig,
   cache: cacheConfig,
@@ -164,6 +169,9 @@ const settle = <T extends object>(read: T, problems: Array<string>): Settled<T> 
 export const AppConfigShape: Config.Config<Settled<Config.Success<typeof settings>>> = Config.mapEffect(settings, (read) => {
   const problems: Array<string> = []
   const values = settle(read, problems)
+  if (values.metrics === "prometheus" && values.metricsPort !== 0 && values.metricsPort === values.port) {
+    problems.push("METRICS_PORT: is the same as PORT; the metrics listener needs a port of its own")
+  }
   // Ed25519 keys come from one place: with two, removing a key from one would revoke nothing.
   if (Option.isSome(values.adminJwt.publicKey) && Option.isSome(values.adminJwt.jwksFile)) {
     problems.push(
@@ -180,6 +188,14 @@ export type AppConfigValues = Config.Success<typeof AppConfigShape>
 export class AppConfig extends Context.Service<AppConfig, AppConfigValues>()("catalogue/AppConfig") {
   static readonly layer = Layer.effect(AppConfig, AppConfigShape)
 }
+
+/**
+ * The limit the guard applies, in MiB (0: none). With the embedded database (no DATABASE_URL)
+ * the guard is off whatever MEMORY_LIMIT_MIB says: PGlite's WebAssembly memory counts in the JS
+ * heap (~400 MiB at idle) and no collection can free it.
+ */
+export const guardedHeapLimitMiB = (config: Pick<AppConfigValues, "databaseUrl" | "memoryLimitMiB">) =>
+  Option.isSome(config.databaseUrl) ? config.memoryLimitMiB : 0
 
 /** One line naming the variable and what is wrong with it. */
 export const describeConfigError = (error: Config.ConfigError): string =>

@@ -14,6 +14,7 @@ import { makeRunner, type WaitingBounds } from "./Database/Runner.js"
 import { applySchema } from "./Database/Schema.js"
 import { makeSqlClient } from "./Database/SqlClient.js"
 import { makeStatements, Statements } from "./Database/Statements.js"
+import { meterPool } from "./Metrics.js"
 
 export { DatabaseFault, isDatabaseUnavailable } from "./Database/Faults.js"
 export { type Prepared, Statements } from "./Database/Statements.js"
@@ -76,13 +77,17 @@ let nextClientId = 1_000_000
 
 /**
  * The query path over one pool (docs/operations.md): the runner sends every statement, the
- * SqlClient's and the prepared by-key reads' alike.
+ * SqlClient's and the prepared by-key reads' alike. A pool given a name (the requests' pool) has
+ * its connections and waits in the metrics under it.
  */
-export const queryPathLayer = (options: pg.PoolConfig, bounds?: WaitingBounds) =>
+export const queryPathLayer = (options: pg.PoolConfig, bounds?: WaitingBounds, poolName?: string) =>
   Layer.unwrap(
     Effect.gen(function*() {
       const pool = yield* makePool(options)
-      const runner = makeRunner(pool, bounds)
+      const meter = poolName === undefined
+        ? undefined
+        : yield* Effect.acquireRelease(Effect.sync(() => meterPool(poolName, options.max ?? 10, pool)), (meter) => Effect.sync(meter.close))
+      const runner = makeRunner(pool, bounds, meter?.waited)
       const spanAttributes = spanAttributesOf(options)
       // the client's transactions, which the prepared reads must see too (src/Database/Statements.ts)
       const transactions = SqlClient.TransactionConnection(nextClientId++)
@@ -170,7 +175,9 @@ const postgresLayer = (url: Redacted.Redacted<string>) =>
           acquireMs: config.databaseAcquireTimeoutMs,
           // the server cancels at the statement timeout; past the margin it is not answering at all
           queryMs: config.databaseStatementTimeoutMs + config.databaseDeadlineMarginMs
-        }
+        },
+        // OpenTelemetry's name for a pool without one: server.address:server.port/db.namespace
+        describeUrl(url)
       ).pipe(
         Layer.merge(
           Layer.succeed(DatabaseMode, { kind: "postgres", description: `PostgreSQL at ${describeUrl(url)}` })
@@ -194,7 +201,7 @@ const embeddedLayer = Layer.unwrap(
     const { createPgConfig } = yield* Effect.promise(() => import("@electric-sql/pglite/node-postgres"))
     // Exactly one connection: PGlite is one backend; more breaks the wire protocol.
     const pgConfig = { ...createPgConfig(db), max: 1, idleTimeoutMillis: 0 } as unknown as pg.PoolConfig
-    return queryPathLayer(pgConfig).pipe(
+    return queryPathLayer(pgConfig, undefined, "embedded").pipe(
       Layer.merge(Layer.succeed(DatabaseMode, { kind: "embedded", description: `embedded PGlite in ${dataDir}` }))
     )
   })

@@ -9,9 +9,8 @@ import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
-import { AppConfig, describeConfigError } from "./Config.js"
+import { AppConfig, describeConfigError, guardedHeapLimitMiB } from "./Config.js"
 import { causeOf } from "./Database/Faults.js"
-import { guardedHeapLimitMiB } from "./MemoryGuard.js"
 
 /** A log line's severity, as Effect names it (`Info`); lines write it upper-case (`INFO`). */
 export type LineLevel = LogLevel.Severity

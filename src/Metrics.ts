@@ -1,84 +1,201 @@
 /**
- * The service's RED metrics (docs/operations.md, "Metrics"), kept in Effect's metric registry:
- * exported over OTLP when an endpoint is configured, and served as Prometheus text at /metrics
- * when METRICS=prometheus. Updated without a fiber (the front door answers some requests before
- * the Effect runtime), each series' metric made once.
+ * The service's metrics (docs/operations.md, "Metrics"), named by OpenTelemetry's semantic
+ * conventions and kept in Effect's metric registry: exported over OTLP, and rendered as
+ * Prometheus text (with the OpenTelemetry-to-Prometheus names) on the metrics listener
+ * (src/Http/MetricsListener.ts). Every label value comes from a finite set the code fixes, never
+ * from what a client sends, so the set of series is closed and nothing needs a cap. Updated
+ * without a fiber (the front door answers before the Effect runtime); figures that already exist
+ * elsewhere (memory, pool, cache size) are read when the metrics are collected, not kept.
  */
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
+import { AppConfig, guardedHeapLimitMiB } from "./Config.js"
 
 /** No context of a request: the registry is Effect's default one. */
 const NO_CONTEXT = Context.empty()
 
-/** OpenTelemetry's default buckets for `http.server.request.duration`, in seconds. */
-const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
+/** Every duration histogram's buckets, in seconds: fine below 5 ms, where cache hits and by-key reads answer. */
+export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-const requestDuration = Metric.histogram("http.server.request.duration", {
-  description: "Duration of HTTP server requests, in seconds (its count is the request count)",
-  boundaries: DURATION_BUCKETS
-})
+type Unit = "s" | "By"
+type Attributes = Readonly<Record<string, string>>
 
-export const rateLimitRefusals = Metric.counter("catalogue.rate_limit.refusals", {
-  description: "Requests refused by the rate limit (429)"
-})
+const PROMETHEUS_UNIT_SUFFIX: Record<Unit, string> = { s: "_seconds", By: "_bytes" }
 
-const redisFallback = Metric.gauge("catalogue.rate_limit.redis_fallback", {
-  description: "1 while the rate limit is kept in memory because Redis does not answer; 0 otherwise, also without Redis"
-})
+/** OpenTelemetry name -> Prometheus name: dots as underscores, the unit's suffix, `_total` on counters. */
+const prometheusNames = new Map<string, string>()
 
-export const databaseUnavailable = Metric.counter("catalogue.database.unavailable", {
-  description: "Requests answered 503 because the database could not be reached or did not answer in time"
-})
+const named = (name: string, unit: Unit | undefined, monotonic: boolean) =>
+  void prometheusNames.set(name, name.replaceAll(".", "_") + (unit === undefined ? "" : PROMETHEUS_UNIT_SUFFIX[unit]) + (monotonic ? "_total" : ""))
 
-export const connectionWait = Metric.histogram("db.client.connection.wait_time", {
-  description: "Time a statement waited for a pooled database connection, in seconds",
-  boundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
-})
+/** Effect's OTLP exporter reads an instrument's unit from its `unit` attribute; the Prometheus text leaves it out. */
+const withUnit = (unit: Unit | undefined, attributes: Attributes | undefined): Attributes | undefined =>
+  unit === undefined ? attributes : { ...attributes, unit }
 
-// present from the start, at 0: a dashboard's rate of a series that does not exist yet is no rate at all
-rateLimitRefusals.updateUnsafe(0, NO_CONTEXT)
-databaseUnavailable.updateUnsafe(0, NO_CONTEXT)
-redisFallback.updateUnsafe(0, NO_CONTEXT)
+/** A monotonic counter (an OTLP monotonic sum; `_total` in Prometheus). */
+export const counter = (name: string, description: string, attributes?: Attributes) => {
+  named(name, undefined, true)
+  return Metric.counter(name, { description, incremental: true, attributes })
+}
 
-/** Whether the rate limit is kept in memory because Redis does not answer (src/RateLimit/Slices.ts). */
-export const setRedisFallback = (active: boolean) => redisFallback.updateUnsafe(active ? 1 : 0, NO_CONTEXT)
+export const gauge = (name: string, description: string, unit?: Unit, attributes?: Attributes) => {
+  named(name, unit, false)
+  return Metric.gauge(name, { description, attributes: withUnit(unit, attributes) })
+}
 
-/** One metric per series (route, method, status): its attributes are merged once, not per request. */
-const durationSeries = new Map<string, Metric.Metric<number, unknown>>()
-const MAX_SERIES = 2000
+/** A histogram of durations in seconds, with DURATION_BUCKETS. */
+export const durationHistogram = (name: string, description: string, attributes?: Attributes) => {
+  named(name, "s", false)
+  return Metric.histogram(name, { description, boundaries: DURATION_BUCKETS, attributes: withUnit("s", attributes) })
+}
 
-/** Whether anything reads the metrics: an OTLP endpoint, or /metrics. */
+/** Adds `n` (1 unless said) to a counter, or to a gauge counting up and down, from outside any fiber. */
+export const add = (metric: Metric.Metric<number, unknown>, n = 1) => metric.modifyUnsafe(n, NO_CONTEXT)
+
+/** Sets a gauge, or adds one value to a histogram, from outside any fiber. */
+export const record = (metric: Metric.Metric<number, unknown>, value: number) => metric.updateUnsafe(value, NO_CONTEXT)
+
+const NOTHING = () => undefined
+
+/**
+ * A gauge whose value is read when the metrics are collected (a scrape, an export): nothing is
+ * kept up to date on anyone's path. Returns what removes it.
+ */
+export const observe = (metric: Metric.Gauge<number>, read: () => number): () => void =>
+  Metric.registerUnsafe(metric, NO_CONTEXT, { get: () => ({ value: read() }), update: NOTHING, modify: NOTHING }).remove
+
+/** Whether anything reads the metrics: an OTLP endpoint, or the Prometheus listener. */
 export const metricsWanted = (config: {
   readonly otlpEndpoint: Option.Option<string>
   readonly metrics: "off" | "prometheus"
 }) => Option.isSome(config.otlpEndpoint) || config.metrics === "prometheus"
 
-/** A request answered: its duration under its route template ("" off-route), method and status. */
-export const recordRequest = (method: string, route: string | undefined, status: number, durationMs: number) => {
-  const key = `${status} ${method} ${route ?? ""}`
-  let series = durationSeries.get(key)
-  if (series === undefined) {
-    // a method no route takes is any text a client sends: past the bound, such series are not kept
-    if (durationSeries.size >= MAX_SERIES) return
-    series = Metric.withAttributes(requestDuration, {
-      "http.route": route ?? "",
-      "http.request.method": method,
-      "http.response.status_code": String(status)
-    })
-    durationSeries.set(key, series)
-  }
-  series.updateUnsafe(durationMs / 1000, NO_CONTEXT)
-  if (status === 429) rateLimitRefusals.updateUnsafe(1, NO_CONTEXT)
+// --- counters of the edge and the database's availability
+
+export const rateLimitRefusals = counter(
+  "catalogue.rate_limit.refusals",
+  "Requests refused by the rate limit or the bound on a client's requests in flight (429)"
+)
+
+export const databaseUnavailable = counter(
+  "catalogue.database.unavailable",
+  "Requests answered 503 because the database could not be reached or did not answer in time"
+)
+
+const cacheRequests = (result: "hit" | "miss") =>
+  counter("catalogue.cache.requests", "Public GET/HEAD lookups in the in-process response cache, by result", { "cache.result": result })
+export const cacheHit = cacheRequests("hit")
+export const cacheMiss = cacheRequests("miss")
+
+export const forcedCollections = counter(
+  "catalogue.memory.forced_collections",
+  "Full garbage collections the memory guard forced (MEMORY_LIMIT_MIB)"
+)
+
+/** What the OTLP exporters dropped rather than kept waiting (a bounded buffer), by signal. */
+export const telemetryDropped = {
+  traces: counter("catalogue.telemetry.dropped", "Telemetry items dropped by a full export buffer", { signal: "traces" }),
+  metrics: counter("catalogue.telemetry.dropped", "Telemetry items dropped by a full export buffer", { signal: "metrics" }),
+  logs: counter("catalogue.telemetry.dropped", "Telemetry items dropped by a full export buffer", { signal: "logs" })
 }
 
-/** Adds 1 to a counter from outside any fiber. */
-export const count = (counter: Metric.Metric<number, unknown>) => counter.updateUnsafe(1, NO_CONTEXT)
+const redisFallback = gauge(
+  "catalogue.rate_limit.redis_fallback",
+  "1 while the rate limit counts in this process's memory because Redis does not answer; 0 otherwise"
+)
+let redisFallbackActive = false
 
-/** Adds a duration in milliseconds to a histogram in seconds. */
-export const observeMs = (histogram: Metric.Metric<number, unknown>, ms: number) =>
-  histogram.updateUnsafe(ms / 1000, NO_CONTEXT)
+/** The rate limit went over to (true) or back from (false) its in-memory buckets. */
+export const setRedisFallback = (active: boolean) => {
+  if (active === redisFallbackActive) return
+  redisFallbackActive = active
+  record(redisFallback, active ? 1 : 0)
+}
 
-/** Every metric of the registry as Prometheus text (version 0.0.4). */
-export const prometheusText = () => PrometheusMetrics.formatUnsafe(NO_CONTEXT)
+// present from the start, at 0: a dashboard's rate of a series that does not exist yet is no rate at all
+for (const metric of [rateLimitRefusals, databaseUnavailable, cacheHit, cacheMiss, forcedCollections]) add(metric, 0)
+record(redisFallback, 0)
+
+/** The response cache's size, read when collected. Returns what removes it. */
+export const meterResponseCache = (stats: () => { readonly entries: number; readonly bytes: number }) => {
+  const removals = [
+    observe(gauge("catalogue.cache.entries", "Entries in the in-process response cache"), () => stats().entries),
+    observe(gauge("catalogue.cache.size", "Bytes the in-process response cache holds (keys and every coding of each body)", "By"), () => stats().bytes)
+  ]
+  return () => removals.forEach((remove) => remove())
+}
+
+// --- the database
+
+const connectionCount = (pool: Attributes, state: "idle" | "used") =>
+  gauge("db.client.connection.count", "Connections of the pool, by state (an embedded database has one)", undefined, {
+    "db.client.connection.state": state,
+    ...pool
+  })
+
+/** What a pg pool says of itself. */
+export interface PoolCounts {
+  readonly totalCount: number
+  readonly idleCount: number
+}
+
+/**
+ * A connection pool's figures: its connections by state and its size, read when collected, and
+ * the waits for a connection as they happen. `close` removes its series with the pool.
+ */
+export const meterPool = (name: string, max: number, pool: PoolCounts) => {
+  const attributes = { "db.client.connection.pool.name": name }
+  const removals = [
+    observe(connectionCount(attributes, "idle"), () => pool.idleCount),
+    observe(connectionCount(attributes, "used"), () => pool.totalCount - pool.idleCount),
+    observe(gauge("db.client.connection.max", "The most connections the pool opens", undefined, attributes), () => max)
+  ]
+  const waits = durationHistogram("db.client.connection.wait_time", "Time a statement waited for a connection of the pool, in seconds", attributes)
+  return {
+    waited: (ms: number) => record(waits, ms / 1000),
+    close: () => {
+      for (const remove of removals) remove()
+      Metric.removeUnsafe(waits, NO_CONTEXT)
+    }
+  }
+}
+
+const replayLag = gauge(
+  "catalogue.database.replay_lag",
+  "Seconds since the last transaction this standby replayed was committed on the primary (only on a standby)",
+  "s"
+)
+
+/** A standby's replay lag in seconds, or undefined where there is none to give (a primary; unknown): the series is then absent. */
+export const setReplayLag = (seconds: number | undefined) =>
+  seconds === undefined ? Metric.removeUnsafe(replayLag, NO_CONTEXT) : record(replayLag, seconds)
+
+// --- the process
+
+/** The process's own figures, read when collected, for as long as the service runs. */
+export const processMetricsLayer = (serviceVersion: string) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const config = yield* AppConfig
+    const limitBytes = guardedHeapLimitMiB(config) * 1024 * 1024
+    const build = gauge("catalogue.build.info", "1, labelled with the running build", undefined, {
+      "service.version": serviceVersion,
+      "service.name": config.serviceName
+    })
+    yield* Effect.acquireRelease(
+      Effect.sync(() => [
+        observe(gauge("process.memory.usage", "Resident memory of the process (RSS), in bytes", "By"), () => process.memoryUsage.rss()),
+        observe(gauge("catalogue.js.heap.used", "Bytes of the JavaScript heap in use", "By"), () => process.memoryUsage().heapUsed),
+        observe(gauge("catalogue.memory.limit", "The JS heap limit the memory guard keeps (MEMORY_LIMIT_MIB), in bytes; 0: none (also with the embedded database)", "By"), () => limitBytes),
+        observe(build, () => 1)
+      ]),
+      (removals) => Effect.sync(() => removals.forEach((remove) => remove()))
+    )
+  }))
+
+/** Every metric of the registry as Prometheus text (version 0.0.4), with the OpenTelemetry-to-Prometheus names. */
+export const prometheusText = () =>
+  PrometheusMetrics.formatUnsafe(NO_CONTEXT, { metricNameMapper: (name) => prometheusNames.get(name) ?? name })

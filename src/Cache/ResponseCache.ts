@@ -1,19 +1,11 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Metric from "effect/Metric"
 import { AppConfig } from "../Config.js"
+import { meterResponseCache } from "../Metrics.js"
 import type { Freshness } from "./Freshness.js"
 import { LruMap } from "./Lru.js"
 import type { Representation } from "./Representation.js"
-
-/** Hits and misses of the response cache, for the hit rate (also in the X-Cache header). */
-export const cacheHits = Metric.counter("http_response_cache_hits_total", {
-  description: "Public GET/HEAD requests answered from the in-process response cache"
-})
-export const cacheMisses = Metric.counter("http_response_cache_misses_total", {
-  description: "Public GET/HEAD requests that had to run their handler"
-})
 
 export interface ResponseCacheSettings {
   readonly ttlSeconds: number
@@ -47,7 +39,7 @@ export class ResponseCache extends Context.Service<
     readonly storeAt: (key: string, representation: Representation, nowMs: number, freshness: Freshness) => void
     /** A cached representation gained a compressed form: count its bytes. */
     readonly grew: (key: string, representation: Representation, addedBytes: number) => void
-    readonly stats: Effect.Effect<{ readonly entries: number; readonly bytes: number }>
+    readonly stats: () => { readonly entries: number; readonly bytes: number }
   }
 >()("catalogue/ResponseCache") {
   static readonly make = (settings: ResponseCacheSettings) => {
@@ -93,12 +85,17 @@ export class ResponseCache extends Context.Service<
       lookupAt,
       storeAt,
       grew,
-      stats: Effect.sync(() => ({ entries: entries.size, bytes: totalBytes }))
+      stats: () => ({ entries: entries.size, bytes: totalBytes })
     })
   }
 
+  /** The process's cache, its size in the metrics. */
   static readonly layer = Layer.effect(
     ResponseCache,
-    AppConfig.useSync((config) => ResponseCache.make(config.cache))
+    Effect.gen(function*() {
+      const cache = ResponseCache.make((yield* AppConfig).cache)
+      yield* Effect.acquireRelease(Effect.sync(() => meterResponseCache(cache.stats)), (remove) => Effect.sync(remove))
+      return cache
+    })
   )
 }

@@ -18,7 +18,6 @@ import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
 import type pg from "pg"
 import { DatabaseFault, sqlError } from "./Faults.js"
-import { connectionWait, observeMs } from "../Metrics.js"
 
 /** Past this many distinct statement texts (a runaway caller), statements stay unnamed. */
 const MAX_NAMES = 2000
@@ -81,7 +80,8 @@ const submit = (client: pg.PoolClient, query: Sendable, queryMs: number | undefi
   }
 }
 
-export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Runner => {
+/** `waited`: how long each wait for a connection took (the pool's metrics). */
+export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined, waited: (ms: number) => void = () => undefined): Runner => {
   const names = new Map<string, string>()
   const sendable = (text: string, values: ReadonlyArray<unknown>): Sendable => {
     if (values.length === 0) return { text, values: [] }
@@ -99,7 +99,7 @@ export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Ru
     const askedAt = performance.now()
     const timer = bounds === undefined ? undefined : setTimeout(() => {
       waiting = false
-      observeMs(connectionWait, performance.now() - askedAt)
+      waited(performance.now() - askedAt)
       callback(new DatabaseFault("acquire", bounds.acquireMs), undefined)
     }, bounds.acquireMs)
     pool.connect((error, client, release) => {
@@ -109,7 +109,7 @@ export const makeRunner = (pool: pg.Pool, bounds: WaitingBounds | undefined): Ru
         return
       }
       waiting = false
-      observeMs(connectionWait, performance.now() - askedAt)
+      waited(performance.now() - askedAt)
       // whatever refused the connection (down, not accepting connections, gone), no request can be served
       if (error !== undefined && error !== null) return callback(new DatabaseFault("connect", 0, { cause: error }), undefined)
       callback(undefined, client)

@@ -4,10 +4,11 @@ import * as Layer from "effect/Layer"
 import { TokenVerifier } from "../Auth/TokenVerifier.js"
 import { type Freshness, PUBLIC_FRESHNESS } from "../Cache/Freshness.js"
 import { makeRepresentation, matchIfNoneMatch, type Representation } from "../Cache/Representation.js"
-import { cacheHits, cacheMisses, ResponseCache } from "../Cache/ResponseCache.js"
+import { ResponseCache } from "../Cache/ResponseCache.js"
 import { AppConfig } from "../Config.js"
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
 import { pathAndQuery, pathOf } from "../Domain/Url.js"
+import { add, cacheHit, cacheMiss } from "../Metrics.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { makeClientSlots } from "../RateLimit/ClientSlots.js"
 import { type RateLimitDecision, RateLimiter } from "../RateLimit/RateLimiter.js"
@@ -203,7 +204,7 @@ const makeEdge = Effect.gen(function*() {
   ): Answer => {
     const paid = condition === "tag" ? giveBack(facts, context) : context
     const hit = answerRepresentation(facts, paid, representation, condition, "hit")
-    cacheHits.updateUnsafe(1, Context.empty())
+    add(cacheHit)
     if (hit.added > 0) cache.grew(key, representation, hit.added)
     return hit
   }
@@ -264,7 +265,7 @@ const makeEdge = Effect.gen(function*() {
     const representation = makeRepresentation(body, contentType)
     const answer = answerRepresentation(facts, context, representation, conditionOf(facts, representation), cacheKey === undefined ? undefined : "miss")
     if (cacheKey !== undefined) {
-      cacheMisses.updateUnsafe(1, Context.empty())
+      add(cacheMiss)
       cache.storeAt(cacheKey, representation, Date.now(), admitted.route.freshness)
     }
     return answer

@@ -10,7 +10,7 @@ import { isDatabaseUnavailable } from "../Database.js"
 import { BadRequest, echo, EnvelopeErrors, type ErrorCode, InternalError, Unavailable } from "../Domain/Errors.js"
 import type { RateLimitDecision } from "../RateLimit/RateLimiter.js"
 import { requestLogIds } from "../RequestTrace.js"
-import { count, databaseUnavailable } from "../Metrics.js"
+import { add, databaseUnavailable } from "../Metrics.js"
 
 /**
  * Every error body the service sends, and how each failure becomes one (docs/edge.md). Messages
@@ -100,7 +100,7 @@ const toEnvelopeErrors = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
       if (SqlError.isSqlError(squashed) && isDatabaseUnavailable(squashed)) {
         // one line, no stack: the operator needs to know the database is away, not where we noticed
         yield* Effect.logError("request failed").pipe(Effect.annotateLogs({ ...ids, reason: `database unavailable: ${squashed.message}` }))
-        count(databaseUnavailable)
+        add(databaseUnavailable)
         return yield* new Unavailable({ message: "The database is not available; try again shortly." })
       }
       yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs(ids))

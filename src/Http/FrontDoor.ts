@@ -7,7 +7,7 @@ import { callerTraceId, traceparentOf, unsampledTraceIds } from "../Telemetry.js
 import { type Answer, toWebResponse } from "./Answer.js"
 import { Edge } from "./Edge.js"
 import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
-import { metricsWanted, recordRequest } from "../Metrics.js"
+import { makeRequestMeter } from "./RequestMetrics.js"
 
 /** Answers a request straight from Bun's `fetch`, or leaves it (undefined) to the Effect pipeline. */
 export type FrontDoor = (request: Request, server: { requestIP(request: Request): { address: string } | null }) => Response | undefined
@@ -29,7 +29,7 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
   if (Option.isSome(config.otlpEndpoint)) return undefined
   const logged = !LogLevel.isLessThan("Info", config.logLevel)
   const writeLine = yield* LogWriter
-  const recording = metricsWanted(config)
+  const meter = makeRequestMeter(config)
 
   return (request, server) => {
     const startedAt = performance.now()
@@ -61,7 +61,7 @@ export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfi
     }
     const route = "answer" in screened ? undefined : screened.route?.template
     const durationMs = performance.now() - startedAt
-    if (recording) recordRequest(facts.method, route, answer.status, durationMs)
+    meter?.counted(meter.originOf(request), route, answer.status, durationMs)
     if (logged) {
       writeRequestLine(writeLine, {
         method: facts.method,

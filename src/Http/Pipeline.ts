@@ -21,7 +21,7 @@ import type { Answer } from "./Answer.js"
 import { type Admitted, Edge } from "./Edge.js"
 import { envelope, routeNotFoundMessage } from "./Errors.js"
 import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
-import { metricsWanted, recordRequest } from "../Metrics.js"
+import { makeRequestMeter } from "./RequestMetrics.js"
 
 /** The router's answer to the request in context. */
 export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
@@ -51,7 +51,7 @@ export const makePipeline = Effect.gen(function*() {
   const config = yield* AppConfig
   const hooks = inFlightHooks(yield* InFlightRequests)
   const writeLine = yield* LogWriter
-  const recording = metricsWanted(config)
+  const meter = makeRequestMeter(config)
 
   /**
    * The router's response, answered with the edge's headers; a failure that escaped it is still the
@@ -86,6 +86,7 @@ export const makePipeline = Effect.gen(function*() {
       const traceparent = traceparentOf(ids)
       rememberRequestIds(request, ids)
       hooks.started()
+      const origin = meter?.accepted(source) ?? 0
 
       // what the log line names: the path and route the edge found (our 414/431 come before a route)
       let path: string | undefined
@@ -121,7 +122,7 @@ export const makePipeline = Effect.gen(function*() {
             hooks.ended()
             const durationMs = performance.now() - startedAt
             const status = Exit.isSuccess(exit) ? exit.value.status : HttpServerError.exitResponse(Exit.failCause(exit.cause)).status
-            if (recording) recordRequest(request.method, template, status, durationMs)
+            meter?.answered(origin, template, status, durationMs)
             const lineWanted = !LogLevel.isLessThan("Info", fiber.getRef(References.MinimumLogLevel))
             if (!lineWanted && Option.isNone(span)) return
             // a client that hangs up is logged too (499)

@@ -14,8 +14,6 @@ import { bareErrorAnswer, toWebResponse } from "./Answer.js"
 import { envelope } from "./Errors.js"
 import { makeFrontDoor } from "./FrontDoor.js"
 import type { App } from "./Pipeline.js"
-import { prometheusText } from "../Metrics.js"
-import { pathAndQuery, pathOf } from "../Domain/Url.js"
 
 type BunServer = ReturnType<typeof Bun.serve>
 type Handler = (request: Request, server: BunServer) => Response | Promise<Response>
@@ -29,16 +27,6 @@ const thrown = (error: Error) => {
   console.error(`request failed: ${error.name}: ${error.message}`)
   return toWebResponse("GET", bareErrorAnswer(500, envelope("internal_error", "Something went wrong on our side; it has been logged.")))
 }
-
-/** `GET /metrics` (or HEAD), however the host is written. */
-const isMetricsRequest = (request: Request) =>
-  (request.method === "GET" || request.method === "HEAD") && pathOf(pathAndQuery(request.url)) === "/metrics"
-
-/** The metrics in Prometheus text: before the edge, so outside the rate limit, and never cached. */
-const metricsResponse = (request: Request) =>
-  new Response(request.method === "HEAD" ? null : prometheusText(), {
-    headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" }
-  })
 
 /**
  * The HTTP server: Bun.serve with the front door (src/Http/FrontDoor.ts) ahead of the Effect
@@ -60,15 +48,12 @@ const make = Effect.gen(function*() {
   const served: Handler = frontDoor === undefined
     ? (request, server) => app(request, server)
     : (request, server) => frontDoor(request, server) ?? app(request, server)
-  const routed: Handler = config.metrics === "prometheus"
-    ? (request, server) => (isMetricsRequest(request) ? metricsResponse(request) : served(request, server))
-    : served
   const server = Bun.serve({
     port: config.port,
     error: thrown,
     // an answer made at once is held like the pipeline's while the listener closes (src/Shutdown.ts)
     fetch: (request, server) => {
-      const response = routed(request, server)
+      const response = served(request, server)
       return response instanceof Response ? whenLetGo(inFlight, response) : response
     }
   })

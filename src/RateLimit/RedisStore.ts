@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { Redis } from "ioredis"
+import { setRedisFallback } from "../Metrics.js"
 import type { BucketStore, MemoryBucketStore, RateLimitPolicy } from "./RateLimiter.js"
 import { makeSliceStore, SLICE_LIFETIME_MS, type SliceSource } from "./Slices.js"
 
@@ -96,7 +97,11 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
     // Commands are not queued while disconnected (they fall back at once), so connect first.
     yield* Effect.tryPromise(() => client.connect()).pipe(
       Effect.timeout("3 seconds"),
-      Effect.catch((error) => Effect.logWarning("rate limit: Redis is not reachable at start; limiting in memory until it is", String(error)))
+      Effect.catch((error) =>
+        Effect.andThen(
+          Effect.sync(() => setRedisFallback(true)),
+          Effect.logWarning("rate limit: Redis is not reachable at start; limiting in memory until it is", String(error))
+        ))
     )
     const run = client as unknown as {
       takeSlice: (

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import pg from "pg"
 import { clusterSql, databaseUrl, proxyUrl, replicaUrl } from "../../cluster/Cluster.js"
 import { CURSOR_SECRET_SQL, withHorizonAhead } from "../support/feedCursor.js"
-import { cluster, get } from "./support.js"
+import { cluster, get, standbysCaughtUp as caughtUp } from "./support.js"
 
 /**
  * The change feed followed through the proxy while successive polls land on replicas reading two
@@ -109,15 +109,7 @@ const publicCatalogue = async (base: string) => {
   return rows.sort()
 }
 
-const standbysCaughtUp = async (names: ReadonlyArray<"standby1" | "standby2"> = ["standby1", "standby2"]) => {
-  const target = clusterSql(state, "primary", "SELECT pg_current_wal_lsn()").trim()
-  for (const name of names) {
-    for (let i = 0; i < 400; i++) {
-      if (clusterSql(state, name, `SELECT pg_last_wal_replay_lsn() >= '${target}'::pg_lsn`).trim() === "t") break
-      await Bun.sleep(50)
-    }
-  }
-}
+const standbysCaughtUp = (names?: ReadonlyArray<"standby1" | "standby2">) => caughtUp(state, names)
 
 /** Waits past every schedule due within the next seconds, so the mirror and the catalogue are read on one side of them. */
 const settleSchedules = async () => {

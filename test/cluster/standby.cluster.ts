@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { clusterSql, databaseUrl, replicaUrl, signalReplica, startReplica, type ReplicaSpec } from "../../cluster/Cluster.js"
 import { spawnService } from "../support/child.js"
-import { cluster, get } from "./support.js"
+import { cluster, get, standbysCaughtUp as caughtUp } from "./support.js"
 
 const state = cluster()
 /** A replica beside the cluster's, reading the primary: what the standby's readers must equal. */
@@ -16,17 +16,7 @@ afterAll(async () => {
   await signalReplica(state, onPrimary, "SIGTERM")
 })
 
-/** Waits until both standbys have replayed everything the primary has written. */
-export const standbysCaughtUp = async () => {
-  const target = clusterSql(state, "primary", "SELECT pg_current_wal_lsn()").trim()
-  for (const name of ["standby1", "standby2"] as const) {
-    for (let i = 0; i < 200; i++) {
-      const behind = clusterSql(state, name, `SELECT pg_last_wal_replay_lsn() < '${target}'::pg_lsn`).trim()
-      if (behind === "f") break
-      await Bun.sleep(50)
-    }
-  }
-}
+const standbysCaughtUp = () => caughtUp(state)
 
 const LISTS = [
   "/v1/songs?limit=50",

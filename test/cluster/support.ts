@@ -1,5 +1,5 @@
 import http from "node:http"
-import { readState, type ClusterState } from "../../cluster/Cluster.js"
+import { clusterSql, readState, type ClusterState } from "../../cluster/Cluster.js"
 
 /** The cluster test/cluster/run.ts started (CLUSTER_DIR). */
 export const cluster = (): ClusterState => {
@@ -12,6 +12,17 @@ export interface Answer {
   readonly status: number
   readonly headers: http.IncomingHttpHeaders
   readonly body: string
+}
+
+/** Waits until `names` have replayed everything the primary has written so far. */
+export const standbysCaughtUp = async (state: ClusterState, names: ReadonlyArray<"standby1" | "standby2"> = ["standby1", "standby2"]) => {
+  const target = clusterSql(state, "primary", "SELECT pg_current_wal_lsn()").trim()
+  for (const name of names) {
+    for (let i = 0; i < 400; i++) {
+      if (clusterSql(state, name, `SELECT pg_last_wal_replay_lsn() >= '${target}'::pg_lsn`).trim() === "t") break
+      await Bun.sleep(50)
+    }
+  }
 }
 
 let sent = 0
