@@ -71,9 +71,9 @@ export const databaseUrl = (state: ClusterState, name: DatabaseName) =>
 export const proxyUrl = (state: ClusterState) => `http://127.0.0.1:${state.ports.proxy}`
 export const balancerUrl = (state: ClusterState) => `http://127.0.0.1:${state.ports.balancer}`
 export const replicaUrl = (replica: ReplicaSpec) => `http://127.0.0.1:${replica.port}`
+export const replicaMetricsUrl = (replica: ReplicaSpec) => `http://127.0.0.1:${replica.metricsPort}/metrics`
 export const redisUrl = (state: ClusterState) => `redis://127.0.0.1:${state.ports.redis}`
 export const prometheusUrl = (state: ClusterState) => `http://127.0.0.1:${state.ports.prometheus}`
-export const replicaMetricsUrl = (replica: ReplicaSpec) => `http://127.0.0.1:${replica.metricsPort}/metrics`
 
 export const readState = (dir = DEFAULT_DIR): ClusterState | undefined => {
   const file = join(dir, STATE_FILE)

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdirSync } from "node:fs"
 import { join, resolve } from "node:path"
 import {
+  clusterSql,
   prometheusUrl,
   proxyUrl,
   replicaMetricsUrl,
@@ -111,8 +112,10 @@ describe.skipIf(!metricsServed)("monitoring against a real Prometheus", () => {
   beforeAll(async () => {
     await signalReplica(state, cached, "SIGTERM")
     await startReplica(state, cached, { CACHE_TTL_SECONDS: "30" })
+    // a transaction for the standbys to replay: until they have replayed one, their replay lag is unknown (no series)
+    clusterSql(state, "primary", "SELECT txid_current()")
     // traffic: pages through the front (each a miss), errors, and repeated reads the response cache answers
-    const load = runLoad(proxy, PUBLIC_PATHS, Bun.sleep(8_000), 4)
+    const load = runLoad(proxy, PUBLIC_PATHS, Bun.sleep(15_000), 4)
     for (let i = 0; i < 40; i++) {
       await get(replicaUrl(cached), `/v1/songs/${1 + (i % 4)}`)
       await get(proxy, i % 2 === 0 ? `/v1/songs/99999999?miss=${i}` : `/v1/no-such-route/${i}`)
@@ -197,7 +200,7 @@ describe.skipIf(!metricsServed)("monitoring against a real Prometheus", () => {
     const dir = process.env.MONITORING_SCREENSHOTS === undefined ? join(state.dir, "screenshots") : resolve(process.env.MONITORING_SCREENSHOTS)
     mkdirSync(dir, { recursive: true })
     for (const file of Object.keys(GRAPHS) as Array<keyof typeof GRAPHS>) {
-      const bytes = await graphScreenshot(prometheus, graphExpression(file), join(dir, file), "2m")
+      const bytes = await graphScreenshot(prometheus, graphExpression(file), join(dir, file), "1m")
       // a drawn graph with its legend, not an empty page
       expect({ file, large: bytes > 20_000 }).toEqual({ file, large: true })
     }
