@@ -65,7 +65,7 @@ export const ROWS: ReadonlyArray<Row> = [
         description: "How many times faster than the budget allows the last hour spent it: 1 uses the 30-day budget in 30 days; " +
           "14.4 for an hour and 5 minutes pages (CatalogueErrorBudgetBurnFast).",
         kind: "stat",
-        unit: "x",
+        unit: "none",
         targets: [{ expr: `${sliRule(HOUR)}{job="${JOB}"} / ${ERROR_BUDGET}`, legend: "burn rate" }],
         threshold: { value: 1, above: "red" }
       },
