@@ -1,9 +1,10 @@
 /**
  * A whole deployment on one machine, on loopback: a PostgreSQL primary, two streaming hot
  * standbys (pg_basebackup -R), Redis for the shared rate limit, service replicas reading the
- * standbys, HAProxy balancing over them with health checks, and nginx in front of it as HTTP
- * cache. Everything it starts is recorded in the cluster's directory (cluster.json and pid
- * files) so that `stop` ends it all.
+ * standbys, HAProxy balancing over them with health checks, nginx in front of it as HTTP
+ * cache, and Prometheus scraping the replicas' metrics ports with the service's rules.
+ * Everything it starts is recorded in the cluster's directory (cluster.json and pid files) so
+ * that `stop` ends it all.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { chownSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -11,6 +12,8 @@ import { tmpdir, userInfo } from "node:os"
 import { join, resolve } from "node:path"
 import { createConnection } from "node:net"
 import { haproxyConfig } from "./haproxy.js"
+import { prometheusConfig } from "./monitoring/prometheus.js"
+import { DEFAULT_RUNBOOK_BASE, rulesFile } from "./monitoring/rules.js"
 import { nginxConfig } from "./nginx.js"
 
 const ROOT = resolve(import.meta.dir, "..")
@@ -33,10 +36,18 @@ export type DatabaseName = "primary" | "standby1" | "standby2"
 
 export interface ClusterState {
   readonly dir: string
-  readonly ports: Record<DatabaseName | "redis" | "proxy" | "balancer", number>
+  readonly ports: Record<DatabaseName | "redis" | "proxy" | "balancer" | "prometheus", number>
   readonly replicas: ReadonlyArray<ReplicaSpec>
+  readonly monitoring: MonitoringOptions
   /** settings every replica starts with, on top of its port and database */
   readonly replicaEnv: Readonly<Record<string, string>>
+}
+
+/** How the cluster's Prometheus runs: its scrape (and evaluation) interval, and the rules' time scale (cluster/monitoring/rules.ts). */
+export interface MonitoringOptions {
+  readonly scrapeIntervalSeconds: number
+  /** 1: the recipe's rules; less: every window and `for:` shortened alike (the suite's) */
+  readonly ruleTimeScale: number
 }
 
 export interface ClusterOptions {
@@ -48,6 +59,7 @@ export interface ClusterOptions {
   readonly fixtureDir?: string
   /** extra settings for the replicas (ADMIN_JWT_SECRET, CACHE_TTL_SECONDS, ...) */
   readonly replicaEnv?: Readonly<Record<string, string>>
+  readonly monitoring?: MonitoringOptions
   readonly log?: (line: string) => void
 }
 
@@ -61,6 +73,7 @@ export const balancerUrl = (state: ClusterState) => `http://127.0.0.1:${state.po
 export const replicaUrl = (replica: ReplicaSpec) => `http://127.0.0.1:${replica.port}`
 export const replicaMetricsUrl = (replica: ReplicaSpec) => `http://127.0.0.1:${replica.metricsPort}/metrics`
 export const redisUrl = (state: ClusterState) => `redis://127.0.0.1:${state.ports.redis}`
+export const prometheusUrl = (state: ClusterState) => `http://127.0.0.1:${state.ports.prometheus}`
 
 export const readState = (dir = DEFAULT_DIR): ClusterState | undefined => {
   const file = join(dir, STATE_FILE)
@@ -89,7 +102,7 @@ const ownedByPostgres = (path: string) => {
 
 /** Debian's packages the cluster needs, installed when missing (.ci/run installs them too). */
 export const ensureTools = () => {
-  const missing = [["nginx", "nginx-light"], ["haproxy", "haproxy"], ["redis-server", "redis-server"]]
+  const missing = [["nginx", "nginx-light"], ["haproxy", "haproxy"], ["redis-server", "redis-server"], ["prometheus", "prometheus"]]
     .filter(([command]) => spawnSync("sh", ["-c", `command -v ${command}`]).status !== 0)
     .map(([, pkg]) => pkg!)
   if (missing.length > 0) {
@@ -334,6 +347,40 @@ export const setProxyUpstreams = async (state: ClusterState, upstreams: Readonly
 
 export const proxyAccessLog = (state: ClusterState) => join(nginxPrefix(state), "access.log")
 
+const prometheusDir = (state: ClusterState) => join(state.dir, "prometheus")
+
+/**
+ * Prometheus on loopback, scraping every replica's metrics port with the service's rules
+ * (cluster/monitoring/), each target labelled with its replica and the database it reads.
+ */
+const startPrometheus = async (state: ClusterState) => {
+  const dir = prometheusDir(state)
+  mkdirSync(join(dir, "data"), { recursive: true })
+  const rules = "catalogue-api.rules.yml"
+  writeFileSync(join(dir, rules), rulesFile({ timeScale: state.monitoring.ruleTimeScale, runbookBase: DEFAULT_RUNBOOK_BASE }))
+  const conf = join(dir, "prometheus.yml")
+  writeFileSync(
+    conf,
+    prometheusConfig({
+      scrapeIntervalSeconds: state.monitoring.scrapeIntervalSeconds,
+      evaluationIntervalSeconds: state.monitoring.scrapeIntervalSeconds,
+      ruleFiles: [rules],
+      targets: state.replicas.flatMap((replica) =>
+        replica.metricsPort === undefined ? [] : [{ address: `127.0.0.1:${replica.metricsPort}`, labels: { replica: replica.name, standby: replica.reads } }]
+      )
+    })
+  )
+  const log = openSync(join(dir, "prometheus.log"), "a")
+  const child = spawn(
+    "prometheus",
+    [`--config.file=${conf}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${state.ports.prometheus}`],
+    { detached: true, stdio: ["ignore", log, log] }
+  )
+  child.unref()
+  writeFileSync(pidFile(state, "prometheus"), String(child.pid))
+  await waitFor("prometheus", answers(`${prometheusUrl(state)}/-/ready`), 30_000)
+}
+
 /** Empties the front cache (nginx keeps no index on disk it could not rebuild: a reload forgets it). */
 export const purgeProxyCache = async (state: ClusterState) => {
   const prefix = nginxPrefix(state)
@@ -349,7 +396,15 @@ const plan = (options: ClusterOptions): ClusterState => {
   const replicas = options.replicas ?? 3
   return {
     dir: options.dir ?? DEFAULT_DIR,
-    ports: { primary: base + 32, standby1: base + 33, standby2: base + 34, redis: base + 79, proxy: base + 80, balancer: base + 81 },
+    ports: {
+      primary: base + 32,
+      standby1: base + 33,
+      standby2: base + 34,
+      redis: base + 79,
+      proxy: base + 80,
+      balancer: base + 81,
+      prometheus: base + 85
+    },
     replicas: Array.from({ length: replicas }, (_, index) => ({
       name: `replica${index + 1}`,
       port: base + 1 + index,
@@ -363,9 +418,12 @@ const plan = (options: ClusterOptions): ClusterState => {
       // two proxy hops append to X-Forwarded-For: nginx (the client's address), then HAProxy (nginx's)
       TRUST_PROXY: "2",
       DATABASE_POOL_SIZE: "8",
+      // Prometheus text on each replica's metrics port (METRICS_PORT), which the cluster's Prometheus scrapes
+      METRICS: "prometheus",
       ...options.replicaEnv,
       RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${base + 79}`
-    }
+    },
+    monitoring: options.monitoring ?? { scrapeIntervalSeconds: 5, ruleTimeScale: 1 }
   }
 }
 
@@ -412,6 +470,8 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<Cluste
     startProxy(state)
     await waitFor("nginx", answers(`${proxyUrl(state)}/v1/health`), 10_000)
     log(`nginx on ${state.ports.proxy}: ${proxyUrl(state)}`)
+    await startPrometheus(state)
+    log(`prometheus on ${state.ports.prometheus}, scraping each replica's metrics port: ${prometheusUrl(state)}`)
     return state
   } catch (error) {
     stopCluster(state.dir)
@@ -443,6 +503,7 @@ export const stopCluster = (dir = DEFAULT_DIR) => {
       console.error(String(error))
     }
   }
+  attempt(() => killPidFile(pidFile(state, "prometheus")))
   attempt(() => killPidFile(join(nginxPrefix(state), "nginx.pid"), "SIGQUIT"))
   attempt(() => killPidFile(pidFile(state, "haproxy")))
   for (const replica of state.replicas) attempt(() => killPidFile(pidFile(state, replica.name)))
@@ -480,7 +541,8 @@ export const clusterStatus = (dir = DEFAULT_DIR) => {
       }) ${replicaPid(state, replica) === undefined ? "down" : "up"}`
     ),
     `haproxy :${state.ports.balancer} ${pidOf(pidFile(state, "haproxy")) === undefined ? "down" : "up"}`,
-    `nginx :${state.ports.proxy} ${pidOf(join(nginxPrefix(state), "nginx.pid")) === undefined ? "down" : "up"}`
+    `nginx :${state.ports.proxy} ${pidOf(join(nginxPrefix(state), "nginx.pid")) === undefined ? "down" : "up"}`,
+    `prometheus :${state.ports.prometheus} ${pidOf(pidFile(state, "prometheus")) === undefined ? "down" : "up"}`
   ]
 }
 

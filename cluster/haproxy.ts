@@ -30,7 +30,13 @@ export const HEALTH_CHECK = { intervalMs: 500, fall: 2, rise: 2, timeoutMs: 1000
 export const HEALTH_BOUND_MS = 1000 + 1000 + HEALTH_CHECK.fall * (HEALTH_CHECK.intervalMs + HEALTH_CHECK.timeoutMs)
 
 /** The answer when no replica is ready: the service's own 503 envelope, never stored. */
-const NONE_READY = JSON.stringify({ error: { code: "internal_error", message: "No replica is ready to answer." } })
+export const NONE_READY = JSON.stringify({ error: { code: "internal_error", message: "No replica is ready to answer." } })
+
+/** Retry-After of the front's own 503s: a replica whose database is back is in rotation within HEALTH_BOUND_MS. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = Math.ceil(HEALTH_BOUND_MS / 1000)
+
+/** The headers of every 503 HAProxy makes itself. */
+const UNAVAILABLE_HEADERS = `content-type "application/json; charset=utf-8" hdr cache-control no-store hdr retry-after ${UNAVAILABLE_RETRY_AFTER_SECONDS}`
 
 const resolvers = (address: string) => `
 resolvers dns
@@ -57,12 +63,14 @@ defaults
   timeout server 10s
   timeout queue 5s
   timeout check ${HEALTH_CHECK.timeoutMs}ms
+  # its own 503s (a request queued past timeout queue, no server to try) in the service's envelope
+  http-error status 503 ${UNAVAILABLE_HEADERS} string '${NONE_READY}'
 
 frontend catalogue
   bind ${options.listen}
   # appended after the entry the front cache appended: the replicas (TRUST_PROXY=2) read the second from the right
   option forwardfor
-  http-request return status 503 content-type "application/json; charset=utf-8" hdr cache-control no-store string '${NONE_READY}' if { nbsrv(replicas) eq 0 }
+  http-request return status 503 ${UNAVAILABLE_HEADERS} string '${NONE_READY}' if { nbsrv(replicas) eq 0 }
   default_backend replicas
 
 backend replicas

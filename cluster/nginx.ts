@@ -1,8 +1,14 @@
 /**
  * The front of the cluster: nginx as HTTP cache before the balancer (HAProxy, cluster/haproxy.ts),
- * which spreads the misses over the replicas. The same text is the compose recipe's
- * deploy/nginx.conf (a test keeps the two equal); docs/deploy.md explains it.
+ * which spreads the misses over the replicas, and which answers from a stale copy when they fail.
+ * The same text is the compose recipe's deploy/nginx.conf (a test keeps the two equal);
+ * docs/deploy.md explains it.
  */
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "./haproxy.js"
+
+/** nginx's own 503 (the balancer unreachable or silent, nothing stored to answer with): the service's envelope. */
+const UNAVAILABLE = JSON.stringify({ error: { code: "internal_error", message: "The service is not available; try again shortly." } })
+
 export interface FrontOptions {
   readonly listen: string
   /** the balancer's address: every miss goes there */
@@ -30,8 +36,12 @@ ${options.user === undefined ? "" : `user ${options.user};\n`}worker_processes $
 ${options.prefixDir === undefined ? "daemon off;\nerror_log stderr warn;" : localFiles(options.prefixDir)}
 events { worker_connections 4096; }
 http {${options.prefixDir === undefined ? "" : localHttpFiles(options.prefixDir)}
-  log_format cluster '$remote_addr "$request" $status $upstream_cache_status $upstream_addr $upstream_status $request_time';
+  # traceparent: the one the client was sent, naming the trace of a replica's log line (on a hit or a
+  # stale copy, that of the request that filled the entry); "-" for nginx's own answers
+  log_format cluster '$remote_addr "$request" $status $upstream_cache_status $upstream_addr $upstream_status $request_time traceparent=$sent_http_traceparent';
   access_log ${options.prefixDir === undefined ? "/dev/stdout" : `${options.prefixDir}/access.log`} cluster buffer=64k flush=1s;
+  # the background refreshes of expired entries get a line of their own
+  log_subrequest on;
 
   # One upstream, the balancer, never marked failed (max_fails=0): it checks the replicas' health
   # and retries on another replica (cluster/haproxy.ts); nginx only caches.
@@ -42,7 +52,8 @@ http {${options.prefixDir === undefined ? "" : localHttpFiles(options.prefixDir)
   }
 
   # The key is what the service answers by; Vary (Accept-Encoding) is honoured by nginx per entry.
-  proxy_cache_path ${options.cacheDir} levels=1:2 keys_zone=catalogue:10m max_size=256m inactive=10m use_temp_path=off;
+  # An entry stays a day after its last use (max_size bounds the whole): the stale copy served while the replicas fail.
+  proxy_cache_path ${options.cacheDir} levels=1:2 keys_zone=catalogue:10m max_size=256m inactive=1d use_temp_path=off;
 
   server {
     listen ${options.listen};
@@ -65,11 +76,23 @@ http {${options.prefixDir === undefined ? "" : localHttpFiles(options.prefixDir)
       # Cache-Control decides: public max-age=60 is stored, no-store (errors, staff) never
       proxy_cache_revalidate on;
       proxy_cache_lock on;
-      proxy_cache_use_stale updating;
+      # when the balancer cannot answer (no replica ready: its 503; or it is down), an expired copy is
+      # served rather than the error; an expired copy is refreshed in the background, not by the client
+      proxy_cache_use_stale error timeout updating http_500 http_502 http_503 http_504;
+      proxy_cache_background_update on;
       # belt and braces: a request with credentials is neither served from nor stored in the cache
       proxy_cache_bypass $http_authorization;
       proxy_no_cache $http_authorization;
       add_header X-Proxy-Cache $upstream_cache_status always;
+      # nginx's own failures (the balancer unreachable or silent, nothing stored): the service's envelope
+      error_page 502 504 =503 @unavailable;
+    }
+
+    location @unavailable {
+      default_type "application/json; charset=utf-8";
+      add_header Cache-Control no-store always;
+      add_header Retry-After ${UNAVAILABLE_RETRY_AFTER_SECONDS} always;
+      return 503 '${UNAVAILABLE}';
     }
   }
 }

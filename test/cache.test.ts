@@ -9,7 +9,7 @@ import { sharedServer, type TestServer } from "./support/server.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import { hs256 } from "./support/tokens.js"
 
-const PUBLIC_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=300"
+const PUBLIC_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=300, stale-if-error=86400"
 // Rows in this file's id range (500-599), added and removed by the cache tests.
 const CACHE_LABEL_ID = 501
 const CACHE_SONG_ID = 502
@@ -268,7 +268,7 @@ describe("the change feed through the response cache", () => {
     const cursor = await caughtUp()
     const poll = `/v1/changes?limit=1000&since=${cursor}`
     const stored = await request(server.baseUrl, poll)
-    expect(stored.headers.get("cache-control")).toBe("public, max-age=2")
+    expect(stored.headers.get("cache-control")).toBe("public, max-age=2, stale-if-error=86400")
     expect((await request(server.baseUrl, poll)).headers.get("x-cache")).toBe("hit")
     await server.sql("INSERT INTO labels (id, name, slug) VALUES ($1, 'Feed Probe Records', 'feed-probe')", [FEED_LABEL_ID])
     const written = Date.now()

@@ -115,7 +115,7 @@ describe("paths match exactly as written; staff answers never go public, whateve
 
   test("a public 200 is cacheable by anyone; the same route's 404 spelling does not touch its cache entry", async () => {
     const first = await get("/v1/songs/1")
-    expect(first.headers.get("cache-control")).toBe("public, max-age=60, stale-while-revalidate=300")
+    expect(first.headers.get("cache-control")).toBe("public, max-age=60, stale-while-revalidate=300, stale-if-error=86400")
     const second = await get("/v1/songs/1")
     expect(second.headers.get("x-cache")).toBe("hit")
     expect((await get("/V1/SONGS/1")).status).toBe(404)

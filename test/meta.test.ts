@@ -73,7 +73,7 @@ describe("Meta", () => {
 })
 
 describe("readiness without a database", () => {
-  test("answers 503 internal_error when the database is unreachable", async () => {
+  test("answers 503 internal_error with Retry-After when the database is unreachable", async () => {
     const database = await resolveTestDatabase()
     if (database.kind !== "postgres") return database.drop() // the embedded database cannot become unreachable
     const other = await startServer({ database })
@@ -90,9 +90,12 @@ describe("readiness without a database", () => {
       expect(stats.status).toBe(503)
       expect(stats.body).toEqual({ error: { code: "internal_error", message: expect.any(String) } })
       expect(stats.text).not.toMatch(/terminat|pg_|SQL|allow/i)
+      // every 503 says when to try again
+      expect([ready, stats].map((reply) => reply.headers.get("retry-after"))).toEqual(["5", "5"])
       // the detail reads are prepared statements (src/Database/Statements.ts): the same runner, the same 503
       const song = await request(other.baseUrl, "/v1/songs/1")
       expect(song.status).toBe(503)
+      expect(song.headers.get("retry-after")).toBe("5")
       expect(song.body).toEqual({ error: { code: "internal_error", message: expect.any(String) } })
       expect(song.text).not.toMatch(/terminat|pg_|SQL|allow/i)
     } finally {

@@ -50,9 +50,10 @@ describe("graceful shutdown", () => {
       expect(during.status).toBe(200)
       expect(during.headers.get("connection")).toBe("close")
       const ready = await fetch(baseUrl + "/v1/health/ready", fresh)
-      expect({ status: ready.status, connection: ready.headers.get("connection"), body: await ready.json() }).toEqual({
+      expect({ status: ready.status, connection: ready.headers.get("connection"), retryAfter: ready.headers.get("retry-after"), body: await ready.json() }).toEqual({
         status: 503,
         connection: "close",
+        retryAfter: "5",
         body: { error: { code: "internal_error", message: "The service is shutting down." } }
       })
       await service.waitForLine(/shutting down: no new connections; 1 request\(s\) in flight/, 5_000)

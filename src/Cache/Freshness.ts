@@ -4,7 +4,8 @@
  * The change feed is polled by mirrors that want news within seconds (docs/changes.md): its pages
  * are fresh for 2 s, in the process and again in a shared cache in front (at most 4 s together),
  * and only small pages (a caught-up poll, a few entries) are kept in the process: one client's
- * burst of full pages cannot fill it.
+ * burst of full pages cannot fill it. Every public answer may also be served stale while its origin
+ * fails (`stale-if-error`, RFC 5861): nginx in front does (docs/deploy.md), and so may a CDN.
  */
 export interface Freshness {
   readonly cacheControl: string
@@ -14,14 +15,17 @@ export interface Freshness {
   readonly maxStoredBytes: number
 }
 
+/** How long a shared cache may answer with an expired copy while the service fails: a day. */
+export const STALE_IF_ERROR_SECONDS = 86_400
+
 export const PUBLIC_FRESHNESS: Freshness = {
-  cacheControl: "public, max-age=60, stale-while-revalidate=300",
+  cacheControl: `public, max-age=60, stale-while-revalidate=300, stale-if-error=${STALE_IF_ERROR_SECONDS}`,
   maxAgeSeconds: Number.POSITIVE_INFINITY,
   maxStoredBytes: Number.POSITIVE_INFINITY
 }
 
 export const FEED_FRESHNESS: Freshness = {
-  cacheControl: "public, max-age=2",
+  cacheControl: `public, max-age=2, stale-if-error=${STALE_IF_ERROR_SECONDS}`,
   maxAgeSeconds: 2,
   maxStoredBytes: 4096
 }

@@ -57,6 +57,12 @@ const EXPOSED_HEADERS = [
 const PREFLIGHT_MAX_AGE_SECONDS = "86400"
 
 /**
+ * Retry-After of every 503 (the database away, not serving yet, shutting down): about as long as a
+ * balancer takes to put a replica whose database is back into rotation (docs/deploy.md, "Health").
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = "5"
+
+/**
  * CORS: public data is readable from any origin (GET/HEAD, no credentials); staff routes answer
  * CORS only to origins in CORS_STAFF_ORIGINS, and none otherwise.
  */
@@ -97,6 +103,7 @@ const baseHeaders = (settings: AnswerSettings, context: AnswerContext, status: n
     headers["vary"] = "Accept-Encoding"
   }
   headers["traceparent"] = context.traceparent
+  if (status === 503) headers["retry-after"] = UNAVAILABLE_RETRY_AFTER_SECONDS
   if (settings.draining()) headers["connection"] = "close"
   return headers
 }
@@ -117,7 +124,11 @@ export const errorAnswer = (
 /** An answer where no request context exists yet (not serving, or Bun's hook for a throw): the envelope all the same. */
 export const bareErrorAnswer = (status: number, envelope: string): Answer => ({
   status,
-  headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store" },
+  headers: {
+    "content-type": JSON_CONTENT_TYPE,
+    "cache-control": "no-store",
+    ...(status === 503 ? { "retry-after": UNAVAILABLE_RETRY_AFTER_SECONDS } : {})
+  },
   body: envelope
 })
 

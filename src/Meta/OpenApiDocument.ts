@@ -8,6 +8,7 @@
  */
 import type * as OpenApi from "effect/http-api/OpenApi"
 import { type RouteKind, routeKindOf } from "../RouteKind.js"
+import { FEED_FRESHNESS, PUBLIC_FRESHNESS } from "../Cache/Freshness.js"
 import examples from "./openapi-examples.json" with { type: "json" }
 
 type JsonObject = { [key: string]: unknown }
@@ -115,8 +116,9 @@ const HEADERS: Readonly<Record<string, { readonly description: string; readonly 
     schema: { type: "string" }
   },
   "Cache-Control": {
-    description: "`public, max-age=60, stale-while-revalidate=300` on public answers (`public, max-age=2` on " +
-      "/v1/changes); `no-store` on errors, health checks and staff answers.",
+    description: `\`${PUBLIC_FRESHNESS.cacheControl}\` on public answers (\`${FEED_FRESHNESS.cacheControl}\` on ` +
+      "/v1/changes): a shared cache may answer with an expired copy for a day while the service fails; " +
+      "`no-store` on errors, health checks and staff answers.",
     schema: { type: "string" }
   },
   Vary: { description: "`Accept-Encoding` on public answers, `Authorization` on staff answers.", schema: { type: "string" } },
@@ -134,7 +136,10 @@ const HEADERS: Readonly<Record<string, { readonly description: string; readonly 
   "X-RateLimit-Limit": { description: "Requests allowed per window (360).", schema: { type: "integer", minimum: 1 } },
   "X-RateLimit-Remaining": { description: "Requests left now.", schema: { type: "integer", minimum: 0 } },
   "X-RateLimit-Reset": { description: "When the bucket is full again, in Unix epoch seconds.", schema: { type: "integer", minimum: 0 } },
-  "Retry-After": { description: "Whole seconds to wait before the next request (at least 1).", schema: { type: "integer", minimum: 1 } },
+  "Retry-After": {
+    description: "Whole seconds to wait before the next request (at least 1): on a 429, until a token is back; on a 503, 5.",
+    schema: { type: "integer", minimum: 1 }
+  },
   "WWW-Authenticate": {
     description: "`Bearer realm=\"staff\"`, with `error=\"invalid_token\"` when a token was sent.",
     schema: { type: "string" }
@@ -148,7 +153,7 @@ const RATE_LIMIT_HEADERS = ["RateLimit", "RateLimit-Policy", "X-RateLimit-Limit"
 export const documentedHeaders = (area: RouteKind, status: number): ReadonlyArray<string> => {
   const limited = area === "public" || (area === "staff" && status !== 200)
   const base = ["Cache-Control", "traceparent", ...(limited ? RATE_LIMIT_HEADERS : [])]
-  if (status === 429) return [...base, "Retry-After"]
+  if (status === 429 || status === 503) return [...base, "Retry-After"]
   if (area === "public" && (status === 200 || status === 304)) return [...base, "ETag", "Vary", "X-Cache"]
   if (area === "staff") return [...base, "Vary", ...(status === 401 ? ["WWW-Authenticate"] : [])]
   return base
@@ -349,7 +354,7 @@ const DESCRIPTION = [
   "- Pages: `limit` 1 to 80 (default 20) and `offset`, or `cursor` from `meta.next_cursor` (\"\" on the last page).",
   `- Rate limit: ${RATE_LIMIT_CAPACITY_TEXT}, with RateLimit headers on every answer and 429 past it; a 304 the response cache answers for an ETag you name is free.`,
   `- At most ${IN_FLIGHT_TEXT}: a request past them waits; past the waiting ones, 429.`,
-  "- Public answers carry an ETag and `Cache-Control: public, max-age=60, stale-while-revalidate=300` (the change feed: `public, max-age=2`).",
+  `- Public answers carry an ETag and \`Cache-Control: ${PUBLIC_FRESHNESS.cacheControl}\` (the change feed: \`${FEED_FRESHNESS.cacheControl}\`).`,
   "- Staff endpoints under /v1/admin need a staff bearer token.",
 ].join("\n")
 

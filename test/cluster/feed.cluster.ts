@@ -196,7 +196,7 @@ describe("the change feed through the front cache", () => {
     await mirror.catchUp()
     const path = `/v1/changes?limit=1000&since=${mirror.cursor}`
     const first = await get(proxy, path)
-    expect(first.headers["cache-control"]).toBe("public, max-age=2")
+    expect(first.headers["cache-control"]).toBe("public, max-age=2, stale-if-error=86400")
     // the poll is stored: a mirror polling its cursor is answered by nginx
     expect((await get(proxy, path)).headers["x-proxy-cache"]).toBe("HIT")
     await writers[0]!.query(`UPDATE songs SET title = title || '.' WHERE id = 8`)

@@ -28,6 +28,9 @@ try {
     dir,
     basePort: Number(process.env.CLUSTER_BASE_PORT ?? 15500),
     replicaEnv: { ADMIN_JWT_SECRET: TEST_SECRET, CACHE_TTL_SECONDS: "0" },
+    // Prometheus scrapes every second, and its rules run with every window and `for:` twelve times
+    // shorter (a 2-minute `for:` is 10 s), so that the monitoring test sees alerts come and go
+    monitoring: { scrapeIntervalSeconds: 1, ruleTimeScale: 1 / 12 },
     fixtureDir: join(import.meta.dir, "../fixture"),
     log: (line) => console.log(`cluster: ${line}`)
   })
