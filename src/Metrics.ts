@@ -6,8 +6,9 @@
  */
 import * as Context from "effect/Context"
 import * as Metric from "effect/Metric"
-import * as Option from "effect/Option"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
+import type { AppConfigValues } from "./Config.js"
+import { exportsOf } from "./Telemetry/Signals.js"
 
 /** No context of a request: the registry is Effect's default one. */
 const NO_CONTEXT = Context.empty()
@@ -41,11 +42,9 @@ databaseUnavailable.updateUnsafe(0, NO_CONTEXT)
 const durationSeries = new Map<string, Metric.Metric<number, unknown>>()
 const MAX_SERIES = 2000
 
-/** Whether anything reads the metrics: an OTLP endpoint, or /metrics. */
-export const metricsWanted = (config: {
-  readonly otlpEndpoint: Option.Option<string>
-  readonly metrics: "off" | "prometheus"
-}) => Option.isSome(config.otlpEndpoint) || config.metrics === "prometheus"
+/** Whether anything reads the metrics: their OTLP export, or /metrics. */
+export const metricsWanted = (config: AppConfigValues) =>
+  exportsOf(config.telemetry).metrics !== undefined || config.metrics === "prometheus"
 
 /** A request answered: its duration under its route template ("" off-route), method and status. */
 export const recordRequest = (method: string, route: string | undefined, status: number, durationMs: number) => {

@@ -60,14 +60,17 @@ describe("logs with LOG_FORMAT=json", () => {
     expect(String(databaseLine.annotations["migrations_applied"])).toMatch(/^schema\/0_computed\.sql(,[\w/]+\.sql)*$/)
     const features = lines.find((line) => line.message.startsWith("features: "))!
     expect(features.message).toBe(
-      "features: tracing off; staff tokens off; rate limits in memory; response cache 30 s; memory limit 240 MiB"
+      "features: tracing off; staff tokens off; rate limits in memory; response cache 30 s; memory limit 240 MiB; " +
+        "OTLP metrics off; OTLP logs off"
     )
     expect(features.annotations).toEqual({
       tracing: false,
       staff_tokens: false,
       redis_rate_limits: false,
       response_cache: true,
-      memory_limit_mib: 240
+      memory_limit_mib: 240,
+      otlp_metrics: false,
+      otlp_logs: false
     })
   })
 
