@@ -10,14 +10,14 @@ import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import { API_VERSION } from "./Api.js"
 import { AppConfig } from "./Config.js"
-import * as BoundedClient from "./Telemetry/BoundedClient.js"
+import * as BoundedExport from "./Telemetry/BoundedExport.js"
 import { RequestLines } from "./Telemetry/RequestLines.js"
 import { exportsOf, readerVariables, serviceNameOf } from "./Telemetry/Signals.js"
 
 /**
  * Traces, metrics and logs over OTLP/HTTP (JSON), each on or off by itself (docs/operations.md,
  * "Telemetry"), by Effect's own exporters read from OpenTelemetry's variables (`layerFromConfig`,
- * given the values src/Config.ts checked), each signal over its bounded client.
+ * given the values src/Config.ts checked), each signal bounded (src/Telemetry/BoundedExport.ts).
  *
  * Effect's tracer is switched off everywhere but inside a sampled request (src/Http/ServerSpans.ts
  * starts its span, src/Http/Pipeline.ts switches tracing on under it), so `withSpan` in repositories
@@ -29,10 +29,10 @@ export const layer = Layer.unwrap(
     const resource = { serviceName: serviceNameOf(telemetry), serviceVersion: API_VERSION }
     const traces = exported.traces === undefined
       ? Layer.empty
-      : OtlpTracer.layerFromConfig({ resource }).pipe(Layer.provide(BoundedClient.layer("traces", exported.traces.timeoutMs)))
+      : OtlpTracer.layerFromConfig({ resource }).pipe(Layer.provide(BoundedExport.layer("traces", exported.traces.timeoutMs)))
     const metrics = exported.metrics === undefined
       ? Layer.empty
-      : OtlpMetrics.layerFromConfig({ resource }).pipe(Layer.provide(BoundedClient.layer("metrics", exported.metrics.timeoutMs)))
+      : OtlpMetrics.layerFromConfig({ resource }).pipe(Layer.provide(BoundedExport.layer("metrics", exported.metrics.timeoutMs)))
     const logs = exported.logs === undefined ? RequestLines.off : Layer.merge(
       OtlpLogger.layerFromConfig({ resource }),
       RequestLines.layer({
@@ -42,7 +42,7 @@ export const layer = Layer.unwrap(
         intervalMs: Option.getOrElse(telemetry.logsDelayMs, () => 1000),
         resource
       })
-    ).pipe(Layer.provide(BoundedClient.layer("logs", exported.logs.timeoutMs)))
+    ).pipe(Layer.provide(BoundedExport.layer("logs", exported.logs.timeoutMs)))
     return Layer.mergeAll(Layer.succeed(References.TracerEnabled, false), traces, metrics, logs).pipe(
       Layer.provide(OtlpSerialization.layerJson),
       Layer.provide(FetchHttpClient.layer),

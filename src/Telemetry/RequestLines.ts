@@ -48,7 +48,7 @@ export interface LinesExport {
 /**
  * The one line per request (src/Http/Observe.ts), written without a fiber, also exported as an
  * OTLP log record when logs are exported: by Effect's exporter (batched, flushed at shutdown),
- * over the logs signal's bounded client (src/Telemetry/BoundedClient.ts) like Effect's own logger,
+ * bounded with the logs signal (src/Telemetry/BoundedExport.ts) like Effect's own logger,
  * which exports every other line. The terminal line stays as it is.
  */
 export class RequestLines extends Context.Service<RequestLines, {

@@ -51,7 +51,7 @@ export const serviceNameOf = (telemetry: TelemetrySettings): string =>
 /**
  * The variables Effect's OTLP readers (`layerFromConfig`) are given: the ones set, as checked by
  * src/Config.ts (so none of them can fail there), each signal's exporter as decided above.
- * Timeouts are not among them: the bounded client (./BoundedClient.ts) applies them to every export.
+ * Timeouts are not among them: ./BoundedExport.ts applies them to every export.
  */
 export const readerVariables = (telemetry: TelemetrySettings): Record<string, string> => {
   const exported = exportsOf(telemetry)
