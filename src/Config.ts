@@ -170,6 +170,8 @@ export const SAMPLERS = [
   "always_off"
 ] as const
 
+export type SamplerName = (typeof SAMPLERS)[number]
+
 const telemetryConfig = Config.all({
   sdkDisabled: setting("OTEL_SDK_DISABLED", false, (text) => {
     const value = oneOf(["true", "false"])(text.trim())
@@ -188,7 +190,7 @@ const telemetryConfig = Config.all({
     const pairs = keyValueList(text, (key) => key !== "")
     return pairs instanceof Problem ? pairs : { text: normalizedList(pairs), values: Object.fromEntries(pairs) }
   }),
-  sampler: setting("OTEL_TRACES_SAMPLER", "parentbased_traceidratio" as (typeof SAMPLERS)[number], (text) =>
+  sampler: setting("OTEL_TRACES_SAMPLER", "parentbased_traceidratio" as SamplerName, (text) =>
     oneOf(SAMPLERS)(text.trim())),
   samplerRatio: setting("OTEL_TRACES_SAMPLER_ARG", 0.1, (text) => {
     const ratio = text.trim() === "" ? NaN : Number(text)

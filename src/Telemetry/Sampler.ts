@@ -1,5 +1,5 @@
 import type * as Tracer from "effect/Tracer"
-import type { SAMPLERS } from "../Config.js"
+import type { SamplerName } from "../Config.js"
 
 /** Whether a request is traced, from its caller's span (if any) and its trace id. */
 export type Sampler = (caller: Tracer.ExternalSpan | undefined, traceId: string) => boolean
@@ -14,7 +14,7 @@ const byTraceId = (ratio: number) => {
 }
 
 /** OTEL_TRACES_SAMPLER as OpenTelemetry defines its samplers; `parentbased_*` follow a caller's decision. */
-export const makeSampler = (name: (typeof SAMPLERS)[number], ratio: number): Sampler => {
+export const makeSampler = (name: SamplerName, ratio: number): Sampler => {
   const sampledRoot = byTraceId(ratio)
   switch (name) {
     case "always_on":
