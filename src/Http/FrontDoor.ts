@@ -3,13 +3,13 @@ import * as Effect from "effect/Effect"
 import * as LogLevel from "effect/LogLevel"
 import { AppConfig } from "../Config.js"
 import { makeInfoLineWriter } from "../Logging.js"
-import { metricsWanted, recordRequest } from "../Metrics.js"
 import { RequestLines } from "../Telemetry/RequestLines.js"
 import { traceparentOf } from "../Telemetry/TraceContext.js"
 import { type Answer, toWebResponse } from "./Answer.js"
 import { Edge } from "./Edge.js"
 import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
 import { ServerSpans } from "./ServerSpans.js"
+import { metricsWanted, recordRequest } from "../Metrics.js"
 
 /** Answers a request straight from Bun's `fetch`, or leaves it (undefined) to the Effect pipeline. */
 export type FrontDoor = (request: Request, server: { requestIP(request: Request): { address: string } | null }) => Response | undefined
@@ -29,70 +29,65 @@ export const FrontDoorEnabled = Context.Reference<boolean>("catalogue/FrontDoorE
  * here has its server span recorded here, without a fiber; one handed on takes its span along.
  * Staff requests go on undecided but for their route: verifying a token is asynchronous.
  */
-export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfig | Edge | ServerSpans | RequestLines> = Effect.gen(
-  function*() {
-    const config = yield* AppConfig
-    const edge = yield* Edge
-    const spans = yield* ServerSpans
-    const lines = yield* RequestLines
-    const takeNow = edge.takeNow
-    if (!(yield* FrontDoorEnabled) || takeNow === undefined) return undefined
-    const logged = !LogLevel.isLessThan("Info", config.logLevel)
-    const writeLine = lines.exported(makeInfoLineWriter(config.logFormat))
-    const recording = metricsWanted(config)
+export const makeFrontDoor: Effect.Effect<FrontDoor | undefined, never, AppConfig | Edge | ServerSpans | RequestLines> = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const edge = yield* Edge
+  const spans = yield* ServerSpans
+  const takeNow = edge.takeNow
+  if (!(yield* FrontDoorEnabled) || takeNow === undefined) return undefined
+  const logged = !LogLevel.isLessThan("Info", config.logLevel)
+  const writeLine = (yield* RequestLines).exported(makeInfoLineWriter(config.logFormat))
+  const recording = metricsWanted(config)
 
-    return (request, server) => {
-      const startedAt = performance.now()
-      const socket = server.requestIP(request)?.address
-      const facts = edge.factsOf(request, socket)
-      const trace = spans.begin(request.headers, facts.method, facts.path)
-      const traceparent = traceparentOf(trace)
-      const screened = edge.screen(facts, traceparent)
-      let answer: Answer
-      if ("answer" in screened) {
-        answer = screened.answer
-      } else if (screened.kind === "staff") {
-        edge.handOn(request, { trace, screened })
+  return (request, server) => {
+    const startedAt = performance.now()
+    const socket = server.requestIP(request)?.address
+    const facts = edge.factsOf(request, socket)
+    const trace = spans.begin(request.headers, facts.method, facts.path)
+    const traceparent = traceparentOf(trace)
+    const screened = edge.screen(facts, traceparent)
+    let answer: Answer
+    if ("answer" in screened) {
+      answer = screened.answer
+    } else if (screened.kind === "staff") {
+      edge.handOn(request, { trace, screened })
+      return undefined
+    } else {
+      const verdict = edge.decide(screened, screened.kind === "health" ? undefined : takeNow(facts.clientKey), traceparent)
+      if ("admitted" in verdict) {
+        edge.handOn(request, { trace, admitted: verdict.admitted })
         return undefined
-      } else {
-        const verdict = edge.decide(screened, screened.kind === "health" ? undefined : takeNow(facts.clientKey), traceparent)
-        if ("admitted" in verdict) {
-          edge.handOn(request, { trace, admitted: verdict.admitted })
-          return undefined
-        }
-        answer = verdict.answer
       }
-      const route = "answer" in screened ? undefined : screened.route?.template
-      const durationMs = performance.now() - startedAt
-      if (recording) recordRequest(facts.method, route, answer.status, durationMs)
-      if (!logged && trace.span === undefined) return toWebResponse(facts.method, answer)
-      const outcomes = outcomesOf(answer)
-      if (trace.span !== undefined) {
-        spans.end(trace.span, {
-          method: facts.method,
-          path: facts.path,
-          route,
-          status: answer.status,
-          clientAddress: socket ?? "",
-          userAgent: request.headers.get("user-agent"),
-          outcomes
-        })
-      }
-      if (logged) {
-        writeRequestLine(writeLine, {
-          method: facts.method,
-          path: facts.path,
-          route,
-          status: answer.status,
-          durationMs,
-          bytes: bytesOf(facts.method, answer),
-          traceId: trace.traceId,
-          spanId: trace.spanId,
-          clientAddress: socket ?? "",
-          annotations: outcomes
-        })
-      }
-      return toWebResponse(facts.method, answer)
+      answer = verdict.answer
     }
+    const route = "answer" in screened ? undefined : screened.route?.template
+    const durationMs = performance.now() - startedAt
+    if (recording) recordRequest(facts.method, route, answer.status, durationMs)
+    if (trace.span !== undefined) {
+      spans.end(trace.span, {
+        method: facts.method,
+        path: facts.path,
+        route,
+        status: answer.status,
+        clientAddress: socket ?? "",
+        userAgent: request.headers.get("user-agent"),
+        outcomes: outcomesOf(answer)
+      })
+    }
+    if (logged) {
+      writeRequestLine(writeLine, {
+        method: facts.method,
+        path: facts.path,
+        route,
+        status: answer.status,
+        durationMs,
+        bytes: bytesOf(facts.method, answer),
+        traceId: trace.traceId,
+        spanId: trace.spanId,
+        clientAddress: socket ?? "",
+        annotations: outcomesOf(answer)
+      })
+    }
+    return toWebResponse(facts.method, answer)
   }
-)
+})

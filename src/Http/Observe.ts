@@ -1,6 +1,6 @@
-import { echo } from "../Domain/Errors.js"
 import type { InfoLineWriter } from "../Logging.js"
 import type { Answer } from "./Answer.js"
+import { echo } from "../Domain/Errors.js"
 
 /** What one request's log line says. */
 export interface RequestLine {
