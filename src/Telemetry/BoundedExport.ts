@@ -70,7 +70,10 @@ export const layer = (signal: Signal, timeoutMs: number): Layer.Layer<
     const onTheWire = Semaphore.makeUnsafe(1)
     const count = (items: number) => droppedBySignal[signal].updateUnsafe(items, Context.empty())
     let underWay = 0
-    /** the items of each export admitted and not yet handed to the client, oldest first */
+    /**
+     * The items of each export admitted and not yet handed to the client, oldest first (with gzip,
+     * two exports of a signal may reach the client in the other order: their counts swap).
+     */
     const admitted: Array<number> = []
 
     const admit = (items: number, serialize: () => HttpBody.HttpBody): HttpBody.HttpBody => {
