@@ -17,10 +17,9 @@ switch (command) {
     const songs = option("--songs")
     const fixtureAt = rest.indexOf("--fixture")
     const fixtureDir = fixtureAt === -1 ? undefined : rest[fixtureAt + 1]
+    const passedOn = (name: string) => ["ADMIN_JWT_SECRET", "CACHE_TTL_SECONDS", "METRICS"].includes(name) || name.startsWith("OTEL_")
     const replicaEnv = Object.fromEntries(
-      ["ADMIN_JWT_SECRET", "CACHE_TTL_SECONDS", "OTEL_EXPORTER_OTLP_ENDPOINT", "METRICS"].flatMap((name) =>
-        process.env[name] === undefined ? [] : [[name, process.env[name]!]]
-      )
+      Object.entries(process.env).flatMap(([name, value]) => (value !== undefined && passedOn(name) ? [[name, value]] : []))
     )
     try {
       const state = await startCluster({

@@ -3,8 +3,10 @@ import * as HttpApiSwagger from "effect/http-api/HttpApiSwagger"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpPlatformServices from "effect/http/HttpServer"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as References from "effect/References"
 import { AlbumsLive } from "./Albums/Http.js"
 import { Api, API_VERSION } from "./Api.js"
 import { ArtistsLive } from "./Artists/Http.js"
@@ -18,10 +20,10 @@ import { GenresLive } from "./Genres/Http.js"
 import { LabelsLive } from "./Labels/Http.js"
 import { Edge } from "./Http/Edge.js"
 import { EnvelopeErrorsLive } from "./Http/Errors.js"
-import { RequestTracingLive } from "./Http/Observe.js"
 import { type App, makePipeline } from "./Http/Pipeline.js"
 import { MetricsListenerLive } from "./Http/MetricsListener.js"
 import { HttpServer, ServerLayer } from "./Http/Server.js"
+import { ServerSpans } from "./Http/ServerSpans.js"
 import { logFeatures, LoggingLive } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
 import { MemoryGuardLive } from "./MemoryGuard.js"
@@ -34,7 +36,7 @@ import { StaffLive } from "./Staff/Http.js"
 import { RateLimiter } from "./RateLimit/RateLimiter.js"
 import { ResponseCache } from "./Cache/ResponseCache.js"
 import { TokenVerifier } from "./Auth/TokenVerifier.js"
-import { TracingLive } from "./Telemetry.js"
+import * as Telemetry from "./Telemetry.js"
 import { UsersLive } from "./Users/Http.js"
 
 /** An empty embedded database gets the demo catalogue; PostgreSQL is never seeded unasked. */
@@ -105,19 +107,29 @@ const EdgeLive = Edge.layer.pipe(Layer.provideMerge(Layer.mergeAll(RateLimiter.l
 /** The router matches paths exactly as the edge does (docs/edge.md): case, slashes and all. */
 const EXACT_ROUTES = { caseSensitive: true, ignoreDuplicateSlashes: false, ignoreTrailingSlash: false }
 
+/**
+ * Each group's handlers run with the context the group was built in (HttpApiBuilder.group) laid
+ * over the request's: built without a TracerEnabled of their own, they keep the request's (on
+ * only while a sampled request runs: src/Telemetry.ts).
+ */
+const withRequestsTracerSetting = <A, E, R>(build: Effect.Effect<A, E, R>) =>
+  Effect.updateContext(build, (context: Context.Context<R>) => Context.omit(References.TracerEnabled)(context) as Context.Context<R>)
+
 /** The whole service on a Bun server: the API, its docs, and the one HTTP pipeline. */
 export const ServerLive = Layer.effectDiscard(
   Effect.gen(function*() {
-    const router = yield* HttpRouter.toHttpEffect(ApiLive).pipe(Effect.provideService(HttpRouter.RouterConfig, EXACT_ROUTES))
+    const router = yield* HttpRouter.toHttpEffect(ApiLive).pipe(
+      Effect.provideService(HttpRouter.RouterConfig, EXACT_ROUTES),
+      withRequestsTracerSetting
+    )
     const pipeline = yield* makePipeline
     const server = yield* HttpServer
     yield* server.serve(pipeline(router as App))
     yield* Effect.logInfo(`Listening on http://0.0.0.0:${server.port}`)
   })
 ).pipe(
-  Layer.provide(RequestTracingLive),
   Layer.provideMerge(ServerLayer),
-  Layer.provide(EdgeLive)
+  Layer.provide(Layer.merge(EdgeLive, ServerSpans.layer))
 )
 
 /** The server, drained before it closes: built after it, so finalized before it. */
@@ -133,7 +145,7 @@ export const AppLive = Layer.merge(DrainedServerLive, ReplayLagLive).pipe(
   Layer.provide(MemoryGuardLive),
   // the metrics listener, up before the database and closed after the public server
   Layer.provide(Layer.merge(MetricsListenerLive, processMetricsLayer(API_VERSION))),
-  Layer.provide(TracingLive),
+  Layer.provide(Telemetry.layer),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfig.layer)
 )

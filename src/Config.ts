@@ -102,6 +102,111 @@ const adminJwtConfig = Config.all({
   maxLifetimeSeconds: positiveInt("ADMIN_JWT_MAX_LIFETIME_SECONDS", 900)
 })
 
+/**
+ * OpenTelemetry's own variables (docs/operations.md, "Telemetry"), checked here so a bad one stops
+ * the start like any other; src/Telemetry.ts hands the values on to Effect's OTLP readers. As
+ * OpenTelemetry reads them, an empty variable is an unset one.
+ */
+const otel = <A>(name: string, parse: (text: string) => A | Problem) =>
+  setting(name, Option.none<A>(), (text) => {
+    const trimmed = text.trim()
+    if (trimmed === "") return Option.none()
+    const parsed = parse(trimmed)
+    return parsed instanceof Problem ? parsed : Option.some(parsed)
+  })
+
+const otelUrl = (example: string) => (url: string) =>
+  /^https?:\/\//.test(url) && URL.canParse(url) ? url : problem(`must be an absolute http(s) URL of an OTLP/HTTP collector, like ${example}`)
+
+const oneOf = <const L extends string>(values: ReadonlyArray<L>) => (text: string): L | Problem => {
+  const value = text.toLowerCase()
+  return values.includes(value as L) ? value as L : problem(`must be one of: ${values.join(", ")}`)
+}
+
+const milliseconds = (text: string) => wholeNumber(text, 1, "must be a whole number of milliseconds, at least 1")
+
+/** `key=value` pairs separated by commas, values percent-encoded (W3C Baggage), trimmed; nothing else. */
+const keyValueList = (text: string, validKey: (key: string) => boolean): Array<[string, string]> | Problem => {
+  const pairs: Array<[string, string]> = []
+  for (const entry of text.split(",")) {
+    if (entry.trim() === "") continue
+    const at = entry.indexOf("=")
+    const key = entry.slice(0, at).trim()
+    if (at < 0 || !validKey(key)) return problem("must be a comma-separated list of key=value")
+    try {
+      const value = decodeURIComponent(entry.slice(at + 1).trim())
+      if (/[\r\n\0]/.test(value)) return problem("must not hold line breaks")
+      pairs.push([key, value])
+    } catch {
+      return problem("must be a comma-separated list of key=value with percent-encoded values")
+    }
+  }
+  return pairs
+}
+
+/** As Effect's reader takes them: `key=value` with the value percent-encoded, nothing trimmed. */
+const normalizedList = (pairs: ReadonlyArray<[string, string]>) =>
+  pairs.map(([key, value]) => `${key}=${encodeURIComponent(value)}`).join(",")
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/** Request headers for the collector (an API key, often): never printed. */
+const otlpHeaders = (name: string) =>
+  otel(name, (text) => {
+    const pairs = keyValueList(text, (key) => HEADER_NAME.test(key))
+    return pairs instanceof Problem ? pairs : Redacted.make(normalizedList(pairs))
+  })
+
+/** One signal's own forms of the exporter settings; unset, the general ones apply. */
+const otlpSignal = (signal: "TRACES" | "METRICS" | "LOGS", exporter: "otlp" | "none", example: string) =>
+  Config.all({
+    exporter: setting(`OTEL_${signal}_EXPORTER`, exporter, oneOf(["otlp", "none"])),
+    endpoint: otel(`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`, otelUrl(example)),
+    headers: otlpHeaders(`OTEL_EXPORTER_OTLP_${signal}_HEADERS`),
+    compression: otel(`OTEL_EXPORTER_OTLP_${signal}_COMPRESSION`, oneOf(["gzip", "none"])),
+    timeoutMs: otel(`OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`, milliseconds)
+  })
+
+export const SAMPLERS = [
+  "parentbased_traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "traceidratio",
+  "always_on",
+  "always_off"
+] as const
+
+export type SamplerName = (typeof SAMPLERS)[number]
+
+const telemetryConfig = Config.all({
+  sdkDisabled: setting("OTEL_SDK_DISABLED", false, (text) => {
+    const value = oneOf(["true", "false"])(text.trim())
+    return value instanceof Problem ? value : value === "true"
+  }),
+  endpoint: otel("OTEL_EXPORTER_OTLP_ENDPOINT", otelUrl("http://localhost:4318")),
+  headers: otlpHeaders("OTEL_EXPORTER_OTLP_HEADERS"),
+  compression: otel("OTEL_EXPORTER_OTLP_COMPRESSION", oneOf(["gzip", "none"])),
+  timeoutMs: setting("OTEL_EXPORTER_OTLP_TIMEOUT", 10_000, (text) => milliseconds(text.trim())),
+  traces: otlpSignal("TRACES", "otlp", "http://localhost:4318/v1/traces"),
+  metrics: otlpSignal("METRICS", "otlp", "http://localhost:4318/v1/metrics"),
+  logs: otlpSignal("LOGS", "none", "http://localhost:4318/v1/logs"),
+  serviceName: setting("OTEL_SERVICE_NAME", Option.none<string>(), (text) =>
+    text.trim() !== "" ? Option.some(text.trim()) : problem("must not be empty")),
+  resourceAttributes: otel("OTEL_RESOURCE_ATTRIBUTES", (text) => {
+    const pairs = keyValueList(text, (key) => key !== "")
+    return pairs instanceof Problem ? pairs : { text: normalizedList(pairs), values: Object.fromEntries(pairs) }
+  }),
+  sampler: setting("OTEL_TRACES_SAMPLER", "parentbased_traceidratio" as SamplerName, (text) =>
+    oneOf(SAMPLERS)(text.trim())),
+  samplerRatio: setting("OTEL_TRACES_SAMPLER_ARG", 0.1, (text) => {
+    const ratio = text.trim() === "" ? NaN : Number(text)
+    return ratio >= 0 && ratio <= 1 ? ratio : problem("must be a sampling ratio from 0 to 1, like 0.1")
+  }),
+  tracesDelayMs: otel("OTEL_BSP_SCHEDULE_DELAY", milliseconds),
+  metricsIntervalMs: otel("OTEL_METRIC_EXPORT_INTERVAL", milliseconds),
+  logsDelayMs: otel("OTEL_BLRP_SCHEDULE_DELAY", milliseconds)
+})
+
 /** Every setting as read, each with its value or its problem. The README table mirrors it. */
 const settings = Config.all({
   // 0 asks the system for a free port (tests).
@@ -122,16 +227,7 @@ const settings = Config.all({
     LOG_LEVELS[text.trim().toLowerCase()] ?? problem(`must be one of: ${Object.keys(LOG_LEVELS).join(", ")}`)),
   logFormat: setting("LOG_FORMAT", "text" as "text" | "json", (text) =>
     text === "text" || text === "json" ? text : problem("must be one of: text, json")),
-  // Unset or empty: no tracing at all (OpenTelemetry's own rule for an empty variable).
-  otlpEndpoint: setting("OTEL_EXPORTER_OTLP_ENDPOINT", Option.none<string>(), (text) => {
-    const url = text.trim().replace(/\/+$/, "")
-    if (url === "") return Option.none()
-    return /^https?:\/\//.test(url) && URL.canParse(url)
-      ? Option.some(url)
-      : problem("must be an absolute http(s) URL of an OTLP/HTTP collector, like http://localhost:4318")
-  }),
-  serviceName: setting("OTEL_SERVICE_NAME", "catalogue-api", (text) =>
-    text.trim() !== "" ? text.trim() : problem("must not be empty")),
+  telemetry: telemetryConfig,
   // Unset: no Prometheus listener; `prometheus` serves the same metrics OTLP exports, as Prometheus text.
   metrics: setting("METRICS", "off" as "off" | "prometheus", (text) =>
     text === "off" || text === "prometheus" ? text : problem("must be one of: off, prometheus")),

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as References from "effect/References"
 import { AppConfig, describeConfigError, guardedHeapLimitMiB } from "./Config.js"
 import { causeOf } from "./Database/Faults.js"
+import { exportsOf, serviceNameOf } from "./Telemetry/Signals.js"
 
 /** A log line's severity, as Effect names it (`Info`); lines write it upper-case (`INFO`). */
 export type LineLevel = LogLevel.Severity
@@ -147,22 +148,33 @@ export const logFeatures = Effect.gen(function*() {
   const staffTokens = Option.isSome(adminJwt.secret) || Option.isSome(adminJwt.publicKey) || Option.isSome(adminJwt.jwksFile)
   const sharedLimits = Option.isSome(config.rateLimit.redisUrl)
   const memoryLimitMiB = guardedHeapLimitMiB(config)
-  const tracing = Option.match(config.otlpEndpoint, {
-    onNone: () => "off",
-    onSome: (endpoint) => `on (OTLP/HTTP to ${endpoint} as ${config.serviceName})`
-  })
+  const { telemetry } = config
+  const exported = exportsOf(telemetry)
+  // where to, without any credentials a URL may carry
+  const to = (url: string) => `OTLP/HTTP to ${new URL(url).origin}${new URL(url).pathname}`
+  const tracing = exported.traces === undefined
+    ? "off"
+    : `on (${telemetry.sampler}${telemetry.sampler.endsWith("traceidratio") ? ` ${telemetry.samplerRatio}` : ""}, ` +
+      `${to(exported.traces.url)} as ${serviceNameOf(telemetry)})`
+  const otlp = (signal: "metrics" | "logs") => {
+    const where = exported[signal]
+    return where === undefined ? "off" : `on (${to(where.url)})`
+  }
   yield* Effect.logInfo(
     `features: tracing ${tracing}; staff tokens ${staffTokens ? "on" : "off"}; ` +
       `rate limits ${sharedLimits ? "shared in Redis" : "in memory"}; ` +
       `response cache ${config.cache.ttlSeconds > 0 ? `${config.cache.ttlSeconds} s` : "off"}; ` +
-      `memory limit ${memoryLimitText(config.memoryLimitMiB, memoryLimitMiB)}`
+      `memory limit ${memoryLimitText(config.memoryLimitMiB, memoryLimitMiB)}; ` +
+      `OTLP metrics ${otlp("metrics")}; OTLP logs ${otlp("logs")}`
   ).pipe(
     Effect.annotateLogs({
-      tracing: Option.isSome(config.otlpEndpoint),
+      tracing: exported.traces !== undefined,
       staff_tokens: staffTokens,
       redis_rate_limits: sharedLimits,
       response_cache: config.cache.ttlSeconds > 0,
-      memory_limit_mib: memoryLimitMiB
+      memory_limit_mib: memoryLimitMiB,
+      otlp_metrics: exported.metrics !== undefined,
+      otlp_logs: exported.logs !== undefined
     })
   )
 })

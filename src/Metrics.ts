@@ -11,9 +11,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
-import * as Option from "effect/Option"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
-import { AppConfig, guardedHeapLimitMiB } from "./Config.js"
+import { AppConfig, type AppConfigValues, guardedHeapLimitMiB } from "./Config.js"
+import { exportsOf, serviceNameOf } from "./Telemetry/Signals.js"
 
 /** No context of a request: the registry is Effect's default one. */
 const NO_CONTEXT = Context.empty()
@@ -68,11 +68,9 @@ const NOTHING = () => undefined
 export const observe = (metric: Metric.Gauge<number>, read: () => number): () => void =>
   Metric.registerUnsafe(metric, NO_CONTEXT, { get: () => ({ value: read() }), update: NOTHING, modify: NOTHING }).remove
 
-/** Whether anything reads the metrics: an OTLP endpoint, or the Prometheus listener. */
-export const metricsWanted = (config: {
-  readonly otlpEndpoint: Option.Option<string>
-  readonly metrics: "off" | "prometheus"
-}) => Option.isSome(config.otlpEndpoint) || config.metrics === "prometheus"
+/** Whether anything reads the metrics: their OTLP export, or /metrics. */
+export const metricsWanted = (config: AppConfigValues) =>
+  exportsOf(config.telemetry).metrics !== undefined || config.metrics === "prometheus"
 
 // --- counters of the edge and the database's availability
 
@@ -96,12 +94,16 @@ export const forcedCollections = counter(
   "Full garbage collections the memory guard forced (MEMORY_LIMIT_MIB)"
 )
 
-/** What the OTLP exporters dropped rather than kept waiting (a bounded buffer), by signal. */
-export const telemetryDropped = {
-  traces: counter("catalogue.telemetry.dropped", "Telemetry items dropped by a full export buffer", { signal: "traces" }),
-  metrics: counter("catalogue.telemetry.dropped", "Telemetry items dropped by a full export buffer", { signal: "metrics" }),
-  logs: counter("catalogue.telemetry.dropped", "Telemetry items dropped by a full export buffer", { signal: "logs" })
-}
+const dropped = (signal: "traces" | "metrics" | "logs") =>
+  counter(
+    "catalogue.telemetry.dropped",
+    "Telemetry not delivered (spans, metric data points, log records): the collector did not answer in " +
+      "time or refused it, or two exports of the same signal were already under way",
+    { signal }
+  )
+
+/** What the OTLP exporters did not deliver, by signal (src/Telemetry/BoundedExport.ts). */
+export const telemetryDropped = { traces: dropped("traces"), metrics: dropped("metrics"), logs: dropped("logs") }
 
 const redisFallback = gauge(
   "catalogue.rate_limit.redis_fallback",
@@ -117,7 +119,9 @@ export const setRedisFallback = (active: boolean) => {
 }
 
 // present from the start, at 0: a dashboard's rate of a series that does not exist yet is no rate at all
-for (const metric of [rateLimitRefusals, databaseUnavailable, cacheHit, cacheMiss, forcedCollections]) add(metric, 0)
+for (const metric of [rateLimitRefusals, databaseUnavailable, cacheHit, cacheMiss, forcedCollections, ...Object.values(telemetryDropped)]) {
+  add(metric, 0)
+}
 record(redisFallback, 0)
 
 /** The response cache's size, read when collected. Returns what removes it. */
@@ -183,7 +187,7 @@ export const processMetricsLayer = (serviceVersion: string) =>
     const limitBytes = guardedHeapLimitMiB(config) * 1024 * 1024
     const build = gauge("catalogue.build.info", "1, labelled with the running build", undefined, {
       "service.version": serviceVersion,
-      "service.name": config.serviceName
+      "service.name": serviceNameOf(config.telemetry)
     })
     yield* Effect.acquireRelease(
       Effect.sync(() => [

@@ -1,69 +1,52 @@
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Layer from "effect/Layer"
+import * as OtlpLogger from "effect/observability/OtlpLogger"
+import * as OtlpMetrics from "effect/observability/OtlpMetrics"
 import * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import * as OtlpTracer from "effect/observability/OtlpTracer"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import * as Headers from "effect/http/Headers"
-import * as HttpTraceContext from "effect/http/HttpTraceContext"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
-import type * as Tracer from "effect/Tracer"
 import { API_VERSION } from "./Api.js"
 import { AppConfig } from "./Config.js"
-import * as OtlpMetrics from "effect/observability/OtlpMetrics"
+import * as BoundedExport from "./Telemetry/BoundedExport.js"
+import { RequestLines } from "./Telemetry/RequestLines.js"
+import { exportsOf, readerVariables, serviceNameOf } from "./Telemetry/Signals.js"
 
 /**
- * Tracing and metrics (docs/operations.md): spans and metrics go out over OTLP/HTTP (JSON) when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set. Without it the tracer is switched off altogether, so
- * `Effect.withSpan` in repositories and the SQL client's per-statement spans cost next to nothing.
+ * Traces, metrics and logs over OTLP/HTTP (JSON), each on or off by itself (docs/operations.md,
+ * "Telemetry"), by Effect's own exporters read from OpenTelemetry's variables (`layerFromConfig`,
+ * given the values src/Config.ts checked), each signal bounded (src/Telemetry/BoundedExport.ts).
+ *
+ * Effect's tracer is switched off everywhere but inside a sampled request (src/Http/ServerSpans.ts
+ * starts its span, src/Http/Pipeline.ts switches tracing on under it), so `withSpan` in repositories
+ * and the SQL client's per-statement spans cost next to nothing for every other request.
  */
-export const TracingLive = Layer.unwrap(
-  AppConfig.useSync((config) =>
-    Option.match(config.otlpEndpoint, {
-      onNone: () => Layer.succeed(References.TracerEnabled, false),
-      onSome: (endpoint) => {
-        const resource = { serviceName: config.serviceName, serviceVersion: API_VERSION }
-        return Layer.mergeAll(
-          OtlpTracer.layer({ url: `${endpoint}/v1/traces`, resource, exportInterval: "2 seconds" }),
-          OtlpMetrics.layer({ url: `${endpoint}/v1/metrics`, resource, exportInterval: "10 seconds" })
-        ).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
-      }
-    })
-  )
+export const layer = Layer.unwrap(
+  AppConfig.useSync(({ telemetry }) => {
+    const exported = exportsOf(telemetry)
+    const resource = { serviceName: serviceNameOf(telemetry), serviceVersion: API_VERSION }
+    const traces = exported.traces === undefined
+      ? Layer.empty
+      : OtlpTracer.layerFromConfig({ resource }).pipe(Layer.provide(BoundedExport.layer("traces", exported.traces.timeoutMs)))
+    const metrics = exported.metrics === undefined
+      ? Layer.empty
+      : OtlpMetrics.layerFromConfig({ resource }).pipe(Layer.provide(BoundedExport.layer("metrics", exported.metrics.timeoutMs)))
+    const logs = exported.logs === undefined ? RequestLines.off : Layer.merge(
+      OtlpLogger.layerFromConfig({ resource }),
+      RequestLines.layer({
+        url: exported.logs.url,
+        headers: Option.getOrUndefined(Option.map(Option.orElse(telemetry.logs.headers, () => telemetry.headers), Redacted.value)),
+        compression: Option.getOrElse(Option.orElse(telemetry.logs.compression, () => telemetry.compression), () => "none" as const),
+        intervalMs: Option.getOrElse(telemetry.logsDelayMs, () => 1000),
+        resource
+      })
+    ).pipe(Layer.provide(BoundedExport.layer("logs", exported.logs.timeoutMs)))
+    return Layer.mergeAll(Layer.succeed(References.TracerEnabled, false), traces, metrics, logs).pipe(
+      Layer.provide(OtlpSerialization.layerJson),
+      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: readerVariables(telemetry) })))
+    )
+  })
 )
-
-/** Random hex ids for trace (32) and span (16) ids; randomUUID is one native call (the byte loop cost ~3% of a request). */
-const randomHex = (bytes: 8 | 16) => {
-  const hex = crypto.randomUUID().replace(/-/g, "")
-  return bytes === 16 ? hex : hex.slice(0, 16)
-}
-
-export interface TraceIds {
-  readonly traceId: string
-  readonly spanId: string
-  readonly sampled: boolean
-}
-
-/** Ids for a request without a span of its own: the caller's trace (an incoming `traceparent`) or a fresh one. */
-export const unsampledTraceIds = (callerTraceId: string | undefined): TraceIds => ({
-  traceId: callerTraceId ?? randomHex(16),
-  spanId: randomHex(8),
-  sampled: false
-})
-
-export const traceparentOf = (ids: TraceIds) => `00-${ids.traceId}-${ids.spanId}-${ids.sampled ? "01" : "00"}`
-
-/** The caller's trace id, from `traceparent` or B3 headers, if it sent one. */
-export const callerTraceId = (headers: globalThis.Headers): string | undefined => {
-  if (!headers.has("traceparent") && !headers.has("b3") && !headers.has("x-b3-traceid")) return undefined
-  const caller = HttpTraceContext.fromHeaders(Headers.fromInput(headers))
-  return Option.isSome(caller) ? caller.value.traceId : undefined
-}
-
-/**
- * The ids a request is known by: its server span's when tracing, otherwise the caller's trace
- * or a fresh one, so logs and responses correlate either way.
- */
-export const traceIdsOf = (span: Option.Option<Tracer.Span>, headers: globalThis.Headers): TraceIds =>
-  Option.isSome(span) && span.value.traceId !== "noop"
-    ? { traceId: span.value.traceId, spanId: span.value.spanId, sampled: span.value.sampled }
-    : unsampledTraceIds(callerTraceId(headers))

@@ -62,7 +62,10 @@ describe("bench smoke", () => {
       for (const scenario of ["detail-uniform", "detail-zipf", "list-first", "list-deep", "search", "flood-429"]) {
         expect(stdout).toMatch(new RegExp(`\\| p99 at \\d+ connections: ${scenario}[ |]`))
       }
-      expect(stdout.match(/\| (yes|\*\*no\*\*) \|/g)?.length).toBe(5 + 6 + 5)
+      // and two of the deployed shape (Redis buckets, OTLP at 0.1) against the plain Zipf figure and Bun.SQL
+      expect(stdout.match(/\| (yes|\*\*no\*\*) \|/g)?.length).toBe(5 + 6 + 5 + 2)
+      expect(stdout).toContain("| detail-zipf | service (Redis, OTLP 0.1) |")
+      expect(stderr).toMatch(/collector: [1-9]\d* spans, [1-9]\d* metric exports/)
       // a smoke run never overwrites the recorded results
       expect(mtimeOf(RESULTS)).toBe(resultsBefore)
       // and drops its own database

@@ -79,6 +79,14 @@ describe("configuration", () => {
     expect(lines[0]).toMatch(/^cannot start: configuration: OTEL_EXPORTER_OTLP_ENDPOINT: must be an absolute http/)
   }, 30_000)
 
+  test("OTLP headers that cannot be read stop the start naming their variable, never their value", async () => {
+    const { code, lines } = await failedStart({ OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%zzs3cret-token" })
+    expect(code).toBe(1)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^cannot start: configuration: OTEL_EXPORTER_OTLP_HEADERS: /)
+    expect(lines[0]).not.toContain("s3cret")
+  }, 30_000)
+
   test("several bad values are named together on the one line", async () => {
     const { code, lines } = await failedStart({ PORT: "abc", LOG_LEVEL: "loud", LOG_FORMAT: "xml" })
     expect(code).toBe(1)
@@ -96,7 +104,17 @@ describe("configuration", () => {
     [{ ADMIN_JWT_SECRET: "short" }, "ADMIN_JWT_SECRET"],
     [{ ADMIN_JWT_PUBLIC_KEY: "ssh-ed25519 AAAA" }, "ADMIN_JWT_PUBLIC_KEY"],
     [{ ADMIN_JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----", ADMIN_JWT_JWKS_FILE: "/etc/staff-jwks.json" }, "ADMIN_JWT_PUBLIC_KEY"],
-    [{ CORS_STAFF_ORIGINS: "staff.example.com/path" }, "CORS_STAFF_ORIGINS"]
+    [{ CORS_STAFF_ORIGINS: "staff.example.com/path" }, "CORS_STAFF_ORIGINS"],
+    [{ OTEL_SDK_DISABLED: "maybe" }, "OTEL_SDK_DISABLED"],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "collector:4318/v1/traces" }, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"],
+    [{ OTEL_LOGS_EXPORTER: "console" }, "OTEL_LOGS_EXPORTER"],
+    [{ OTEL_EXPORTER_OTLP_METRICS_HEADERS: "api-key" }, "OTEL_EXPORTER_OTLP_METRICS_HEADERS"],
+    [{ OTEL_EXPORTER_OTLP_COMPRESSION: "br" }, "OTEL_EXPORTER_OTLP_COMPRESSION"],
+    [{ OTEL_EXPORTER_OTLP_TIMEOUT: "0" }, "OTEL_EXPORTER_OTLP_TIMEOUT"],
+    [{ OTEL_RESOURCE_ATTRIBUTES: "team=%zz" }, "OTEL_RESOURCE_ATTRIBUTES"],
+    [{ OTEL_TRACES_SAMPLER: "jaeger_remote" }, "OTEL_TRACES_SAMPLER"],
+    [{ OTEL_TRACES_SAMPLER_ARG: "1.5" }, "OTEL_TRACES_SAMPLER_ARG"],
+    [{ OTEL_BSP_SCHEDULE_DELAY: "soon" }, "OTEL_BSP_SCHEDULE_DELAY"]
   ])("a bad %o is reported with the name %s", (env, name) => {
     const result = fromResult(Effect.runSync(Effect.result(AppConfigShape.parse(ConfigProvider.fromEnv({ env })))))
     expect(result._tag).toBe("Left")

@@ -73,14 +73,17 @@ describe("logs with LOG_FORMAT=json", () => {
     const features = lines.find((line) => line.message.startsWith("features: "))!
     const memory = database.kind === "postgres" ? "128 MiB of JS heap" : "off (embedded database)"
     expect(features.message).toBe(
-      `features: tracing off; staff tokens off; rate limits in memory; response cache 30 s; memory limit ${memory}`
+      `features: tracing off; staff tokens off; rate limits in memory; response cache 30 s; memory limit ${memory}; ` +
+        "OTLP metrics off; OTLP logs off"
     )
     expect(features).toMatchObject({
       tracing: false,
       staff_tokens: false,
       redis_rate_limits: false,
       response_cache: true,
-      memory_limit_mib: database.kind === "postgres" ? 128 : 0
+      memory_limit_mib: database.kind === "postgres" ? 128 : 0,
+      otlp_metrics: false,
+      otlp_logs: false
     })
   })
 

@@ -1,63 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"
+import { attributeOf, type OtlpSpan, type RecordingCollector, startRecordingCollector } from "./support/collector.js"
 import { hs256 } from "./support/tokens.js"
 
-interface OtlpValue {
-  readonly stringValue?: string
-  readonly intValue?: number | string
-  readonly boolValue?: boolean
-}
-interface OtlpSpan {
-  readonly traceId: string
-  readonly spanId: string
-  readonly parentSpanId?: string
-  readonly name: string
-  readonly kind: number
-  readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: OtlpValue }>
-}
-
-/** A minimal OTLP/HTTP JSON collector on loopback: keeps every span and resource it receives. */
-const startCollector = () => {
-  const spans: Array<OtlpSpan> = []
-  const serviceNames = new Set<string>()
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: async (req) => {
-      if (req.method !== "POST" || new URL(req.url).pathname !== "/v1/traces") return new Response(null, { status: 404 })
-      const body = (await req.json()) as {
-        resourceSpans: Array<{
-          resource: { attributes: Array<{ key: string; value: OtlpValue }> }
-          scopeSpans: Array<{ spans: Array<OtlpSpan> }>
-        }>
-      }
-      for (const resourceSpan of body.resourceSpans) {
-        const name = resourceSpan.resource.attributes.find((a) => a.key === "service.name")?.value.stringValue
-        if (name !== undefined) serviceNames.add(name)
-        for (const scope of resourceSpan.scopeSpans) spans.push(...scope.spans)
-      }
-      return Response.json({})
-    }
-  })
-  /** Waits until a span satisfying `predicate` has arrived (spans are exported in batches). */
-  const waitFor = async (predicate: (span: OtlpSpan) => boolean, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline) {
-      const found = spans.find(predicate)
-      if (found !== undefined) return found
-      await Bun.sleep(100)
-    }
-    throw new Error(`no such span within ${timeoutMs} ms; got: ${spans.map((s) => s.name).join(", ")}`)
-  }
-  return { url: `http://127.0.0.1:${server.port}`, spans, serviceNames, waitFor, stop: () => server.stop(true) }
-}
-
-const attribute = (span: OtlpSpan, key: string) => {
-  const value = span.attributes.find((a) => a.key === key)?.value
-  if (value === undefined) return undefined
-  return value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.boolValue)
-}
+const attribute = (span: OtlpSpan, key: string) => attributeOf(span.attributes, key)
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/
 
@@ -74,13 +21,17 @@ const descendsFrom = (spans: ReadonlyArray<OtlpSpan>, span: OtlpSpan, ancestorId
   return false
 }
 
-describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
-  let collector: ReturnType<typeof startCollector>
+describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set, every request sampled", () => {
+  let collector: RecordingCollector
   let server: TestServer
   beforeAll(async () => {
-    collector = startCollector()
+    collector = await startRecordingCollector()
     server = await startServer({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url + "/", OTEL_SERVICE_NAME: "catalogue-under-test" }
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url + "/",
+        OTEL_SERVICE_NAME: "catalogue-under-test",
+        OTEL_TRACES_SAMPLER: "always_on"
+      }
     })
   }, 60_000)
   afterAll(async () => {
@@ -98,7 +49,7 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(returnedTrace).toBe(traceId)
     expect(flags).toBe("01")
 
-    const span = await collector.waitFor((s) => s.traceId === traceId && s.parentSpanId === callerSpanId)
+    const span = await collector.waitForSpan((s) => s.traceId === traceId && s.parentSpanId === callerSpanId)
     expect(span.name).toBe("GET /v1/stats")
     expect(span.spanId).toBe(returnedSpan!)
     expect(span.kind).toBe(2) // SERVER
@@ -107,7 +58,7 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(attribute(span, "http.response.status_code")).toBe(200)
     expect(String(attribute(span, "client.address"))).toMatch(/127\.0\.0\.1$/)
     expect(attribute(span, "ratelimit.outcome")).toBe("allowed")
-    expect(collector.serviceNames).toContain("catalogue-under-test")
+    expect(collector.received.map((r) => attributeOf(r.resource, "service.name"))).toContain("catalogue-under-test")
   })
 
   // a browse list is composed per request (Statements.runComposed, src/Database/Statements.ts), a song detail prepared once
@@ -120,14 +71,14 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
       const reply = await request(server.baseUrl, path)
       expect([200, 404]).toContain(reply.status)
       const [, traceId, serverSpanId] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
-      const serverSpan = await collector.waitFor((s) => s.spanId === serverSpanId)
+      const serverSpan = await collector.waitForSpan((s) => s.spanId === serverSpanId)
       expect(serverSpan.name).toBe(`GET ${route}`)
-      const sqlSpan = await collector.waitFor((s) => s.traceId === traceId && s.name === "sql.execute")
+      const sqlSpan = await collector.waitForSpan((s) => s.traceId === traceId && s.name === "sql.execute")
       await Bun.sleep(50)
-      const statements = collector.spans.filter((s) => s.traceId === traceId && s.name === "sql.execute")
+      const statements = collector.spans().filter((s) => s.traceId === traceId && s.name === "sql.execute")
       expect(statements.length).toBeGreaterThan(0)
       for (const statement of statements) {
-        expect(descendsFrom(collector.spans, statement, serverSpanId!)).toBe(true)
+        expect(descendsFrom(collector.spans(), statement, serverSpanId!)).toBe(true)
         expect(attribute(statement, "db.system.name")).toBe("postgresql")
         expect(attribute(statement, "db.namespace")).toBeDefined()
         const text = String(attribute(statement, "db.query.text"))
@@ -142,7 +93,7 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     const reply = await request(server.baseUrl, "/v1/genres")
     const [, traceId, spanId, flags] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
     expect(flags).toBe("01")
-    const span = await collector.waitFor((s) => s.spanId === spanId)
+    const span = await collector.waitForSpan((s) => s.spanId === spanId)
     expect(span.traceId).toBe(traceId!)
     expect(span.parentSpanId ?? "").toBe("")
     expect(span.name).toBe("GET /v1/genres")
@@ -155,8 +106,8 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect([ok.status, refused.status]).toEqual([200, 401])
     for (const [reply, outcome] of [[ok, undefined], [refused, "Unauthorized"]] as const) {
       const [, , serverSpanId] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
-      const verify = await collector.waitFor((s) =>
-        s.name === "TokenVerifier.verify" && descendsFrom(collector.spans, s, serverSpanId!)
+      const verify = await collector.waitForSpan((s) =>
+        s.name === "TokenVerifier.verify" && descendsFrom(collector.spans(), s, serverSpanId!)
       )
       expect(attribute(verify, "auth.outcome")).toBe(outcome)
     }
@@ -166,7 +117,7 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     const reply = await request(server.baseUrl, "/v1/no-such-thing")
     expect(reply.status).toBe(404)
     const [, , spanId] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
-    const span = await collector.waitFor((s) => s.spanId === spanId)
+    const span = await collector.waitForSpan((s) => s.spanId === spanId)
     expect(span.name).toBe("GET")
     expect(attribute(span, "http.response.status_code")).toBe(404)
   })
@@ -177,20 +128,20 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect([health.status, ready.status]).toEqual([200, 200])
     const after = await request(server.baseUrl, "/v1/stats")
     const [, , spanId] = TRACEPARENT.exec(after.headers.get("traceparent") ?? "") ?? []
-    await collector.waitFor((s) => s.spanId === spanId)
-    expect(collector.spans.filter((s) => String(attribute(s, "url.path")).startsWith("/v1/health"))).toEqual([])
+    await collector.waitForSpan((s) => s.spanId === spanId)
+    expect(collector.spans().filter((s) => String(attribute(s, "url.path")).startsWith("/v1/health"))).toEqual([])
     // their trace id is still in the response, for the log line
     expect(health.headers.get("traceparent")).toMatch(TRACEPARENT)
   })
 })
 
 describe("tracing with the response cache on", () => {
-  let collector: ReturnType<typeof startCollector>
+  let collector: RecordingCollector
   let server: TestServer
   beforeAll(async () => {
-    collector = startCollector()
+    collector = await startRecordingCollector()
     server = await startServer({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url + "/", CACHE_TTL_SECONDS: "30" }
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url + "/", OTEL_TRACES_SAMPLER: "always_on", CACHE_TTL_SECONDS: "30" }
     })
   }, 60_000)
   afterAll(async () => {
@@ -199,23 +150,20 @@ describe("tracing with the response cache on", () => {
     collector.stop()
   })
 
-  test("the cache lookup is a span of the request, marked hit or miss; a hit runs no SQL", async () => {
+  test("a hit's server span (recorded at the front door) says so and has nothing under it; a miss's has its SQL", async () => {
     const first = await request(server.baseUrl, "/v1/genres")
     const second = await request(server.baseUrl, "/v1/genres")
     expect([first.headers.get("x-cache"), second.headers.get("x-cache")]).toEqual(["miss", "hit"])
-    for (const [reply, hit] of [[first, false], [second, true]] as const) {
-      const [, , serverSpanId] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
-      const lookup = await collector.waitFor((s) =>
-        s.name === "ResponseCache.lookup" && descendsFrom(collector.spans, s, serverSpanId!)
-      )
-      expect(attribute(lookup, "cache.hit")).toBe(hit)
-    }
-    const [, , hitSpanId] = TRACEPARENT.exec(second.headers.get("traceparent") ?? "") ?? []
+    const [missSpan, hitSpan] = await Promise.all([first, second].map((reply) => {
+      const [, , spanId] = TRACEPARENT.exec(reply.headers.get("traceparent") ?? "") ?? []
+      return collector.waitForSpan((s) => s.spanId === spanId)
+    }))
+    expect([attribute(missSpan!, "cache"), attribute(hitSpan!, "cache")]).toEqual(["miss", "hit"])
+    expect(hitSpan!.name).toBe("GET /v1/genres")
+    expect(attribute(hitSpan!, "http.route")).toBe("/v1/genres")
+    await collector.waitForSpan((s) => attribute(s, "db.system.name") !== undefined && descendsFrom(collector.spans(), s, missSpan!.spanId))
     await Bun.sleep(500)
-    const sqlUnderHit = collector.spans.filter((s) =>
-      attribute(s, "db.system.name") !== undefined && descendsFrom(collector.spans, s, hitSpanId!)
-    )
-    expect(sqlUnderHit).toEqual([])
+    expect(collector.spans().filter((s) => descendsFrom(collector.spans(), s, hitSpan!.spanId))).toEqual([])
   })
 })
 

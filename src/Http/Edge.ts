@@ -13,7 +13,7 @@ import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { makeClientSlots } from "../RateLimit/ClientSlots.js"
 import { type RateLimitDecision, RateLimiter } from "../RateLimit/RateLimiter.js"
 import { InFlightRequests } from "../Shutdown.js"
-import type { TraceIds } from "../Telemetry.js"
+import type { RequestTrace } from "../Telemetry/TraceContext.js"
 import {
   ALLOWED_METHODS,
   type Answer,
@@ -73,8 +73,8 @@ export type Verdict = { readonly answer: Answer } | { readonly admitted: Admitte
 
 /** What the front door passes on to the pipeline for a request it did not answer: nothing is decided twice. */
 export type HandedOn =
-  | { readonly ids: TraceIds; readonly admitted: Admitted }
-  | { readonly ids: TraceIds; readonly screened: Screened }
+  | { readonly trace: RequestTrace; readonly admitted: Admitted }
+  | { readonly trace: RequestTrace; readonly screened: Screened }
 
 const headerBytes = (headers: Headers) => {
   let bytes = 0

@@ -1,37 +1,6 @@
-import * as HttpMiddleware from "effect/http/HttpMiddleware"
-import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import { AppConfig } from "../Config.js"
-import { pathOf } from "../Domain/Url.js"
 import type { LineSink } from "../Logging.js"
 import type { Answer } from "./Answer.js"
 import { echo } from "../Domain/Errors.js"
-import { matchRoute } from "./Routes.js"
-
-/** `GET /v1/songs/:songId`: the span name OpenTelemetry's HTTP conventions ask for; the method alone off-route. */
-export const spanNameOf = (request: HttpServerRequest.HttpServerRequest) => {
-  const route = matchRoute(pathOf(request.url))
-  return route === undefined ? request.method : `${request.method} ${route.template}`
-}
-
-/**
- * The server span per request, named by its route template. Switched off when tracing is off
- * (the span alone costs 30-65% of throughput) and for health probes, which would drown the
- * traces that matter.
- */
-export const RequestTracingLive = Layer.unwrap(
-  AppConfig.useSync((config) => {
-    const tracing = Option.isSome(config.otlpEndpoint)
-    return Layer.mergeAll(
-      Layer.succeed(HttpMiddleware.SpanNameGenerator, spanNameOf),
-      Layer.succeed(
-        HttpMiddleware.TracerDisabledWhen,
-        (request: HttpServerRequest.HttpServerRequest) => !tracing || matchRoute(pathOf(request.url))?.kind === "health"
-      )
-    )
-  })
-)
 
 /** What one request's log line says. */
 export interface RequestLine {

@@ -9,19 +9,20 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
-import * as Tracer from "effect/Tracer"
 import { AppConfig } from "../Config.js"
 import { pathAndQuery, pathOf } from "../Domain/Url.js"
 import { LogWriter } from "../Logging.js"
 import { rememberRequestIds } from "../RequestTrace.js"
 import { inFlightHooks, InFlightRequests } from "../Shutdown.js"
 import { withSpan } from "../Spans.js"
-import { traceIdsOf, traceparentOf } from "../Telemetry.js"
+import { RequestLines } from "../Telemetry/RequestLines.js"
+import { traceparentOf } from "../Telemetry/TraceContext.js"
 import type { Answer } from "./Answer.js"
 import { type Admitted, Edge } from "./Edge.js"
 import { envelope, routeNotFoundMessage } from "./Errors.js"
 import { bytesOf, outcomesOf, writeRequestLine } from "./Observe.js"
 import { makeRequestMeter } from "./RequestMetrics.js"
+import { ServerSpans } from "./ServerSpans.js"
 
 /** The router's answer to the request in context. */
 export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
@@ -39,18 +40,18 @@ const ENCODER = new TextEncoder()
 const isRouteNotFound = (error: unknown) =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
 
-const isSpan = (parent: Tracer.AnySpan): parent is Tracer.Span => parent._tag === "Span"
-
 /**
  * The order of the steps for a request the front door did not answer, in one place:
- * observe (trace ids, in-flight count, the log line) -> the edge's decisions (src/Http/Edge.ts),
- * unless the front door already made them -> the router and handler -> the answer's headers.
+ * observe (sampling and the server span, in-flight count, the log line) -> the edge's decisions
+ * (src/Http/Edge.ts), unless the front door already made them -> the router and handler -> the
+ * answer's headers. Only a sampled request runs with Effect's tracer on, under its server span.
  */
 export const makePipeline = Effect.gen(function*() {
   const edge = yield* Edge
   const config = yield* AppConfig
   const hooks = inFlightHooks(yield* InFlightRequests)
-  const writeLine = yield* LogWriter
+  const spans = yield* ServerSpans
+  const writeLine = (yield* RequestLines).exported(yield* LogWriter)
   const meter = makeRequestMeter(config)
 
   /**
@@ -81,10 +82,9 @@ export const makePipeline = Effect.gen(function*() {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const source = request.source as Request
       const handed = edge.takeHandedOn(source)
-      const span = Option.filter(Context.getOption(fiber.context, Tracer.ParentSpan), isSpan)
-      const ids = handed?.ids ?? traceIdsOf(span, source.headers)
-      const traceparent = traceparentOf(ids)
-      rememberRequestIds(request, ids)
+      const trace = handed?.trace ?? spans.begin(source.headers, request.method, pathOf(pathAndQuery(source.url)))
+      const traceparent = traceparentOf(trace)
+      rememberRequestIds(request, trace)
       hooks.started()
       const origin = meter?.accepted(source) ?? 0
 
@@ -116,7 +116,9 @@ export const makePipeline = Effect.gen(function*() {
         }
       }
 
-      return answered.pipe(
+      const span = trace.span
+      const traced = span === undefined ? answered : answered.pipe(Effect.withParentSpan(span), Effect.withTracerEnabled(true))
+      return traced.pipe(
         Effect.onExit((exit) =>
           Effect.sync(() => {
             hooks.ended()
@@ -124,24 +126,35 @@ export const makePipeline = Effect.gen(function*() {
             const status = Exit.isSuccess(exit) ? exit.value.status : HttpServerError.exitResponse(Exit.failCause(exit.cause)).status
             meter?.answered(origin, template, status, durationMs)
             const lineWanted = !LogLevel.isLessThan("Info", fiber.getRef(References.MinimumLogLevel))
-            if (!lineWanted && Option.isNone(span)) return
+            if (!lineWanted && span === undefined) return
             // a client that hangs up is logged too (499)
-            const answer: Answer = Exit.isSuccess(exit)
-              ? exit.value
-              : { status: HttpServerError.exitResponse(Exit.failCause(exit.cause)).status, headers: {}, body: undefined }
+            const answer: Answer = Exit.isSuccess(exit) ? exit.value : { status, headers: {}, body: undefined }
             const outcomes = outcomesOf(answer)
-            if (Option.isSome(span)) for (const [key, value] of Object.entries(outcomes)) span.value.attribute(key, value)
+            const loggedPath = path ?? pathOf(pathAndQuery(source.url))
+            const clientAddress = Option.getOrElse(request.remoteAddress, () => "")
+            if (span !== undefined) {
+              spans.end(span, {
+                method: request.method,
+                path: loggedPath,
+                route: template,
+                status,
+                clientAddress,
+                userAgent: source.headers.get("user-agent"),
+                outcomes,
+                failure: Exit.isFailure(exit) ? exit.cause : undefined
+              })
+            }
             if (!lineWanted) return
             writeRequestLine(writeLine, {
               method: request.method,
-              path: path ?? pathOf(pathAndQuery(source.url)),
+              path: loggedPath,
               route: template,
-              status: answer.status,
+              status,
               durationMs,
               bytes: bytesOf(request.method, answer),
-              traceId: ids.traceId,
-              spanId: ids.spanId,
-              clientAddress: Option.getOrElse(request.remoteAddress, () => ""),
+              traceId: trace.traceId,
+              spanId: trace.spanId,
+              clientAddress,
               outcomes
             })
           })

@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 import { ensureCatalogue, queryColumn, serverVersion } from "./catalogue.js"
+import { type BenchCollector, startBenchCollector } from "./collector.js"
 import { cpuSeconds, freePort, peakRssMiB, type ServerProcess, startServer } from "./processes.js"
 import { type Measurement, renderReport, type RoleName, type ScenarioName, type Results } from "./report.js"
 import { captureStatements, LIST_LIMIT } from "./statements.js"
@@ -66,12 +67,17 @@ const databaseName = options.smoke
   ? `catalogue_bench_smoke_${process.pid}`
   : (databaseFlag === -1 ? undefined : process.argv[databaseFlag + 1]) ?? "catalogue_bench"
 
+/** Buckets for the deployed shape's service: a database of its own on the shared Redis, apart from the tests' (0). */
+const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/15"
+
 const servers: Array<ServerProcess> = []
 const workDir = mkdtempSync(join(tmpdir(), "catalogue-bench-"))
 let dropDatabase: (() => Promise<void>) | undefined
+let collector: BenchCollector | undefined
 
 const cleanup = async () => {
   await Promise.all(servers.map((server) => server.stop()))
+  collector?.stop()
   rmSync(workDir, { recursive: true, force: true })
   if (options.smoke && dropDatabase !== undefined) await dropDatabase().catch(() => undefined)
 }
@@ -115,10 +121,20 @@ const main = async () => {
   }
   // The real bucket; the smoke's few requests must still empty one.
   const floodCapacity = options.smoke ? 20 : 360
-  log("starting the service three times: uncached, cached, real rate limit")
-  const [service, serviceCached, serviceLimited] = await Promise.all([
+  await ensureRedis(redisUrl)
+  collector = startBenchCollector(freePort())
+  log("starting the service four times: uncached, cached, cached as deployed (Redis, OTLP), real rate limit")
+  const [service, serviceCached, serviceDeployed, serviceLimited] = await Promise.all([
     startService("service", { CACHE_TTL_SECONDS: "0" }),
     startService("service (cache on)", {}),
+    // the compose recipe's shape: buckets in Redis, traces (a tenth of the requests) and metrics over OTLP
+    startService("service (Redis, OTLP 0.1)", {
+      RATE_LIMIT_REDIS_URL: redisUrl,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_SERVICE_NAME: "catalogue-bench",
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0.1"
+    }),
     startService("service (real limit)", { RATE_LIMIT_CAPACITY: String(floodCapacity) })
   ])
 
@@ -187,6 +203,7 @@ const main = async () => {
   const roles: Record<RoleName, ServerProcess> = {
     service,
     "service-cached": serviceCached,
+    "service-deployed": serviceDeployed,
     "service-limited": serviceLimited,
     bunsql,
     pg: pgPrepared,
@@ -208,7 +225,7 @@ const main = async () => {
       name: "detail-zipf",
       script: "zipf",
       list: lists.zipf,
-      roles: ["service-cached", "bunsql", "pg"],
+      roles: ["service-cached", "service-deployed", "bunsql", "pg"],
       warmSeconds: options.smoke ? 0 : 5
     },
     { name: "list-first", script: "uniform", list: lists.first, roles: ["service", "bunsql", "pg", "httpapi"] },
@@ -283,6 +300,14 @@ const main = async () => {
     }
   }
 
+  // the deployed shape measured what it claims: its traces and metrics reached the collector
+  if (chosen.some((scenario) => scenario.roles.includes("service-deployed"))) {
+    await serviceDeployed.stop() // flushes what its exporters hold
+    const { spans, metricExports } = collector.received()
+    log(`collector: ${spans} spans, ${metricExports} metric exports from ${serviceDeployed.name}`)
+    if (spans === 0 || metricExports === 0) throw new Error(`${serviceDeployed.name}: no spans or no metrics reached the collector`)
+  }
+
   const report = renderReport(results, {
     date: new Date().toISOString(),
     smoke: options.smoke,
@@ -308,6 +333,20 @@ const main = async () => {
     log("wrote test/bench/RESULTS.md")
   }
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+}
+
+/** The deployed shape's buckets need Redis: without it the service would limit in memory, and measure that. */
+const ensureRedis = async (url: string) => {
+  const { default: Redis } = await import("ioredis")
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000 })
+  try {
+    await redis.connect()
+    await redis.ping()
+  } catch (error) {
+    throw new Error(`no Redis at ${url} (BENCH_REDIS_URL) for the deployed shape: ${error instanceof Error ? error.message : String(error)}`)
+  } finally {
+    redis.disconnect()
+  }
 }
 
 /** A deterministic mix: whole titles and names, prefixes, single words, honorifics, no diacritics, typos, short words. */

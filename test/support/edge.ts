@@ -1,3 +1,4 @@
+import type * as Layer from "effect/Layer"
 import { resolveTestDatabase } from "./database.js"
 import { sharedServer, startServer, type TestServer } from "./server.js"
 
@@ -6,11 +7,11 @@ import { sharedServer, startServer, type TestServer } from "./server.js"
  * the shared fixture database; the embedded database allows one server per data directory, so
  * there it gets a fresh one (with the fixture loaded), dropped on stop.
  */
-export const startEdgeServer = async (env: Record<string, string>): Promise<TestServer> => {
+export const startEdgeServer = async (env: Record<string, string>, layer?: Layer.Layer<never>): Promise<TestServer> => {
   const shared = await sharedServer()
-  if (shared.database.kind === "postgres") return startServer({ env, database: shared.database })
+  if (shared.database.kind === "postgres") return startServer({ env, database: shared.database, ...(layer && { layer }) })
   const database = await resolveTestDatabase()
-  const server = await startServer({ env, database })
+  const server = await startServer({ env, database, ...(layer && { layer }) })
   return { ...server, stop: () => server.stop().then(database.drop) }
 }
 

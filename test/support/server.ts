@@ -53,12 +53,14 @@ export const startServer = async (
     readonly env?: Record<string, string>
     readonly database?: TestDatabase
     readonly statements?: ReadonlyArray<string>
+    /** services set for this server alone (References such as FrontDoorEnabled) */
+    readonly layer?: Layer.Layer<never>
   } = {}
 ): Promise<TestServer> => {
   const database = options.database ?? (await resolveTestDatabase())
   const env = { ...TEST_ENV, ...databaseEnv(database), ...options.env }
   const runtime = ManagedRuntime.make(
-    AppLive.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: env }))))
+    AppLive.pipe(Layer.provide(Layer.merge(ConfigProvider.layer(ConfigProvider.fromEnv({ env: env })), options.layer ?? Layer.empty)))
   )
   const { port, sql } = await runtime.runPromise(
     Effect.gen(function*() {
