@@ -61,6 +61,11 @@ describe("OTLP export to a collector that records", () => {
     // a signal's own headers replace the general ones
     expect(logs.headers["x-api-key"]).toBeUndefined()
     expect(collector.received.some((r) => r.path === "/v1/metrics")).toBe(false)
+    // an export made before the request was counted lacks its series: wait for one made after
+    await collector.waitFor(
+      () => collector.received.find((r) => r.path === "/custom/metrics" && r.metricNames.includes("http.server.request.duration")),
+      "an export of metrics with the request's duration"
+    )
     const metricNames = new Set(collector.received.flatMap((r) => r.metricNames))
     expect(metricNames).toContain("http.server.request.duration")
     expect(metricNames).toContain("catalogue.telemetry.dropped")
