@@ -28,7 +28,18 @@ const replay = (action: "pause" | "resume") => {
   }
 }
 
+/** What the edits here change of who sees what, kept to be put back: the suites after this one expect the fixture's public rows. */
+const VISIBILITY = "cluster_feed_test_visibility"
+
 beforeAll(async () => {
+  clusterSql(
+    state,
+    "primary",
+    `DROP TABLE IF EXISTS ${VISIBILITY}; CREATE TABLE ${VISIBILITY} AS
+       SELECT 'song' AS kind, id, published_at, deleted_at, NULL::boolean AS banned FROM songs
+       UNION ALL SELECT 'album', id, published_at, NULL, NULL FROM albums
+       UNION ALL SELECT 'member', id, NULL, NULL, is_banned FROM members`
+  )
   writers = [0, 1, 2].map(() => new pg.Client({ connectionString: databaseUrl(state, "primary") }))
   await Promise.all(writers.map((client) => client.connect()))
 })
@@ -36,7 +47,20 @@ beforeAll(async () => {
 afterAll(async () => {
   replay("resume")
   await Promise.all(writers.map((client) => client.end()))
-})
+  clusterSql(
+    state,
+    "primary",
+    `UPDATE songs s SET published_at = v.published_at, deleted_at = v.deleted_at FROM ${VISIBILITY} v
+       WHERE v.kind = 'song' AND v.id = s.id
+         AND (s.published_at IS DISTINCT FROM v.published_at OR s.deleted_at IS DISTINCT FROM v.deleted_at);
+     UPDATE albums a SET published_at = v.published_at FROM ${VISIBILITY} v
+       WHERE v.kind = 'album' AND v.id = a.id AND a.published_at IS DISTINCT FROM v.published_at;
+     UPDATE members m SET is_banned = v.banned FROM ${VISIBILITY} v
+       WHERE v.kind = 'member' AND v.id = m.id AND m.is_banned IS DISTINCT FROM v.banned;
+     DROP TABLE ${VISIBILITY}`
+  )
+  await caughtUp(state)
+}, 30_000)
 
 interface Entry {
   readonly type: string
