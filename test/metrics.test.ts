@@ -268,13 +268,16 @@ describe("the metrics port", () => {
       .toBeGreaterThanOrEqual(1)
   })
 
-  test("HEAD answers without a body; another path or method of the metrics port answers 404 or 405", async () => {
+  test("HEAD answers without a body; another path or method of the metrics port answers 404 or 405 in the error envelope", async () => {
     const head = await fetch(`${metricsUrl}/metrics`, { method: "HEAD" })
     expect([head.status, await head.text()]).toEqual([200, ""])
     expect((await fetch(`${metricsUrl}/`)).status).toBe(404)
     expect((await fetch(`${metricsUrl}/v1/songs`)).status).toBe(404)
     const post = await fetch(`${metricsUrl}/metrics`, { method: "POST" })
     expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD"])
+    // refusals in the service's envelope, as on the public port
+    expect(((await post.json()) as { error: { code: string } }).error.code).toBe("bad_request")
+    expect(((await (await fetch(`${metricsUrl}/v1/songs`)).json()) as { error: { code: string } }).error.code).toBe("not_found")
   })
 
   test.skipIf(spawnSync("sh", ["-c", "command -v promtool"]).status !== 0)("promtool check metrics accepts the text", async () => {

@@ -3,11 +3,12 @@ import * as Layer from "effect/Layer"
 import { AppConfig } from "../Config.js"
 import { pathAndQuery, pathOf } from "../Domain/Url.js"
 import { prometheusText } from "../Metrics.js"
+import { bareErrorAnswer, toWebResponse } from "./Answer.js"
+import { envelope } from "./Errors.js"
 
 /** A scrape within this long of the last render gets the same text. */
 export const RENDER_INTERVAL_MS = 1000
 
-const TEXT_HEADERS = { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }
 const METRICS_HEADERS = { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" }
 
 /** The rendered text, made again only once RENDER_INTERVAL_MS has passed: scrapers cannot make the service render more often. */
@@ -21,10 +22,16 @@ const makeRendered = () => {
   }
 }
 
+/** Every refusal of this port in the service's error envelope, as on the public one. */
+const refusal = (request: Request, status: number, code: "not_found" | "bad_request" | "internal_error", message: string) => {
+  const answer = bareErrorAnswer(status, envelope(code, message))
+  return toWebResponse(request.method, status === 405 ? { ...answer, headers: { ...answer.headers, allow: "GET, HEAD" } } : answer)
+}
+
 const answer = (rendered: () => Uint8Array) => (request: Request) => {
-  if (pathOf(pathAndQuery(request.url)) !== "/metrics") return new Response("Not found: the metrics are at /metrics.\n", { status: 404, headers: TEXT_HEADERS })
+  if (pathOf(pathAndQuery(request.url)) !== "/metrics") return refusal(request, 404, "not_found", "The metrics are at /metrics.")
   if (request.method !== "GET" && request.method !== "HEAD") {
-    return new Response("Method not allowed: GET or HEAD.\n", { status: 405, headers: { ...TEXT_HEADERS, allow: "GET, HEAD" } })
+    return refusal(request, 405, "bad_request", "The metrics answer GET and HEAD only.")
   }
   const body = rendered()
   return new Response(request.method === "HEAD" ? null : body, { headers: METRICS_HEADERS })
@@ -44,7 +51,8 @@ export const MetricsListenerLive = Layer.effectDiscard(
         Bun.serve({
           port: config.metricsPort,
           fetch: answer(makeRendered()),
-          error: () => new Response("The metrics could not be rendered.\n", { status: 500, headers: TEXT_HEADERS })
+          error: () =>
+            toWebResponse("GET", bareErrorAnswer(500, envelope("internal_error", "The metrics could not be rendered.")))
         })
       ),
       (server) => Effect.sync(() => void server.stop())
