@@ -125,6 +125,8 @@ const oneOf = <const L extends string>(values: ReadonlyArray<L>) => (text: strin
 
 const milliseconds = (text: string) => wholeNumber(text, 1, "must be a whole number of milliseconds, at least 1")
 
+const characters = (text: string) => wholeNumber(text.trim(), 1, "must be a whole number of characters, at least 1")
+
 /** `key=value` pairs separated by commas, values percent-encoded (W3C Baggage), trimmed; nothing else. */
 const keyValueList = (text: string, validKey: (key: string) => boolean): Array<[string, string]> | Problem => {
   const pairs: Array<[string, string]> = []
@@ -202,6 +204,8 @@ const telemetryConfig = Config.all({
     const ratio = text.trim() === "" ? NaN : Number(text)
     return ratio >= 0 && ratio <= 1 ? ratio : problem("must be a sampling ratio from 0 to 1, like 0.1")
   }),
+  attributeValueLengthLimit: setting("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", 1024, characters),
+  spanAttributeValueLengthLimit: otel("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", characters),
   tracesDelayMs: otel("OTEL_BSP_SCHEDULE_DELAY", milliseconds),
   metricsIntervalMs: otel("OTEL_METRIC_EXPORT_INTERVAL", milliseconds),
   logsDelayMs: otel("OTEL_BLRP_SCHEDULE_DELAY", milliseconds)

@@ -10,6 +10,7 @@ import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import { API_VERSION } from "./Api.js"
 import { AppConfig } from "./Config.js"
+import * as AttributeLimit from "./Telemetry/AttributeLimit.js"
 import * as BoundedExport from "./Telemetry/BoundedExport.js"
 import { RequestLines } from "./Telemetry/RequestLines.js"
 import { exportsOf, readerVariables, serviceNameOf } from "./Telemetry/Signals.js"
@@ -29,7 +30,10 @@ export const layer = Layer.unwrap(
     const resource = { serviceName: serviceNameOf(telemetry), serviceVersion: API_VERSION }
     const traces = exported.traces === undefined
       ? Layer.empty
-      : OtlpTracer.layerFromConfig({ resource }).pipe(Layer.provide(BoundedExport.layer("traces", exported.traces.timeoutMs)))
+      : AttributeLimit.layer(AttributeLimit.spanAttributeLengthOf(telemetry)).pipe(
+        Layer.provideMerge(OtlpTracer.layerFromConfig({ resource })),
+        Layer.provide(BoundedExport.layer("traces", exported.traces.timeoutMs))
+      )
     const metrics = exported.metrics === undefined
       ? Layer.empty
       : OtlpMetrics.layerFromConfig({ resource }).pipe(Layer.provide(BoundedExport.layer("metrics", exported.metrics.timeoutMs)))

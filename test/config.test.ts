@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { AppConfigShape, describeConfigError } from "../src/Config.js"
+import { spanAttributeLengthOf } from "../src/Telemetry/AttributeLimit.js"
 import { spawnService } from "./support/child.js"
 import { fromResult } from "./support/either.js"
 import { databaseEnv, resolveTestDatabase } from "./support/database.js"
@@ -114,11 +115,23 @@ describe("configuration", () => {
     [{ OTEL_RESOURCE_ATTRIBUTES: "team=%zz" }, "OTEL_RESOURCE_ATTRIBUTES"],
     [{ OTEL_TRACES_SAMPLER: "jaeger_remote" }, "OTEL_TRACES_SAMPLER"],
     [{ OTEL_TRACES_SAMPLER_ARG: "1.5" }, "OTEL_TRACES_SAMPLER_ARG"],
-    [{ OTEL_BSP_SCHEDULE_DELAY: "soon" }, "OTEL_BSP_SCHEDULE_DELAY"]
+    [{ OTEL_BSP_SCHEDULE_DELAY: "soon" }, "OTEL_BSP_SCHEDULE_DELAY"],
+    [{ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "0" }, "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"],
+    [{ OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "long" }, "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT"]
   ])("a bad %o is reported with the name %s", (env, name) => {
     const result = fromResult(Effect.runSync(Effect.result(AppConfigShape.parse(ConfigProvider.fromEnv({ env })))))
     expect(result._tag).toBe("Left")
     if (result._tag === "Left") expect(describeConfigError(result.left)).toStartWith(`${name}: `)
+  })
+
+  test.each([
+    [{}, 1024],
+    [{ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "300" }, 300],
+    [{ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "300", OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "80" }, 80]
+  ])("span attributes are cut at %o: %d characters", (env, limit) => {
+    const result = fromResult(Effect.runSync(Effect.result(AppConfigShape.parse(ConfigProvider.fromEnv({ env })))))
+    expect(result._tag).toBe("Right")
+    if (result._tag === "Right") expect(spanAttributeLengthOf(result.right.telemetry)).toBe(limit)
   })
 
   test("two sources of EdDSA keys at once stop the start with one line naming both variables", () => {
