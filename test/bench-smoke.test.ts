@@ -1,4 +1,5 @@
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
+import { testWhen } from "./support/skips.js"
 import { statSync } from "node:fs"
 import { resolve } from "node:path"
 
@@ -27,7 +28,7 @@ const mtimeOf = (path: string) => {
 }
 
 describe("bench smoke", () => {
-  test.skipIf(skipReason !== undefined)(
+  testWhen(skipReason === undefined, skipReason ?? "")(
     "bun run bench --smoke drives the service and the three baselines through every scenario with byte-equal answers",
     async () => {
       const resultsBefore = mtimeOf(RESULTS)

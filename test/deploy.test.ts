@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { testWhen } from "./support/skips.js"
 import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
@@ -58,7 +59,7 @@ describe("the deployment recipe (deploy/)", () => {
     expect(config).toMatch(/add_header Retry-After 5 always;/)
   })
 
-  test.skipIf(!installed("haproxy"))("haproxy accepts deploy/haproxy.cfg", () => {
+  testWhen(installed("haproxy"), "haproxy is not installed")("haproxy accepts deploy/haproxy.cfg", () => {
     const result = spawnSync("haproxy", ["-c", "-f", "deploy/haproxy.cfg"], { cwd: ROOT, encoding: "utf8" })
     expect(result.stdout + result.stderr).toContain("Configuration file is valid")
     // the only warnings allowed: the compose services' names do not resolve here
@@ -100,7 +101,7 @@ describe("the deployment recipe (deploy/)", () => {
     expect(containerMiB).toBeGreaterThanOrEqual(limitMiB + 64)
   })
 
-  test.skipIf(!installed("docker-compose"))("docker-compose accepts the compose file, with and without the monitoring profile", () => {
+  testWhen(installed("docker-compose"), "docker-compose is not installed")("docker-compose accepts the compose file, with and without the monitoring profile", () => {
     for (const profile of [[], ["--profile", "monitoring"]]) {
       const result = spawnSync("docker-compose", ["-f", "deploy/compose.yaml", ...profile, "config", "-q"], { cwd: ROOT, encoding: "utf8" })
       expect(result.stderr).toBe("")
@@ -110,7 +111,7 @@ describe("the deployment recipe (deploy/)", () => {
 })
 
 describe("monitoring (deploy/monitoring/)", () => {
-  test.skipIf(!installed("promtool"))("promtool accepts the Prometheus configuration and the rules", () => {
+  testWhen(installed("promtool"), "promtool is not installed")("promtool accepts the Prometheus configuration and the rules", () => {
     const config = run("promtool", ["check", "config", `${MONITORING}/prometheus.yml`])
     expect(config.output).toContain("SUCCESS")
     expect(config.status).toBe(0)
@@ -119,7 +120,7 @@ describe("monitoring (deploy/monitoring/)", () => {
     expect(rules.status).toBe(0)
   })
 
-  test.skipIf(!installed("promtool"))("promtool's unit tests of every alert pass: each fires when it should and stays silent when it should not", () => {
+  testWhen(installed("promtool"), "promtool is not installed")("promtool's unit tests of every alert pass: each fires when it should and stays silent when it should not", () => {
     const result = run("promtool", ["test", "rules", ...TEST_FILES])
     expect(result.output).not.toContain("FAILED")
     expect(result.status).toBe(0)

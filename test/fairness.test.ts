@@ -3,14 +3,16 @@
  * allows must not take the machine from another. The measurement: test/support/fairness.ts
  * (the bench's `--fairness` runs the same over a catalogue).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { onPostgres } from "./support/database.js"
+import { describeWhen, ON_POSTGRES_ONLY } from "./support/skips.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import { browsePaths, describeFairness, heavySearches, measureFairness, percentile } from "./support/fairness.js"
 import type { TestServer } from "./support/server.js"
 
 // The embedded database runs every query on the process's one thread: a search there holds every
 // client up, whatever the edge does. The bound is for PostgreSQL (docs/edge.md, "Requests in flight").
-describe.skipIf(process.env.TEST_DATABASE_URL === undefined)("one client at its full rate and another client's latency", () => {
+describeWhen(onPostgres, ON_POSTGRES_ONLY)("one client at its full rate and another client's latency", () => {
   let server: TestServer
   beforeAll(async () => {
     // TRUST_PROXY=1: the test is the proxy, each client its own X-Forwarded-For; no response cache: every request does its work

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { onPostgres } from "./support/database.js"
+import { describeWhen, ON_POSTGRES_ONLY } from "./support/skips.js"
 import * as SqlError from "effect/sql/SqlError"
 import { causeOf, sqlError } from "../src/Database/Faults.js"
 import { DatabaseFault, isDatabaseUnavailable } from "../src/Database.js"
@@ -122,7 +124,7 @@ afterAll(async () => {
   if (figures.length > 0) console.log(`faults: ${figures.join("; ")}`)
 })
 
-describe.skipIf(process.env.TEST_DATABASE_URL === undefined)("the database in the way (a TCP proxy)", () => {
+describeWhen(onPostgres, ON_POSTGRES_ONLY)("the database in the way (a TCP proxy)", () => {
   test("frozen: every request, more than the pool holds, gets a 503 envelope within the bounds", async () => {
     expect((await burst(server.baseUrl, PATHS.length)).map((reply) => reply.status)).toEqual(PATHS.map(() => 200))
     proxy.pause()

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { testWhen } from "./support/skips.js"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -70,7 +71,7 @@ describe("the front door (cache hits before the Effect runtime)", () => {
     expect(await frontDoorWith({ ...REAL_EDGE_ENV, CACHE_TTL_SECONDS: "0" })).toBeDefined()
   })
 
-  test.skipIf(!redisServerInstalled)("with buckets in Redis: a client with no token in hand goes on to the pipeline; once it holds a slice, its hits are answered here", async () => {
+  testWhen(redisServerInstalled, "redis-server is not installed")("with buckets in Redis: a client with no token in hand goes on to the pipeline; once it holds a slice, its hits are answered here", async () => {
     const redis = await startThrowawayRedis()
     try {
       const seen = await withFrontDoor({ ...REAL_EDGE_ENV, RATE_LIMIT_REDIS_URL: redis.url }, (door) =>

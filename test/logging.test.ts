@@ -6,7 +6,8 @@ import * as Layer from "effect/Layer"
 import { AppConfig } from "../src/Config.js"
 import { EffectLoggerLive, type LogLine, LogWriter } from "../src/Logging.js"
 import { freePort, spawnService, type ServiceProcess } from "./support/child.js"
-import { databaseEnv, resolveTestDatabase, type TestDatabase } from "./support/database.js"
+import { databaseEnv, onPostgres, resolveTestDatabase, type TestDatabase } from "./support/database.js"
+import { testWhen } from "./support/skips.js"
 import { request } from "./support/http.js"
 import { TEST_ENV } from "./support/server.js"
 
@@ -146,9 +147,9 @@ describe("logs with LOG_FORMAT=json", () => {
 })
 
 describe("a failed request's log line", () => {
-  test("names the request's trace and span ids, the ones its traceparent carries", async () => {
+  testWhen(onPostgres, "the embedded database cannot become unreachable")("names the request's trace and span ids, the ones its traceparent carries", async () => {
     const database = await resolveTestDatabase()
-    if (database.kind !== "postgres") return database.drop() // the embedded database cannot become unreachable
+    if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const service = spawnService({ ...databaseEnv(database), LOG_FORMAT: "json" })
     const { default: pg } = await import("pg")
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { onPostgres } from "./support/database.js"
+import { describeWhen, ON_POSTGRES_ONLY, testWhen } from "./support/skips.js"
 import { spawnSync } from "node:child_process"
 import { RENDER_INTERVAL_MS } from "../src/Http/MetricsListener.js"
 import { ANSWERED_STATUSES, KNOWN_METHODS, REQUEST_DURATION_SERIES_BOUND } from "../src/Http/RequestMetrics.js"
@@ -280,7 +282,7 @@ describe("the metrics port", () => {
     expect(((await (await fetch(`${metricsUrl}/v1/songs`)).json()) as { error: { code: string } }).error.code).toBe("not_found")
   })
 
-  test.skipIf(spawnSync("sh", ["-c", "command -v promtool"]).status !== 0)("promtool check metrics accepts the text", async () => {
+  testWhen(spawnSync("sh", ["-c", "command -v promtool"]).status === 0, "promtool is not installed")("promtool check metrics accepts the text", async () => {
     const text = await scrape(metricsUrl)
     const checked = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" })
     // its one lint is OpenTelemetry's own name: db.client.connection.count is a gauge named `_count`
@@ -341,7 +343,7 @@ describe("a closed set of series", () => {
     console.log(`metrics: the floods left ${flooded.length} series of _OTHER, ${series.length} in all; the scrape is ${text.length} bytes`)
   }, 60_000)
 
-  test.skipIf(process.env.TEST_DATABASE_URL === undefined)(
+  testWhen(onPostgres, ON_POSTGRES_ONLY)(
     "after the flood, a request in flight, a 503 with the database away and a 429 are all counted",
     async () => {
       const before = await freshScrape(metricsUrl)
@@ -377,7 +379,7 @@ describe("a closed set of series", () => {
 
 // --- the Redis fallback gauge, with Redis behind a proxy a test can take away
 
-describe.skipIf(process.env.TEST_DATABASE_URL === undefined || process.env.RATE_LIMIT_REDIS_TEST_URL === undefined)("the rate limit's Redis", () => {
+describeWhen(onPostgres && process.env.RATE_LIMIT_REDIS_TEST_URL !== undefined, "needs a PostgreSQL server and a Redis (TEST_DATABASE_URL, RATE_LIMIT_REDIS_TEST_URL)")("the rate limit's Redis", () => {
   let redisProxy: FaultProxy
   let limited: ServiceProcess
   let limitedUrl: string

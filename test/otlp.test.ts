@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs"
 import { API_VERSION } from "../src/Api.js"
 import { spawnService } from "./support/child.js"
 import { attributeOf, freePort, type RecordingCollector, startRecordingCollector, startSilentCollector } from "./support/collector.js"
-import { databaseEnv } from "./support/database.js"
+import { databaseEnv, onPostgres } from "./support/database.js"
+import { testWhen } from "./support/skips.js"
 import { startEdgeServer } from "./support/edge.js"
 import { request } from "./support/http.js"
 import { sharedServer, type TestServer } from "./support/server.js"
@@ -206,8 +207,8 @@ describe("a collector that accepts connections and never answers", () => {
     database = (await sharedServer()).database
   }, 60_000)
 
-  test("10,000 requests: memory and latency as without a collector, connections bounded, what could not go counted", async () => {
-    if (database.kind !== "postgres") return // the service runs as two processes over one database
+  testWhen(onPostgres, "the service runs as two processes over one database")("10,000 requests: memory and latency as without a collector, connections bounded, what could not go counted", async () => {
+    if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const metricsPort = await freePort()
     const common = {
       ...databaseEnv(database),

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { onPostgres } from "./support/database.js"
+import { describeWhen, ON_POSTGRES_ONLY } from "./support/skips.js"
 import { Clock, Duration, Effect, Fiber, Redacted } from "effect"
 import * as TestClock from "effect/testing/TestClock"
 import { Redis } from "ioredis"
@@ -7,6 +9,7 @@ import { makeClientSlots } from "../src/RateLimit/ClientSlots.js"
 import { makeMemoryStore, RateLimiter } from "../src/RateLimit/RateLimiter.js"
 import { makeRedisStore } from "../src/RateLimit/RedisStore.js"
 import { request } from "./support/http.js"
+import { testWhen } from "./support/skips.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 import { routes } from "../src/Http/Routes.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
@@ -257,24 +260,25 @@ describe("without TRUST_PROXY (the shared server)", () => {
   })
 })
 
+/** Whether the Redis the tests are pointed at answers (RATE_LIMIT_REDIS_TEST_URL, else the local one). */
+const redisTestUrl = process.env.RATE_LIMIT_REDIS_TEST_URL ?? "redis://127.0.0.1:6379"
+const redisAnswers = await (async () => {
+  const probe = new Redis(redisTestUrl, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 })
+  probe.on("error", () => undefined)
+  const answers = await probe.connect().then(() => probe.ping()).then(() => true, () => false)
+  probe.disconnect()
+  return answers
+})()
+
 describe("the Redis store (shared by replicas)", () => {
-  const url = process.env.RATE_LIMIT_REDIS_TEST_URL ?? "redis://127.0.0.1:6379"
+  const url = redisTestUrl
   const policy = { capacity: 5, windowSeconds: 3600 }
-  let reachable = false
   const prefix = `test-${process.pid}-${Date.now()}`
-  beforeAll(async () => {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 })
-    probe.on("error", () => undefined)
-    reachable = await probe.connect().then(() => probe.ping()).then(() => true, () => false)
-    probe.disconnect()
-    if (!reachable) console.warn(`SKIPPED: Redis rate-limit tests (no Redis at ${url}; set RATE_LIMIT_REDIS_TEST_URL)`)
-  })
 
   const runScoped = <A>(effect: Effect.Effect<A, never, import("effect").Scope.Scope>) =>
     Effect.runPromise(Effect.scoped(effect))
 
-  test("two replicas draw from one bucket, atomically; the key expires once it would be full", async () => {
-    if (!reachable) return
+  testWhen(redisAnswers, `no Redis at ${redisTestUrl} (RATE_LIMIT_REDIS_TEST_URL)`)("two replicas draw from one bucket, atomically; the key expires once it would be full", async () => {
     const result = await runScoped(Effect.gen(function*() {
       const fallback = makeMemoryStore(policy, 10)
       const replicaA = RateLimiter.fromStore(policy, yield* makeRedisStore(Redacted.make(url), policy, fallback, 10))
@@ -525,7 +529,7 @@ for (const [store, storeEnv] of Object.entries(BUCKET_STORES)) describe(`a clien
   const from = (client: string, init: RequestInit = {}) => ({ ...init, headers: { "x-forwarded-for": client } })
 
   // on the embedded database a query holds the process's one thread: the four requests never overlap
-  test.skipIf(process.env.TEST_DATABASE_URL === undefined)("past the running and the waiting one: 429 rate_limited with Retry-After; another client is not held up", async () => {
+  testWhen(onPostgres, ON_POSTGRES_ONLY)("past the running and the waiting one: 429 rate_limited with Retry-After; another client is not held up", async () => {
     const client = "198.51.100.80"
     const replies = Promise.all(heavySearches.slice(0, 4).map((path) => request(server.baseUrl, path, from(client))))
     const other = await request(server.baseUrl, "/v1/songs/1", from("198.51.100.81"))
@@ -573,7 +577,7 @@ for (const [store, storeEnv] of Object.entries(BUCKET_STORES)) describe(`a clien
  * Buckets in Redis are spent in slices at the front door (src/RateLimit/Slices.ts). A Redis of
  * the tests' own, so that its command counts are these requests' alone.
  */
-describe.skipIf(!redisServerInstalled)("buckets in Redis, spent at the front door (a throw-away Redis)", () => {
+describeWhen(redisServerInstalled, "redis-server is not installed")("buckets in Redis, spent at the front door (a throw-away Redis)", () => {
   let redis: ThrowawayRedis
   let server: TestServer
   const CAPACITY = 320 // a slice of 16 at most

@@ -1,7 +1,8 @@
 export {}
 
 /**
- * Runs `bun test` and closes with the line CI reads: `tests: N passed, M failed`.
+ * Runs `bun test` and closes with the line CI reads: `tests: N passed, M failed, K skipped`, the
+ * skipped tests listed above it with their reasons (test/support/skips.ts).
  * Arguments are passed on to `bun test` (a file filter, -t, ...).
  */
 // Bun's own limit on a request head, as `bun run start` sets it (docs/edge.md): test servers run in this process.
@@ -29,5 +30,7 @@ const exitCode = await child.exited
 const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}\\s*$`, "m").exec(output)?.[1] ?? 0)
 const passed = count("pass")
 const failed = count("fail") + (exitCode !== 0 && count("fail") === 0 ? 1 : 0)
-console.log(`tests: ${passed} passed, ${failed} failed`)
+const skipped = count("skip")
+for (const line of new Set(output.split("\n").filter((line) => line.startsWith("(skip) ")))) console.log(line)
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`)
 process.exit(exitCode === 0 && passed > 0 ? 0 : 1)

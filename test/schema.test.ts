@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { onPostgres } from "./support/database.js"
+import { testWhen, ON_POSTGRES_ONLY } from "./support/skips.js"
 import pg from "pg"
 import { spawnService } from "./support/child.js"
 import { databaseEnv, resolveTestDatabase, type TestDatabase } from "./support/database.js"
@@ -53,7 +55,7 @@ describe("the schema", () => {
     expect(applied(second.stdout)).toBe("none")
   }, 120_000)
 
-  test.skipIf(process.env.TEST_DATABASE_URL === undefined)("applies a definitions file again when its text changed", async () => {
+  testWhen(onPostgres, ON_POSTGRES_ONLY)("applies a definitions file again when its text changed", async () => {
     await sql("UPDATE schema_history SET checksum = 'changed' WHERE path = 'definitions/2_formats.sql'")
     const again = await migrate()
     expect(again.code).toBe(0)
@@ -61,7 +63,7 @@ describe("the schema", () => {
     expect(applied((await migrate()).stdout)).toBe("none")
   }, 120_000)
 
-  test.skipIf(process.env.TEST_DATABASE_URL === undefined)("refuses a database whose applied table file changed since", async () => {
+  testWhen(onPostgres, ON_POSTGRES_ONLY)("refuses a database whose applied table file changed since", async () => {
     const [{ checksum }] = await sql("SELECT checksum FROM schema_history WHERE path = 'schema/2_catalogue.sql'")
     await sql("UPDATE schema_history SET checksum = 'changed' WHERE path = 'schema/2_catalogue.sql'")
     try {
@@ -76,7 +78,7 @@ describe("the schema", () => {
     }
   }, 120_000)
 
-  test.skipIf(process.env.TEST_DATABASE_URL === undefined)("refuses a database made by the numbered migrations, saying how to recreate it", async () => {
+  testWhen(onPostgres, ON_POSTGRES_ONLY)("refuses a database made by the numbered migrations, saying how to recreate it", async () => {
     await sql("CREATE TABLE schema_migrations (migration_id integer PRIMARY KEY, created_at timestamptz, name text)")
     try {
       const service = spawnService(databaseEnv(database))

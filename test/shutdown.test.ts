@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test"
+import { onPostgres } from "./support/database.js"
+import { testWhen, ON_POSTGRES_ONLY } from "./support/skips.js"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -11,7 +13,7 @@ import { startServer } from "./support/server.js"
 
 describe("graceful shutdown", () => {
   // The slow request waits on a table lock held from here: that needs PostgreSQL (TEST_DATABASE_URL).
-  test.skipIf(!process.env.TEST_DATABASE_URL)("SIGTERM stops accepting, lets a slow request in flight finish, and exits 0", async () => {
+  testWhen(onPostgres, ON_POSTGRES_ONLY)("SIGTERM stops accepting, lets a slow request in flight finish, and exits 0", async () => {
     const database = await resolveTestDatabase()
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const service = spawnService({ ...databaseEnv(database), LOG_FORMAT: "json", CACHE_TTL_SECONDS: "0" })
@@ -84,7 +86,7 @@ describe("graceful shutdown", () => {
   }, 120_000)
 
   // Ten services in turn over one PostgreSQL database, each under keep-alive load through SIGTERM.
-  test.skipIf(!process.env.TEST_DATABASE_URL)("keep-alive traffic through SIGTERM, ten times: readiness says 503 at once, and no request written is left without an answer", async () => {
+  testWhen(onPostgres, ON_POSTGRES_ONLY)("keep-alive traffic through SIGTERM, ten times: readiness says 503 at once, and no request written is left without an answer", async () => {
     const database = await resolveTestDatabase()
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     // the schema and the fixture, once
@@ -123,7 +125,7 @@ describe("graceful shutdown", () => {
 
   // What HTTP/1.1 leaves open, reproduced: nothing can tell a client on an idle kept-alive connection
   // to stop using it, so a request it writes as the server closes that connection crosses the close.
-  test.skipIf(!process.env.TEST_DATABASE_URL)("HTTP/1.1's own race: a connection idle through the grace is kept open until the listener closes, then closed with nothing said on it", async () => {
+  testWhen(onPostgres, ON_POSTGRES_ONLY)("HTTP/1.1's own race: a connection idle through the grace is kept open until the listener closes, then closed with nothing said on it", async () => {
     const database = await resolveTestDatabase()
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const service = spawnService({ ...databaseEnv(database) })

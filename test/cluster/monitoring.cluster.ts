@@ -6,7 +6,8 @@
  * every rule's expression with data, and the database-unavailable alert pending, firing, resolved.
  * MONITORING_SCREENSHOTS=<dir> keeps the graph pages' PNGs there (docs/images for the docs).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { describeWhen, testWhen } from "../support/skips.js"
 import { mkdirSync } from "node:fs"
 import { join, resolve } from "node:path"
 import {
@@ -108,7 +109,7 @@ const cached = state.replicas[0]!
 const onStandby2 = state.replicas.find((replica) => replica.reads === "standby2")!
 const instanceOf = (replica: ReplicaSpec) => `127.0.0.1:${replica.metricsPort}`
 
-describe.skipIf(!metricsServed)("monitoring against a real Prometheus", () => {
+describeWhen(metricsServed, "the replicas serve no metrics")("monitoring against a real Prometheus", () => {
   beforeAll(async () => {
     await signalReplica(state, cached, "SIGTERM")
     await startReplica(state, cached, { CACHE_TTL_SECONDS: "30" })
@@ -196,7 +197,7 @@ describe.skipIf(!metricsServed)("monitoring against a real Prometheus", () => {
     expect(Number(hits.data.result[0]!.value[1])).toBeGreaterThan(0)
   }, 60_000)
 
-  test.skipIf(!chromiumInstalled())("Prometheus's graph page, drawn by headless Chromium, for the request-rate and p99 panels", async () => {
+  testWhen(chromiumInstalled(), "chromium is not installed")("Prometheus's graph page, drawn by headless Chromium, for the request-rate and p99 panels", async () => {
     const dir = process.env.MONITORING_SCREENSHOTS === undefined ? join(state.dir, "screenshots") : resolve(process.env.MONITORING_SCREENSHOTS)
     mkdirSync(dir, { recursive: true })
     for (const file of Object.keys(GRAPHS) as Array<keyof typeof GRAPHS>) {

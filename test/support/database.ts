@@ -76,3 +76,6 @@ export const resolveTestDatabase = async (): Promise<TestDatabase> => {
 
 export const databaseEnv = (database: TestDatabase): Record<string, string> =>
   database.kind === "postgres" ? { DATABASE_URL: database.url } : { DATA_DIR: database.dataDir }
+
+/** Whether the tests run on a PostgreSQL server (TEST_DATABASE_URL), not the embedded database. */
+export const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
