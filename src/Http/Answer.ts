@@ -7,7 +7,8 @@ import type { RouteKind } from "./Routes.js"
 
 /**
  * Every response the service sends, as a plain value, and every rule for its headers: cache
- * control, Vary, validators, CORS, rate-limit fields, traceparent, content type, connection.
+ * control, Vary, validators, the Link to a next page, CORS, rate-limit fields, traceparent,
+ * content type, connection.
  * The front door and the routed pipeline both send what these functions make, and nothing else
  * writes a header (docs/edge.md).
  */
