@@ -193,7 +193,7 @@ describe("the in-process response cache", () => {
     const context = { kind: "public", freshness: PUBLIC_FRESHNESS, method: "GET", origin: undefined, bearerSent: false, decision: undefined, traceparent: "" } as const
     const settings = { staffOrigins: [], draining: () => false }
     const notModified = matchIfNoneMatch(`"${representation.hash}"`, representation) !== undefined
-    const answer = publicAnswer(settings, context, representation, { acceptEncoding: "br, gzip", notModified }, "hit")
+    const answer = publicAnswer(settings, context, representation, { acceptEncoding: "br, gzip", notModified, target: "/v1/search?q=x" }, "hit")
     expect([answer.status, answer.headers["etag"], answer.added]).toEqual([304, `"${representation.hash}-br"`, 0])
     expect(representation.coded).toEqual({})
   })

@@ -5,7 +5,7 @@ import { startEdgeServer } from "./support/edge.js"
 import { hs256 } from "./support/tokens.js"
 
 const EXPOSED = [
-  "ETag", "RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
+  "ETag", "Link", "RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
   "Retry-After", "X-Cache", "traceparent"
 ]
 

@@ -292,6 +292,42 @@ describe("fuzz: every endpoint of the HttpApi", () => {
     expectNoFailures()
   })
 
+  test("lookups by external id: ids of their form find public songs only, anything else is a bad_request naming the parameter", async () => {
+    const NAMES = ["vidsvc_id", "streama_id", "streamb_id"]
+    const FORM = /^[A-Za-z0-9_-]{1,64}$/
+    // hidden songs (unpublished, deleted, scheduled) carrying ids of each kind
+    const hidden = [10, 11, 12].map((id) => `canary-${id}`)
+    await server.sql(`UPDATE songs SET vidsvc_video_id = 'canary-' || id, streama_id = 'canary-' || id, streamb_id = 'canary-' || id
+                      WHERE id IN (10, 11, 12)`)
+    try {
+      const item = fc.oneof(
+        fc.stringMatching(/^[A-Za-z0-9_-]{1,70}$/),
+        fc.constantFrom(...hidden, "dQw4w9WgXcQ", "abcdefghijk", "sa1", "sb1", ""),
+        fc.string({ unit: "binary", maxLength: 12 })
+      )
+      const values = fc.sample(fc.array(item, { minLength: 1, maxLength: 55 }), { seed: SEED, numRuns: 120 })
+      const target = targets.find((t) => t.name === "GET /v1/songs")!
+      let found = 0
+      await inParallel(values.flatMap((items, i) => {
+        const name = NAMES[i % NAMES.length]!
+        const text = items.join(",")
+        const distinct = new Set(items)
+        const wellFormed = items.every((one) => FORM.test(one)) && distinct.size <= 50
+        return [async () => {
+          const reply = await probe(target, `/v1/songs?${name}=${percentEncode(text)}`, false)
+          const expected = wellFormed ? 200 : 400
+          expect({ text: text.slice(0, 80), status: reply.status }).toEqual({ text: text.slice(0, 80), status: expected })
+          if (expected === 400) expect(reply.body.error.message).toContain(name)
+          else found += reply.body.data.length
+        }]
+      }))
+      expect(found).toBeGreaterThan(0)
+    } finally {
+      await server.sql("UPDATE songs SET vidsvc_video_id = NULL, streama_id = NULL, streamb_id = NULL WHERE id IN (10, 11, 12)")
+    }
+    expectNoFailures()
+  }, 60_000)
+
   test("forged cursors for every list are a bad_request with one message", async () => {
     const SAMPLE_PATH: Record<string, string> = {
       songId: "1",

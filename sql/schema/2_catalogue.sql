@@ -101,6 +101,11 @@ CREATE INDEX songs_on_this_day_idx ON songs (EXTRACT(month FROM released_at), EX
 CREATE INDEX songs_year_popular_idx ON songs (EXTRACT(year FROM released_at), COALESCE(vidsvc_views, -1), id) INCLUDE (published_at) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
 CREATE INDEX songs_year_title_idx ON songs (EXTRACT(year FROM released_at), lower(title), id) INCLUDE (published_at) WHERE ((deleted_at IS NULL) AND (published_at IS NOT NULL));
 CREATE INDEX songs_views_by_id_idx ON songs (id) INCLUDE (vidsvc_views, released_at);
+-- The ids other services gave a song name one song among those not deleted (a deleted duplicate may
+-- keep its copy); the lookups by them (/v1/songs?vidsvc_id=...) read these.
+CREATE UNIQUE INDEX songs_vidsvc_video_id_key ON songs (vidsvc_video_id) WHERE (deleted_at IS NULL);
+CREATE UNIQUE INDEX songs_streama_id_key ON songs (streama_id) WHERE (deleted_at IS NULL);
+CREATE UNIQUE INDEX songs_streamb_id_key ON songs (streamb_id) WHERE (deleted_at IS NULL);
 
 CREATE TABLE credits (
   song_id integer NOT NULL REFERENCES songs(id),

@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { browseOrIds } from "../Domain/Batch.js"
+import { browseOrLookup } from "../Domain/Batch.js"
 import { detailOrNotFound } from "../Domain/NotFound.js"
 import { AlbumsRepo } from "./Repo.js"
 
@@ -11,7 +11,7 @@ export const AlbumsLive = HttpApiBuilder.group(Api, "Albums", (handlers) =>
     const repo = yield* AlbumsRepo
     return handlers
       .handle("list", ({ query: urlParams }) =>
-        browseOrIds(urlParams, ({ cursor, limit, offset, ...browse }) => repo.listAlbums(browse, { cursor, limit, offset }), repo.listAlbumsByIds))
+        browseOrLookup(urlParams, ({ cursor, limit, offset, ...browse }) => repo.listAlbums(browse, { cursor, limit, offset }), { ids: repo.listAlbumsByIds }))
       .handle("detail", ({ params: path }) =>
         repo.findAlbum(path.albumId, "public").pipe(detailOrNotFound(`Album ${path.albumId}`)))
   })

@@ -1,5 +1,5 @@
 import * as SqlClient from "effect/sql/SqlClient"
-import { batchLookup } from "../Domain/Batch.js"
+import { batchLookup, ID_KEY } from "../Domain/Batch.js"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -79,7 +79,7 @@ export class AlbumsRepo extends Context.Service<AlbumsRepo>()("catalogue/AlbumsR
 
     /** `ids=`: the asked public albums' list entries, in the order asked. */
     const listAlbumsByIds = (ids: ReadonlyArray<number>) =>
-      batchLookup("public_albums al", "al", listAlbumEntry.json("al", "public"), ids).pipe(
+      batchLookup("public_albums al", "al", listAlbumEntry.json("al", "public"), ID_KEY, ids).pipe(
         Effect.provide(database),
         withSpan("AlbumsRepo.listAlbumsByIds")
       )

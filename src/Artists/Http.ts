@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { browseOrIds } from "../Domain/Batch.js"
+import { browseOrLookup } from "../Domain/Batch.js"
 import { listJson } from "../Domain/Json.js"
 import { detailOrNotFound, listOrNotFound } from "../Domain/NotFound.js"
 import { ArtistsRepo } from "./Repo.js"
@@ -12,7 +12,7 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
     const repo = yield* ArtistsRepo
     return handlers
       .handle("list", ({ query: urlParams }) =>
-        browseOrIds(urlParams, ({ q, sort = "name", ...page }) => repo.listArtists({ q, sort, page }), repo.listArtistsByIds))
+        browseOrLookup(urlParams, ({ q, sort = "name", ...page }) => repo.listArtists({ q, sort, page }), { ids: repo.listArtistsByIds }))
       .handle("namesakeHints", ({ query: urlParams }) =>
         Effect.map(repo.hintNamesakes(urlParams.ids), ({ count, json }) =>
           listJson(json, { total: count, limit: urlParams.ids.length, offset: 0, next_cursor: "" })))

@@ -1,5 +1,5 @@
 import * as SqlClient from "effect/sql/SqlClient"
-import { batchLookup } from "../Domain/Batch.js"
+import { batchLookup, ID_KEY } from "../Domain/Batch.js"
 import * as Statement from "effect/sql/Statement"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -343,7 +343,7 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
 
     /** `ids=`: the asked visible artists' summaries, in the order asked. */
     const listArtistsByIds = (ids: ReadonlyArray<number>) =>
-      batchLookup("public_artists a", "a", artistSummary.json("a"), ids).pipe(
+      batchLookup("public_artists a", "a", artistSummary.json("a"), ID_KEY, ids).pipe(
         Effect.provide(database),
         withSpan("ArtistsRepo.listArtistsByIds")
       )

@@ -16,13 +16,16 @@ export interface Representation {
   /** Hash of the identity body; each coding's ETag is derived from it. */
   readonly hash: string
   readonly coded: { br?: Uint8Array; gzip?: Uint8Array }
+  /** A list page's `meta.next_cursor` when there is a next page: every answer of it links there. */
+  readonly nextCursor?: string | undefined
 }
 
-export const makeRepresentation = (body: Uint8Array, contentType: string): Representation => ({
+export const makeRepresentation = (body: Uint8Array, contentType: string, nextCursor?: string): Representation => ({
   contentType,
   body,
   hash: createHash("sha256").update(body).digest("base64url").slice(0, 32),
-  coded: {}
+  coded: {},
+  nextCursor
 })
 
 /** A strong ETag per content coding: the same bytes under another coding are other bytes. */

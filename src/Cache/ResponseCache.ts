@@ -19,9 +19,10 @@ interface Entry {
   bytes: number
 }
 
-/** What an entry takes: its key (ASCII: Routes.meaningOf encodes it) and every form of its body. */
+/** What an entry takes: its key (ASCII: Routes.meaningOf encodes it), every form of its body and its next cursor. */
 const sizeOf = (key: string, representation: Representation) =>
-  key.length + representation.body.length + (representation.coded.br?.length ?? 0) + (representation.coded.gzip?.length ?? 0)
+  key.length + representation.body.length + (representation.coded.br?.length ?? 0) + (representation.coded.gzip?.length ?? 0) +
+  (representation.nextCursor?.length ?? 0)
 
 /**
  * The in-process cache of final public response bytes, keyed by what a request means (the path

@@ -14,5 +14,14 @@ export const detailJson = (dataJson: string) =>
 export const listJson = (itemsJson: string, meta: unknown) =>
   HttpServerResponse.text(`{"data":${itemsJson},"meta":${JSON.stringify(meta)}}`, { contentType: JSON_CONTENT_TYPE })
 
-/** A list envelope around a page: the items Postgres built and the page's meta. */
-export const pageJson = (page: { readonly itemsJson: string; readonly meta: unknown }) => listJson(page.itemsJson, page.meta)
+/**
+ * Carries a page's next cursor from its handler to the edge, which answers it as a `Link` to the
+ * next page (src/Http/NextLink.ts); the edge writes every header itself, so this one is never sent.
+ */
+export const NEXT_CURSOR_HEADER = "x-catalogue-next-cursor"
+
+/** A list envelope around a page: the items Postgres built and the page's meta; its next cursor for the edge. */
+export const pageJson = (page: { readonly itemsJson: string; readonly meta: { readonly next_cursor: string } }) => {
+  const response = listJson(page.itemsJson, page.meta)
+  return page.meta.next_cursor === "" ? response : HttpServerResponse.setHeader(response, NEXT_CURSOR_HEADER, page.meta.next_cursor)
+}

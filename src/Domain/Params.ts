@@ -183,6 +183,33 @@ export const IdListParam = (max: number, description?: string) => {
   })
 }
 
+/** An id another service gave a row (a video or track id): letters, digits, `-` and `_`. */
+export const EXTERNAL_ID = /^[A-Za-z0-9_-]{1,64}$/
+
+/**
+ * `vidsvc_id=a,b`: 1 to `max` external ids, each 1 to 64 letters, digits, `-` or `_`; a repeated
+ * id counts once. `what` names the ids in the description (`video ids`).
+ */
+export const ExternalIdListParam = (name: string, max: number, what: string) => {
+  const message = `${name} must be 1 to ${max} comma-separated ids, each 1 to 64 letters, digits, "-" or "_".`
+  return CommaSetParam({
+    pattern: /^[A-Za-z0-9_-]{1,64}(,[A-Za-z0-9_-]{1,64})*$/,
+    max,
+    value: (text) => text,
+    fits: () => true,
+    message,
+    jsonSchema: {
+      type: "array",
+      items: { type: "string", minLength: 1, maxLength: 64, pattern: EXTERNAL_ID.source },
+      minItems: 1,
+      maxItems: max,
+      description: `${what}, 1 to ${max} of them, comma-separated: the list items of the public rows that carry them, ` +
+        "in the order asked (a repeated id once, at its first place); meta.total is the number found. Not with other parameters."
+    },
+    sample: { kind: "pattern", pattern: /^[A-Za-z0-9_-]{1,12}$/ }
+  })
+}
+
 /** `limit`, `offset` and `cursor` of every paginated list (docs/api.md, Pagination). */
 export const PageParams = {
   limit: Schema.optional(LimitParam),

@@ -56,6 +56,16 @@ const songSummaryFields = {
   artwork_average: Schema.NullOr(Schema.String).annotate({ description: "#rrggbb, or null until computed." })
 }
 
+/**
+ * The ids other services gave a song, each a lookup parameter of /v1/songs (its name in the
+ * song detail's `media`) and the column that holds it, unique among songs not deleted.
+ */
+export const SONG_EXTERNAL_IDS = {
+  vidsvc_id: { column: "vidsvc_video_id", what: "Video ids (a song's media.vidsvc_id)" },
+  streama_id: { column: "streama_id", what: "StreamA track ids (a song's media.streama_id)" },
+  streamb_id: { column: "streamb_id", what: "StreamB track ids (a song's media.streamb_id)" }
+} as const
+
 /** Song summary: a song in lists, similar songs, loves and contributions. */
 export const SongSummary = Schema.Struct(songSummaryFields).annotate({ identifier: "SongSummary" })
 export type SongSummary = typeof SongSummary.Type

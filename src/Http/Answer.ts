@@ -2,11 +2,13 @@ import { chooseCoding, COMPRESS_ABOVE_BYTES, encodeBody, etagOf, type Representa
 import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
 import { type RateLimitDecision, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
 import type { Freshness } from "../Cache/Freshness.js"
+import { nextPageLink } from "./NextLink.js"
 import type { RouteKind } from "./Routes.js"
 
 /**
  * Every response the service sends, as a plain value, and every rule for its headers: cache
- * control, Vary, validators, CORS, rate-limit fields, traceparent, content type, connection.
+ * control, Vary, validators, the Link to a next page, CORS, rate-limit fields, traceparent,
+ * content type, connection.
  * The front door and the routed pipeline both send what these functions make, and nothing else
  * writes a header (docs/edge.md).
  */
@@ -44,6 +46,7 @@ export const ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 /** Response headers a browser may read across origins. */
 const EXPOSED_HEADERS = [
   "ETag",
+  "Link",
   "RateLimit",
   "RateLimit-Policy",
   "X-RateLimit-Limit",
@@ -160,14 +163,18 @@ export const publicAnswer = (
   settings: AnswerSettings,
   context: AnswerContext,
   representation: Representation,
-  /** `notModified`: the request's If-None-Match matched (the edge reads it once: Representation.matchIfNoneMatch) */
-  request: { readonly acceptEncoding: string | undefined; readonly notModified: boolean },
+  /**
+   * `notModified`: the request's If-None-Match matched (the edge reads it once: Representation.matchIfNoneMatch);
+   * `target`: its path and query, which the Link to a next page repeats
+   */
+  request: { readonly acceptEncoding: string | undefined; readonly notModified: boolean; readonly target: string },
   xCache: "hit" | "miss" | undefined
 ): PublicAnswer => {
   const { notModified } = request
   const coding = chooseCoding(request.acceptEncoding, representation.body.length)
   const headers = baseHeaders(settings, context, notModified ? 304 : 200)
   headers["etag"] = etagOf(representation, coding)
+  if (representation.nextCursor !== undefined) headers["link"] = nextPageLink(request.target, representation.nextCursor)
   if (xCache !== undefined) headers["x-cache"] = xCache
   if (notModified) return { status: 304, headers, body: undefined, added: 0 }
   const { added, body } = encodeBody(representation, coding)
@@ -186,10 +193,13 @@ export const uncachedAnswer = (
   status: number,
   body: Uint8Array,
   contentType: string,
-  acceptEncoding: string | undefined
+  acceptEncoding: string | undefined,
+  /** a staff list page's next page, as its Link: the request's path and query and the next cursor */
+  next?: { readonly target: string; readonly cursor: string }
 ): Answer => {
   const headers = baseHeaders(settings, context, status)
   headers["content-type"] = contentType
+  if (status === 200 && next !== undefined) headers["link"] = nextPageLink(next.target, next.cursor)
   const compressible = status === 200 && body.length > COMPRESS_ABOVE_BYTES
   if (compressible) headers["vary"] = headers["vary"] === undefined ? "Accept-Encoding" : `${headers["vary"]}, Accept-Encoding`
   const coding = compressible ? chooseCoding(acceptEncoding, body.length) : "identity"

@@ -190,7 +190,11 @@ const makeEdge = Effect.gen(function*() {
       settings,
       context,
       representation,
-      { acceptEncoding: facts.source.headers.get("accept-encoding") ?? undefined, notModified: condition !== undefined },
+      {
+        acceptEncoding: facts.source.headers.get("accept-encoding") ?? undefined,
+        notModified: condition !== undefined,
+        target: facts.target
+      },
       xCache
     )
 
@@ -254,15 +258,19 @@ const makeEdge = Effect.gen(function*() {
     return slots.withSlot(facts.clientKey, handle, refused)
   }
 
-  /** The answer for what the handler (or the router's error encoder) made; a public 200 is stored. */
-  const finish = (admitted: Admitted, status: number, body: Uint8Array, bodyType: string): Answer => {
+  /**
+   * The answer for what the handler (or the router's error encoder) made; a public 200 is stored.
+   * `nextCursor`: a list page's next cursor (src/Domain/Json.ts pageJson), answered as a Link.
+   */
+  const finish = (admitted: Admitted, status: number, body: Uint8Array, bodyType: string, nextCursor?: string): Answer => {
     const { cacheKey, context, facts } = admitted
     // the router's encoder says plain application/json: every JSON answer names its charset
     const contentType = bodyType === "application/json" ? JSON_CONTENT_TYPE : bodyType
     if (status !== 200 || context.kind !== "public") {
-      return uncachedAnswer(settings, context, status, body, contentType, facts.source.headers.get("accept-encoding") ?? undefined)
+      const next = nextCursor === undefined ? undefined : { target: facts.target, cursor: nextCursor }
+      return uncachedAnswer(settings, context, status, body, contentType, facts.source.headers.get("accept-encoding") ?? undefined, next)
     }
-    const representation = makeRepresentation(body, contentType)
+    const representation = makeRepresentation(body, contentType, nextCursor)
     const answer = answerRepresentation(facts, context, representation, conditionOf(facts, representation), cacheKey === undefined ? undefined : "miss")
     if (cacheKey !== undefined) {
       add(cacheMiss)

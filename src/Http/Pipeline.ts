@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
 import { AppConfig } from "../Config.js"
+import { NEXT_CURSOR_HEADER } from "../Domain/Json.js"
 import { pathAndQuery, pathOf } from "../Domain/Url.js"
 import { LogWriter } from "../Logging.js"
 import { rememberRequestIds } from "../RequestTrace.js"
@@ -61,8 +62,10 @@ export const makePipeline = Effect.gen(function*() {
   const route = (app: App, admitted: Admitted): Effect.Effect<Answer, never, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
     edge.inSlot(admitted, Effect.flatMap(Effect.exit(app), (exit) => {
       if (Exit.isSuccess(exit)) {
-        const { body, status } = exit.value
-        if (body._tag === "Uint8Array") return Effect.succeed(edge.finish(admitted, status, body.body, body.contentType))
+        const { body, headers, status } = exit.value
+        if (body._tag === "Uint8Array") {
+          return Effect.succeed(edge.finish(admitted, status, body.body, body.contentType, headers[NEXT_CURSOR_HEADER]))
+        }
         if (body._tag === "Empty") return Effect.succeed(edge.finish(admitted, status, EMPTY, ""))
       } else if (Cause.hasInterruptsOnly(exit.cause)) {
         return Effect.interrupt

@@ -135,7 +135,7 @@ export const parametersOf = (route: Route, path: string): ReadonlyArray<readonly
 }
 
 /** One name or value as the router reads it: `+` is a space, escapes decoded, kept as sent when they do not decode. */
-const decodeQueryPart = (raw: string) => {
+export const decodeQueryPart = (raw: string) => {
   const text = raw.includes("+") ? raw.replaceAll("+", " ") : raw
   if (!text.includes("%")) return text
   try {

@@ -115,6 +115,12 @@ const HEADERS: Readonly<Record<string, { readonly description: string; readonly 
     description: "Strong validator of this body (per content coding). Send it back in If-None-Match to get 304.",
     schema: { type: "string" }
   },
+  Link: {
+    description: "On a list page with a next page: `<path?query>; rel=\"next\"` (RFC 8288), this request's path and " +
+      "parameters with `cursor` the page's meta.next_cursor (and no offset), relative to the origin you asked. " +
+      "Absent on the last page.",
+    schema: { type: "string" }
+  },
   "Cache-Control": {
     description: `\`${PUBLIC_FRESHNESS.cacheControl}\` on public answers (\`${FEED_FRESHNESS.cacheControl}\` on ` +
       "/v1/changes): a shared cache may answer with an expired copy for a day while the service fails; " +
@@ -149,13 +155,17 @@ const HEADERS: Readonly<Record<string, { readonly description: string; readonly 
 const RATE_LIMIT_HEADERS = ["RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
 
-/** Which headers an answer of this status can carry on an endpoint of this area. */
-export const documentedHeaders = (area: RouteKind, status: number): ReadonlyArray<string> => {
+/**
+ * Which headers an answer of this status can carry on an endpoint of this area; `paged`: the
+ * endpoint takes a `cursor`, so its pages link to the next one.
+ */
+export const documentedHeaders = (area: RouteKind, status: number, paged = false): ReadonlyArray<string> => {
   const limited = area === "public" || (area === "staff" && status !== 200)
   const base = ["Cache-Control", "traceparent", ...(limited ? RATE_LIMIT_HEADERS : [])]
+  const link = paged && (status === 200 || (area === "public" && status === 304)) ? ["Link"] : []
   if (status === 429 || status === 503) return [...base, "Retry-After"]
-  if (area === "public" && (status === 200 || status === 304)) return [...base, "ETag", "Vary", "X-Cache"]
-  if (area === "staff") return [...base, "Vary", ...(status === 401 ? ["WWW-Authenticate"] : [])]
+  if (area === "public" && (status === 200 || status === 304)) return [...base, "ETag", ...link, "Vary", "X-Cache"]
+  if (area === "staff") return [...base, ...link, "Vary", ...(status === 401 ? ["WWW-Authenticate"] : [])]
   return base
 }
 
@@ -267,8 +277,8 @@ const areaOf = (operation: OpenApi.OpenAPISpecOperation): RouteKind => {
   return routeKindOf(group, endpoint)
 }
 
-const headerRefs = (area: RouteKind, status: number) =>
-  Object.fromEntries(documentedHeaders(area, status).map((name) => [name, ref("headers", name)]))
+const headerRefs = (area: RouteKind, status: number, paged = false) =>
+  Object.fromEntries(documentedHeaders(area, status, paged).map((name) => [name, ref("headers", name)]))
 
 const successDescription = (schema: unknown) =>
   isObject(schema) && typeof schema.$ref === "string" && /List$/.test(schema.$ref)
@@ -281,6 +291,7 @@ const describeResponses = (operation: OpenApi.OpenAPISpecOperation, operationId:
   const responses: Record<string, JsonObject> = {}
   const declared = operation.responses as Record<string, OpenApi.OpenApiSpecResponse>
   const hasPathParameters = operation.parameters.some((parameter) => parameter.in === "path")
+  const paged = operation.parameters.some((parameter) => parameter.in === "query" && parameter.name === "cursor")
   const example = OPERATION_EXAMPLES[operationId]
   for (const [status, response] of Object.entries(declared)) {
     const code = Number(status)
@@ -289,7 +300,7 @@ const describeResponses = (operation: OpenApi.OpenAPISpecOperation, operationId:
     if (code === 200) {
       responses[status] = {
         description: successDescription(content?.schema),
-        headers: headerRefs(area, code),
+        headers: headerRefs(area, code, paged),
         content: { "application/json": { ...content, ...(example === undefined ? {} : { example: example.response }) } }
       }
       if (area === "public") {
@@ -297,7 +308,7 @@ const describeResponses = (operation: OpenApi.OpenAPISpecOperation, operationId:
           description: "Not Modified: If-None-Match named the current ETag (or was `*`); no body. Free only when it cost " +
             "nothing: a 304 the response cache gives for an ETag you named takes no rate-limit token, also past your " +
             "limit; any other 304, and every answer to `If-None-Match: *`, takes a token like a 200.",
-          headers: headerRefs(area, 304)
+          headers: headerRefs(area, 304, paged)
         }
       }
       continue
@@ -351,7 +362,8 @@ const DESCRIPTION = [
   "- Lists answer `{ data: [...], meta: { total, limit, offset, next_cursor } }`; details `{ data: {...} }`;",
   "  errors `{ error: { code, message } }` with the codes not_found, bad_request, unauthorized, forbidden,",
   "  rate_limited and internal_error.",
-  "- Pages: `limit` 1 to 80 (default 20) and `offset`, or `cursor` from `meta.next_cursor` (\"\" on the last page).",
+  "- Pages: `limit` 1 to 80 (default 20) and `offset`, or `cursor` from `meta.next_cursor` (\"\" on the last page);",
+  "  a page with a next one also links to it: `Link: </v1/songs?limit=20&cursor=...>; rel=\"next\"` (RFC 8288).",
   `- Rate limit: ${RATE_LIMIT_CAPACITY_TEXT}, with RateLimit headers on every answer and 429 past it; a 304 the response cache answers for an ETag you name is free.`,
   `- At most ${IN_FLIGHT_TEXT}: a request past them waits; past the waiting ones, 429.`,
   `- Public answers carry an ETag and \`Cache-Control: ${PUBLIC_FRESHNESS.cacheControl}\` (the change feed: \`${FEED_FRESHNESS.cacheControl}\`).`,

@@ -220,7 +220,8 @@ export class SongWalk {
     const hasStreamA = rng.chance(0.55)
     const hasStreamB = rng.chance(0.45)
     const streamaId = hasStreamA ? rng.chars(BASE62, 22) : null
-    const streambId = hasStreamB ? String(rng.int(100_000_000, 1_999_999_999)) : null
+    // unique as the schema wants (songs_streamb_id_key): the song's id in the high digits
+    const streambId = hasStreamB ? String(100_000_000 + id * 1000 + rng.int(0, 999)) : null
     const source = rng.weighted<"Custom" | "StreamA" | "StreamB" | "VidSvc" | null>([
       ["Custom", 30],
       ["StreamA", hasStreamA ? 20 : 0],

@@ -1,10 +1,10 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { CheckedText, ChoiceParam, IdListParam, IdParam, OrderParam, PageParams, wholeNumberText } from "../Domain/Params.js"
+import { CheckedText, ChoiceParam, ExternalIdListParam, IdListParam, IdParam, OrderParam, PageParams, wholeNumberText } from "../Domain/Params.js"
 import { MAX_BATCH_IDS } from "../Domain/Batch.js"
 import { SongContributors } from "../Domain/Member.js"
-import { SongSummary } from "../Domain/Song.js"
+import { SONG_EXTERNAL_IDS, SongSummary } from "../Domain/Song.js"
 import { SimilarSongs, SongDetail } from "../Domain/SongDetail.js"
 import { detailEndpoint, listEndpoint } from "../Domain/Endpoints.js"
 
@@ -44,12 +44,15 @@ export const SongBrowseParams = Schema.Struct({
   sort: Schema.optional(SongSort),
   order: Schema.optional(OrderParam),
   ids: Schema.optional(IdListParam(MAX_BATCH_IDS)),
+  vidsvc_id: Schema.optional(ExternalIdListParam("vidsvc_id", MAX_BATCH_IDS, SONG_EXTERNAL_IDS.vidsvc_id.what)),
+  streama_id: Schema.optional(ExternalIdListParam("streama_id", MAX_BATCH_IDS, SONG_EXTERNAL_IDS.streama_id.what)),
+  streamb_id: Schema.optional(ExternalIdListParam("streamb_id", MAX_BATCH_IDS, SONG_EXTERNAL_IDS.streamb_id.what)),
   ...PageParams
 })
 
 export class SongsApi extends HttpApiGroup.make("Songs")
   .add(
-    listEndpoint("list", "/songs", SongBrowseParams, SongSummary, "SongList", "Browse public songs by genre, label and year")
+    listEndpoint("list", "/songs", SongBrowseParams, SongSummary, "SongList", "Browse public songs by genre, label and year, or look songs up by id or external id")
   )
   .add(
     detailEndpoint("detail", "/songs/:songId", SongPath, SongDetail, "SongDetailResponse", "One published song with its credits, genres, labels and versions")

@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { browseOrIds } from "../Domain/Batch.js"
+import { browseOrLookup } from "../Domain/Batch.js"
 import { detailOrNotFound } from "../Domain/NotFound.js"
 import { SongsRepo } from "./Repo.js"
 
@@ -11,7 +11,10 @@ export const SongsLive = HttpApiBuilder.group(Api, "Songs", (handlers) =>
     const repo = yield* SongsRepo
     return handlers
       .handle("list", ({ query: urlParams }) =>
-        browseOrIds(urlParams, ({ cursor, limit, offset, ...browse }) => repo.listSongs(browse, { cursor, limit, offset }), repo.listSongsByIds))
+        browseOrLookup(urlParams, ({ cursor, limit, offset, ...browse }) => repo.listSongs(browse, { cursor, limit, offset }), {
+          ids: repo.listSongsByIds,
+          ...repo.listSongsByExternalIds
+        }))
       .handle("detail", ({ params: path }) =>
         repo.findSong(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
       .handle("similar", ({ params: path }) =>

@@ -1,5 +1,5 @@
 import * as SqlClient from "effect/sql/SqlClient"
-import { batchLookup } from "../Domain/Batch.js"
+import { batchLookup, ID_KEY, type LookupKey } from "../Domain/Batch.js"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -8,7 +8,7 @@ import { databaseContext, Statements } from "../Database.js"
 import { detailReader, jsonById } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
-import { type Audience, songSource, songSummary } from "../Domain/Song.js"
+import { type Audience, SONG_EXTERNAL_IDS, songSource, songSummary } from "../Domain/Song.js"
 import { songDetail, staffSongDetail } from "../Domain/SongDetail.js"
 import { similarSql } from "./Similar.js"
 import { withSpan } from "../Spans.js"
@@ -50,14 +50,24 @@ export class SongsRepo extends Context.Service<SongsRepo>()("catalogue/SongsRepo
     const listSongs = (browse: SongBrowse, page: PageParamsInput) =>
       songBrowsePage(sql, browse, page).pipe(Effect.provide(database), withSpan("SongsRepo.listSongs"))
 
-    /** `ids=`: the asked public songs' summaries, in the order asked. */
-    const listSongsByIds = (ids: ReadonlyArray<number>) =>
-      batchLookup("public_songs s", "s", songSummary.json("s"), ids).pipe(
+    /** The asked public songs' summaries, in the order asked, by `key`. */
+    const lookupSongs = (key: LookupKey, span: string) => (values: ReadonlyArray<string | number>) =>
+      batchLookup("public_songs s", "s", songSummary.json("s"), key, values).pipe(
         Effect.provide(database),
-        withSpan("SongsRepo.listSongsByIds")
+        withSpan(span)
       )
 
-    return { findSong, findSimilarSongs, findSongContributors, listSongs, listSongsByIds } as const
+    /** `ids=` */
+    const listSongsByIds = lookupSongs(ID_KEY, "SongsRepo.listSongsByIds")
+
+    /** `vidsvc_id=`, `streama_id=`, `streamb_id=`: by the ids other services gave the songs. */
+    const listSongsByExternalIds = {
+      vidsvc_id: lookupSongs({ column: SONG_EXTERNAL_IDS.vidsvc_id.column, type: "text" }, "SongsRepo.listSongsByVidsvcIds"),
+      streama_id: lookupSongs({ column: SONG_EXTERNAL_IDS.streama_id.column, type: "text" }, "SongsRepo.listSongsByStreamaIds"),
+      streamb_id: lookupSongs({ column: SONG_EXTERNAL_IDS.streamb_id.column, type: "text" }, "SongsRepo.listSongsByStreambIds")
+    }
+
+    return { findSong, findSimilarSongs, findSongContributors, listSongs, listSongsByIds, listSongsByExternalIds } as const
   })
 }) {
   static readonly Default = Layer.effect(SongsRepo, SongsRepo.make)

@@ -3,12 +3,12 @@ import { ErrorEnvelope } from "../../src/Domain/Errors.js"
 import { decodeWith, type Reply, request } from "./http.js"
 
 /** Every row of a list, walked page by page with `meta.next_cursor`; each page's offset is checked. */
-export const walkByCursor = async (baseUrl: string, path: string, limit: number) => {
+export const walkByCursor = async (baseUrl: string, path: string, limit: number, headers: Record<string, string> = {}) => {
   const rows: Array<unknown> = []
   let cursor = ""
   const separator = path.includes("?") ? "&" : "?"
   for (let pages = 0; pages < 1000; pages++) {
-    const reply = await request(baseUrl, `${path}${separator}limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`)
+    const reply = await request(baseUrl, `${path}${separator}limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`, { headers })
     expect(reply.status).toBe(200)
     expect(reply.body.meta.offset).toBe(rows.length)
     rows.push(...reply.body.data)
