@@ -1,0 +1,112 @@
+/**
+ * The mirror's HTTP client: one GET at a time per slot of a small pool, paced by the service's
+ * rate-limit headers (docs/api.md, "Rate limit"). A 429 waits its `Retry-After`, however often it
+ * comes; a 5xx or a network error is retried with a growing pause, a few times, then fails the run.
+ */
+export interface Polite {
+  /** A GET answered with anything but 429 or 5xx (404 and other 4xx are the caller's to read). */
+  readonly get: (url: string) => Promise<Response>
+  /** milliseconds spent so far waiting for the rate limit (its headers and 429s) */
+  readonly waitedMs: () => number
+}
+
+const MAX_FAILURES = 8
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** Seconds named by `Retry-After` (whole seconds; an HTTP date is honoured too). */
+const retryAfterMs = (response: Response): number | undefined => {
+  const value = response.headers.get("retry-after")
+  if (value === null) return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds) * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+}
+
+/** Remaining tokens and seconds until one is back, from `RateLimit` (or the X-RateLimit-* fields). */
+const budget = (response: Response): { readonly remaining: number; readonly resetMs: number } | undefined => {
+  const field = response.headers.get("ratelimit")
+  if (field !== null) {
+    const remaining = /(?:^|;)\s*r=(\d+)/.exec(field)?.[1]
+    const reset = /(?:^|;)\s*t=(\d+)/.exec(field)?.[1]
+    if (remaining !== undefined && reset !== undefined) return { remaining: Number(remaining), resetMs: Number(reset) * 1000 }
+  }
+  const remaining = response.headers.get("x-ratelimit-remaining")
+  const reset = response.headers.get("x-ratelimit-reset")
+  if (remaining === null || reset === null) return undefined
+  return { remaining: Number(remaining), resetMs: Math.max(0, Number(reset) * 1000 - Date.now()) }
+}
+
+export const makePolite = (options: { readonly concurrency: number; readonly log: (line: string) => void }): Polite => {
+  let free = options.concurrency
+  const waiting: Array<() => void> = []
+  /** no request leaves before this instant (a 429's Retry-After, an empty bucket) */
+  let notBefore = 0
+
+  const acquire = async () => {
+    if (free > 0) free--
+    else await new Promise<void>((resolve) => waiting.push(resolve))
+  }
+  const release = () => {
+    const next = waiting.shift()
+    if (next === undefined) free++
+    else next()
+  }
+  let waitedMs = 0
+  const holdUntil = (instant: number) => {
+    const now = Date.now()
+    if (instant > notBefore) waitedMs += instant - Math.max(notBefore, now)
+    notBefore = Math.max(notBefore, instant)
+  }
+
+  const attempt = async (url: string): Promise<Response> => {
+    let failures = 0
+    for (;;) {
+      while (Date.now() < notBefore) await sleep(notBefore - Date.now())
+      let response: Response
+      try {
+        response = await fetch(url, { headers: { accept: "application/json" }, redirect: "follow" })
+      } catch (error) {
+        failures++
+        if (failures >= MAX_FAILURES) throw new Error(`GET ${url}: ${error instanceof Error ? error.message : String(error)}`)
+        const pause = Math.min(30_000, 250 * 2 ** failures)
+        options.log(`network error on ${url}; retrying in ${pause} ms`)
+        await sleep(pause)
+        continue
+      }
+      if (response.status === 429) {
+        const pause = retryAfterMs(response) ?? 1000
+        await response.body?.cancel()
+        options.log(`rate limited (429); waiting ${Math.ceil(pause / 1000)} s`)
+        holdUntil(Date.now() + pause)
+        continue
+      }
+      const left = budget(response)
+      // the last tokens are shared by every slot: wait for the refill rather than meet a 429
+      if (left !== undefined && left.remaining < options.concurrency) holdUntil(Date.now() + Math.max(left.resetMs, 1000))
+      if (response.status >= 500) {
+        await response.body?.cancel()
+        failures++
+        if (failures >= MAX_FAILURES) throw new Error(`GET ${url}: ${response.status} after ${failures} tries`)
+        const pause = retryAfterMs(response) ?? Math.min(30_000, 250 * 2 ** failures)
+        options.log(`${response.status} on ${url}; retrying in ${pause} ms`)
+        await sleep(pause)
+        continue
+      }
+      return response
+    }
+  }
+
+  return {
+    get: async (url) => {
+      await acquire()
+      try {
+        return await attempt(url)
+      } finally {
+        release()
+      }
+    },
+    waitedMs: () => waitedMs
+  }
+}
