@@ -1,7 +1,7 @@
 import { makePolite } from "./Http.js"
 import { makeRowReader } from "./Rows.js"
 import { loadSnapshot, readManifest } from "./Snapshot.js"
-import { openStore, type Store } from "./Store.js"
+import { openStore, type Store, type StoredRow } from "./Store.js"
 
 export interface MirrorOptions {
   /** the service's base URL (`https://api.example.my`) */
@@ -25,6 +25,7 @@ interface Entry {
   readonly type: string
   readonly id: number | string
   readonly change: "upsert" | "remove"
+  readonly at: string
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -61,6 +62,19 @@ const start = async (options: MirrorOptions, store: Store, http: ReturnType<type
   return manifest.cursor
 }
 
+/** Reads rows with at most `concurrency` requests at once; `recheck`: note cached answers to read again. */
+const readRows = (
+  rows: ReturnType<typeof makeRowReader>,
+  concurrency: number,
+  keys: ReadonlyArray<{ readonly type: string; readonly id: string; readonly change: "upsert" | "remove" }>,
+  recheck: boolean
+): Promise<Array<StoredRow>> =>
+  mapBounded(keys, concurrency, async ({ type, id, change }) => {
+    if (change === "remove") return { type, id, json: undefined, recheckAt: undefined }
+    const { json, recheckMs } = await rows.read(type, id)
+    return { type, id, json, recheckAt: recheck && recheckMs !== undefined ? Date.now() + recheckMs : undefined }
+  })
+
 /**
  * Builds or updates the mirror in `options.into` from the service at `options.from`, until caught
  * up (or, with `follow`, for ever). Each feed page is applied with its cursor in one transaction.
@@ -74,11 +88,24 @@ export const runMirror = async (options: MirrorOptions): Promise<void> => {
   }
   const http = makePolite({ concurrency: options.concurrency, log: options.log })
   const rows = makeRowReader(http, options.from)
+  const rateLimitWaits = () => (http.waitedMs() > 0 ? `; ${Math.round(http.waitedMs() / 1000)} s waited for the rate limit so far` : "")
+
+  /** Reads again the rows whose cached answers have expired by now; how many. */
+  const recheckDue = async () => {
+    const { due } = store.rechecks(Date.now())
+    if (due.length === 0) return 0
+    rows.refresh()
+    store.apply(await readRows(rows, options.concurrency, due.map((key) => ({ ...key, change: "upsert" as const })), false), undefined)
+    options.log(`read again ${due.length} rows a cache had answered; ${store.count()} rows`)
+    return due.length
+  }
+
   try {
     let cursor = await start(options, store, http)
     let pages = 0
     let caughtUp = false
     for (;;) {
+      await recheckDue()
       const query = new URLSearchParams({ limit: String(options.pageSize) })
       if (cursor !== undefined) query.set("since", cursor)
       const response = await http.get(new URL(`/v1/changes?${query}`, options.from).toString())
@@ -87,28 +114,28 @@ export const runMirror = async (options: MirrorOptions): Promise<void> => {
       const page = JSON.parse(text) as { data: ReadonlyArray<Entry>; meta: { next_cursor: string } }
       const next = page.meta.next_cursor
       if (next === cursor) {
-        if (!caughtUp) options.log(`caught up: ${store.count()} rows`)
+        const { next: recheckAt } = store.rechecks(Date.now())
+        if (!caughtUp) {
+          const pending = recheckAt === undefined ? "" : `; rows a cache answered are read again in ${Math.ceil((recheckAt - Date.now()) / 1000)} s`
+          options.log(`caught up: ${store.count()} rows${pending}`)
+        }
         caughtUp = true
-        if (!options.follow) return
-        await sleep(options.pollMs)
+        if (!options.follow && recheckAt === undefined) return
+        const untilRecheck = recheckAt === undefined ? Number.POSITIVE_INFINITY : Math.max(0, recheckAt - Date.now())
+        await sleep(Math.min(options.follow ? options.pollMs : Number.POSITIVE_INFINITY, untilRecheck))
         continue
       }
       // the last entry of a row in the page decides; an upsert is read now (404: no longer public)
-      const last = new Map<string, Entry>()
-      for (const entry of page.data) last.set(`${entry.type}\u0000${entry.id}`, entry)
+      const last = new Map<string, { type: string; id: string; change: "upsert" | "remove" }>()
+      for (const entry of page.data) last.set(`${entry.type}\u0000${entry.id}`, { type: entry.type, id: String(entry.id), change: entry.change })
       rows.refresh()
-      const changes = await mapBounded([...last.values()], options.concurrency, async (entry) => {
-        const id = String(entry.id)
-        const json = entry.change === "upsert" ? await rows.read(entry.type, id) : undefined
-        return [entry.type, id, json] as const
-      })
-      store.applyPage(changes, next)
+      const changes = await readRows(rows, options.concurrency, [...last.values()], true)
+      store.apply(changes, next)
       cursor = next
       pages++
       caughtUp = false
-      const upserts = changes.filter(([, , json]) => json !== undefined).length
-      const waited = http.waitedMs() > 0 ? `; ${Math.round(http.waitedMs() / 1000)} s waited for the rate limit so far` : ""
-      options.log(`feed page ${pages}: ${page.data.length} entries, ${upserts} rows stored, ${changes.length - upserts} removed; ${store.count()} rows${waited}`)
+      const stored = changes.filter((row) => row.json !== undefined).length
+      options.log(`feed page ${pages}: ${page.data.length} entries, ${stored} rows stored, ${changes.length - stored} removed; ${store.count()} rows${rateLimitWaits()}`)
     }
   } finally {
     store.close()

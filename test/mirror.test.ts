@@ -165,6 +165,56 @@ const WRITES = [
   `UPDATE songs SET published_at = clock_timestamp() + interval '1.5 seconds' WHERE id = 12`
 ]
 
+/** The feed's current cursor: the end of the feed as it stands. */
+const feedEnd = async (): Promise<string> => {
+  let cursor: string | undefined
+  for (;;) {
+    const reply = await request(server.baseUrl, `/v1/changes?limit=1000${cursor === undefined ? "" : `&since=${cursor}`}`)
+    expect(reply.status).toBe(200)
+    if (reply.body.meta.next_cursor === cursor) return cursor!
+    cursor = reply.body.meta.next_cursor
+  }
+}
+
+/**
+ * A snapshot in the manifest's format `GET /v1/snapshots` answers, served in front of the real
+ * service, which answers everything else: per type a gzip-compressed NDJSON file of the rows'
+ * `data` as the API answers them, read after the feed cursor the manifest names.
+ */
+const startSnapshotFront = async (port: number, spoil?: string) => {
+  const cursor = await feedEnd()
+  const rows = await apiRows()
+  const files = new Map<string, Uint8Array>()
+  const manifest = {
+    created_at: new Date().toISOString(),
+    cursor,
+    files: ["songs", "albums", "curated_lists", "artists", "genres", "labels", "users"].map((type) => {
+      const lines = sortedEntries(rows).filter(([key]) => key.startsWith(`${type}/`)).map(([, json]) => `${json}\n`)
+      const name = `${type}-${Bun.hash(lines.join("")).toString(16)}.ndjson.gz`
+      const bytes = Bun.gzipSync(lines.join(""))
+      files.set(name, type === spoil ? Bun.gzipSync(lines.slice(1).join("")) : bytes)
+      const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex")
+      return { type, name, rows: lines.length, bytes: bytes.byteLength, sha256, url: `/v1/snapshots/${name}` }
+    })
+  }
+  const front = Bun.serve({
+    hostname: "127.0.0.1",
+    port,
+    fetch: async (incoming) => {
+      const path = new URL(incoming.url).pathname
+      if (path === "/v1/snapshots") return Response.json({ data: manifest })
+      const file = files.get(path.slice("/v1/snapshots/".length))
+      if (file !== undefined) return new Response(file, { headers: { "content-type": "application/gzip" } })
+      const answer = await fetch(server.baseUrl + path + new URL(incoming.url).search)
+      const headers = new Headers(answer.headers)
+      headers.delete("content-encoding")
+      headers.delete("content-length")
+      return new Response(await answer.arrayBuffer(), { status: answer.status, headers })
+    }
+  })
+  return { baseUrl: `http://127.0.0.1:${port}`, manifest, stop: () => front.stop(true) }
+}
+
 describe("the mirror client", () => {
   test("builds a mirror from nothing by replaying the feed; follows writes of every kind; equals the API row for row", async () => {
     const file = join(dir, "follow.sqlite")
@@ -203,6 +253,35 @@ describe("the mirror client", () => {
     }
   }, 120_000)
 
+  test("starts from a snapshot: loads every file checked against the manifest, then follows the feed from its cursor", async () => {
+    const spoilt = await startSnapshotFront(22104, "artists")
+    const file = join(dir, "snapshot.sqlite")
+    try {
+      // a file that does not match its manifest loads nothing: not the files before it, not the cursor
+      const refused = spawnMirror(["--from", spoilt.baseUrl, "--into", file])
+      expect(await refused.exited).toBe(1)
+      expect(refused.output()).toMatch(/artists-[0-9a-f]+\.ndjson\.gz does not match the manifest/)
+      expect(fileRows(file).size).toBe(0)
+      expect(fileCursor(file)).toBeUndefined()
+    } finally {
+      spoilt.stop()
+    }
+    const front = await startSnapshotFront(22103)
+    try {
+      const loaded = await mirrorOnce(front.baseUrl, file)
+      for (const entry of front.manifest.files) expect(loaded).toContain(`snapshot: ${entry.type} ${entry.rows} rows`)
+      expect(loaded).not.toContain("replaying the feed from its beginning")
+      expect(loaded).toMatch(/caught up/)
+      await server.sql(`UPDATE songs SET title = 'After The Snapshot' WHERE id = 2`)
+      await server.sql(`UPDATE songs SET published_at = NULL WHERE id = 4`)
+      const after = await expectFileEqualsApi(file, () => mirrorOnce(front.baseUrl, file))
+      expect(after.get("songs/2")).toContain("After The Snapshot")
+      expect(after.has("songs/4")).toBe(false)
+    } finally {
+      front.stop()
+    }
+  }, 120_000)
+
   test("killed halfway, again and again, it resumes from its stored cursor and ends equal to the API", async () => {
     const file = join(dir, "crash.sqlite")
     for (let kill = 0; kill < 3; kill++) {
@@ -231,6 +310,31 @@ describe("the mirror client", () => {
     expect(await bad.exited).toBe(2)
     expect(bad.output()).toContain("usage: bun run mirror")
   }, 60_000)
+
+  test("a detail the response cache answered after an upsert is read again once that copy has expired", async () => {
+    // a second service over the same database with the response cache on (30 s, the default)
+    const cached = await startServer({ database: server.database, env: { PORT: "22105", CACHE_TTL_SECONDS: "30" } })
+    try {
+      const file = join(dir, "cached.sqlite")
+      await mirrorOnce(cached.baseUrl, file)
+      // the song was read (by the mirror, and now again); then it changes: the cache holds the old answer
+      expect((await request(cached.baseUrl, "/v1/songs/1")).headers.get("x-cache")).toBe("hit")
+      await server.sql(`UPDATE songs SET title = 'Cached Before The Edit' WHERE id = 1`)
+      // past the 2 s a caught-up feed page is kept
+      await Bun.sleep(2500)
+      const run = spawnMirror(["--from", cached.baseUrl, "--into", file])
+      await run.waitFor(/caught up: \d+ rows; rows a cache answered are read again in 6\d s/)
+      // the cache gave the song as it was before the edit; the client does not stop there
+      expect(fileRows(file).get("songs/1")).not.toContain("Cached Before The Edit")
+      expect(await run.exited).toBe(0)
+      const output = run.output()
+      expect(output).toMatch(/read again [1-9]\d* rows a cache had answered/)
+      expect(fileRows(file).get("songs/1")).toContain("Cached Before The Edit")
+      await expectFileEqualsApi(file, () => mirrorOnce(cached.baseUrl, file))
+    } finally {
+      await cached.stop()
+    }
+  }, 120_000)
 
   test("under a small rate limit it waits on the rate-limit headers and 429s, never giving up, and finishes equal", async () => {
     // a second service over the same database, limiting to 10 requests a second
