@@ -66,7 +66,7 @@ export const makePolite = (options: { readonly concurrency: number; readonly log
       while (Date.now() < notBefore) await sleep(notBefore - Date.now())
       let response: Response
       try {
-        response = await fetch(url, { headers: { accept: "application/json" }, redirect: "follow" })
+        response = await fetch(url, { redirect: "follow" })
       } catch (error) {
         failures++
         if (failures >= MAX_FAILURES) throw new Error(`GET ${url}: ${error instanceof Error ? error.message : String(error)}`)

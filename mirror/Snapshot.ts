@@ -21,7 +21,9 @@ export const readManifest = async (http: Polite, base: string): Promise<Manifest
   const text = await response.text()
   if (response.status === 404) return undefined
   if (response.status !== 200) throw new Error(`GET /v1/snapshots: ${response.status} ${text.slice(0, 200)}`)
-  return (JSON.parse(text) as { data: Manifest }).data
+  const manifest = (JSON.parse(text) as { data?: Manifest }).data
+  if (typeof manifest?.cursor !== "string" || !Array.isArray(manifest.files)) throw new Error("GET /v1/snapshots: not a manifest")
+  return manifest
 }
 
 /** The lines of a gzip-compressed NDJSON body, counting and hashing the compressed bytes on the way. */

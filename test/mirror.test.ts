@@ -300,6 +300,16 @@ describe("the mirror client", () => {
     await expectFileEqualsApi(file, () => mirrorOnce(server.baseUrl, file))
   }, 120_000)
 
+  test("the client is a client of the public HTTP API only: it imports nothing of the service", async () => {
+    const glob = new Bun.Glob("*.ts")
+    const imports: Array<string> = []
+    for await (const name of glob.scan(join(ROOT, "mirror"))) {
+      const text = await Bun.file(join(ROOT, "mirror", name)).text()
+      for (const match of text.matchAll(/from "([^"]+)"/g)) imports.push(match[1]!)
+    }
+    expect(imports.filter((target) => !/^\.\/[A-Za-z]+\.js$/.test(target) && target !== "bun:sqlite")).toEqual([])
+  })
+
   test("a file kept for another service is refused; bad arguments say how to call it", async () => {
     const file = join(dir, "other.sqlite")
     await mirrorOnce(server.baseUrl, file)
