@@ -42,7 +42,7 @@ export const openStore = (path: string, source: string): Store => {
   db.run("PRAGMA journal_mode = WAL")
   db.run("PRAGMA synchronous = NORMAL")
   db.run(`CREATE TABLE IF NOT EXISTS rows (
-            type TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (type, id)) WITHOUT ROWID`)
+            type TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (type, id))`)
   db.run(`CREATE TABLE IF NOT EXISTS state (
             only INTEGER PRIMARY KEY CHECK (only = 1), source TEXT NOT NULL, cursor TEXT NOT NULL, updated_at TEXT NOT NULL)`)
 
