@@ -108,7 +108,7 @@ export const runMirror = async (options: MirrorOptions): Promise<void> => {
       await recheckDue()
       const query = new URLSearchParams({ limit: String(options.pageSize) })
       if (cursor !== undefined) query.set("since", cursor)
-      const response = await http.get(new URL(`/v1/changes?${query}`, options.from).toString())
+      const response = await http.get(`${options.from}/v1/changes?${query}`)
       const text = await response.text()
       if (response.status !== 200) throw new Error(`GET /v1/changes: ${response.status} ${text.slice(0, 200)}`)
       const page = JSON.parse(text) as { data: ReadonlyArray<Entry>; meta: { next_cursor: string } }

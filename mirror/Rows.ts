@@ -38,7 +38,7 @@ interface Answer {
 export const makeRowReader = (http: Polite, base: string): RowReader => {
   /** An answer's body parsed, or undefined on 404; any other refusal stops the run. */
   const getJson = async (path: string): Promise<Answer> => {
-    const response = await http.get(new URL(path, base).toString())
+    const response = await http.get(base + path)
     const text = await response.text()
     const maxAge = Number(/max-age=(\d+)/.exec(response.headers.get("cache-control") ?? "")?.[1] ?? 60)
     const cachedMs = response.headers.get("x-cache") === "hit" ? (maxAge + 1) * 1000 : undefined

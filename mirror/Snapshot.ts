@@ -15,9 +15,13 @@ export interface Manifest {
   }>
 }
 
+/** A file's URL as the manifest gives it: absolute, from the service's root (`/v1/...`), or beside the manifest. */
+const fileUrl = (base: string, url: string) =>
+  /^https?:\/\//.test(url) ? url : url.startsWith("/") ? base + url : `${base}/v1/snapshots/${url}`
+
 /** The manifest, or undefined when the service serves no snapshot (404). */
 export const readManifest = async (http: Polite, base: string): Promise<Manifest | undefined> => {
-  const response = await http.get(new URL("/v1/snapshots", base).toString())
+  const response = await http.get(`${base}/v1/snapshots`)
   const text = await response.text()
   if (response.status === 404) return undefined
   if (response.status !== 200) throw new Error(`GET /v1/snapshots: ${response.status} ${text.slice(0, 200)}`)
@@ -64,7 +68,7 @@ export const loadSnapshot = async (
   const loader = store.beginLoad()
   try {
     for (const file of manifest.files) {
-      const response = await http.get(new URL(file.url, base).toString())
+      const response = await http.get(fileUrl(base, file.url))
       if (response.status !== 200 || response.body === null) {
         await response.body?.cancel()
         throw new Error(`GET ${file.url}: ${response.status}`)
@@ -78,8 +82,10 @@ export const loadSnapshot = async (
         loader.insert(file.type, String(id), JSON.stringify(data))
         rows++
       }
-      const sha256 = seen.hash.digest("hex")
-      if (rows !== file.rows || seen.bytes !== file.bytes || sha256 !== file.sha256.toLowerCase()) {
+      const digest = seen.hash.digest()
+      const sha256 = digest.toString("hex")
+      // sha256 in hex (base64 accepted too)
+      if (rows !== file.rows || seen.bytes !== file.bytes || (sha256 !== file.sha256.toLowerCase() && digest.toString("base64") !== file.sha256)) {
         throw new Error(
           `${file.name} does not match the manifest: ${rows} rows, ${seen.bytes} bytes, sha256 ${sha256} ` +
             `(manifest: ${file.rows}, ${file.bytes}, ${file.sha256})`

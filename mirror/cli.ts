@@ -25,7 +25,7 @@ function fail(message: string): never {
 
 const from = value("--from")
 const into = value("--into")
-if (from === undefined || !/^https?:\/\//.test(from)) fail("--from takes the service's base URL (http://... or https://...)")
+if (from === undefined || !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(from)) fail("--from takes the service's base URL (http://... or https://...)")
 if (into === undefined) fail("--into takes the SQLite file to keep the mirror in")
 
 try {
