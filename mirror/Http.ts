@@ -24,18 +24,21 @@ const retryAfterMs = (response: Response): number | undefined => {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
 }
 
-/** Remaining tokens and seconds until one is back, from `RateLimit` (or the X-RateLimit-* fields). */
-const budget = (response: Response): { readonly remaining: number; readonly resetMs: number } | undefined => {
-  const field = response.headers.get("ratelimit")
-  if (field !== null) {
-    const remaining = /(?:^|;)\s*r=(\d+)/.exec(field)?.[1]
-    const reset = /(?:^|;)\s*t=(\d+)/.exec(field)?.[1]
-    if (remaining !== undefined && reset !== undefined) return { remaining: Number(remaining), resetMs: Number(reset) * 1000 }
-  }
-  const remaining = response.headers.get("x-ratelimit-remaining")
-  const reset = response.headers.get("x-ratelimit-reset")
-  if (remaining === null || reset === null) return undefined
-  return { remaining: Number(remaining), resetMs: Math.max(0, Number(reset) * 1000 - Date.now()) }
+/**
+ * Tokens left (`RateLimit`'s `r`, else `X-RateLimit-Remaining`) and the milliseconds one takes to
+ * come back (`RateLimit-Policy`: `q` tokens per `w` seconds; else `RateLimit`'s `t`, the whole
+ * seconds until the next; else a second).
+ */
+const budget = (response: Response): { readonly remaining: number; readonly perTokenMs: number } | undefined => {
+  const field = response.headers.get("ratelimit") ?? ""
+  const policy = response.headers.get("ratelimit-policy") ?? ""
+  const remaining = /(?:^|;)\s*r=(\d+)/.exec(field)?.[1] ?? response.headers.get("x-ratelimit-remaining")
+  if (remaining === null || remaining === undefined) return undefined
+  const quota = Number(/(?:^|;)\s*q=(\d+)/.exec(policy)?.[1])
+  const window = Number(/(?:^|;)\s*w=(\d+)/.exec(policy)?.[1])
+  const next = Number(/(?:^|;)\s*t=(\d+)/.exec(field)?.[1])
+  const perTokenMs = quota > 0 && window > 0 ? (window * 1000) / quota : next > 0 ? next * 1000 : 1000
+  return { remaining: Number(remaining), perTokenMs }
 }
 
 export const makePolite = (options: { readonly concurrency: number; readonly log: (line: string) => void }): Polite => {
@@ -82,9 +85,11 @@ export const makePolite = (options: { readonly concurrency: number; readonly log
         holdUntil(Date.now() + pause)
         continue
       }
+      // the last tokens are shared by every slot: wait until one is back for each rather than meet a 429
       const left = budget(response)
-      // the last tokens are shared by every slot: wait for the refill rather than meet a 429
-      if (left !== undefined && left.remaining < options.concurrency) holdUntil(Date.now() + Math.max(left.resetMs, 1000))
+      if (left !== undefined && left.remaining < options.concurrency) {
+        holdUntil(Date.now() + (options.concurrency - left.remaining) * left.perTokenMs)
+      }
       if (response.status >= 500) {
         await response.body?.cancel()
         failures++

@@ -28,6 +28,9 @@ interface Entry {
   readonly at: string
 }
 
+/** With `follow`, the pause before starting again after a failure (the service down past the retries) */
+const FOLLOW_RETRY_MS = 30_000
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Runs `work` over `items` with at most `limit` at once, results in the items' order. */
@@ -100,7 +103,8 @@ export const runMirror = async (options: MirrorOptions): Promise<void> => {
     return due.length
   }
 
-  try {
+  /** From the file's state to caught up (or, following, for ever). */
+  const run = async () => {
     let cursor = await start(options, store, http)
     let pages = 0
     let caughtUp = false
@@ -136,6 +140,19 @@ export const runMirror = async (options: MirrorOptions): Promise<void> => {
       caughtUp = false
       const stored = changes.filter((row) => row.json !== undefined).length
       options.log(`feed page ${pages}: ${page.data.length} entries, ${stored} rows stored, ${changes.length - stored} removed; ${store.count()} rows${rateLimitWaits()}`)
+    }
+  }
+
+  try {
+    for (;;) {
+      try {
+        return await run()
+      } catch (error) {
+        // a follower outlives an outage: what failed was not written, so it starts again from the file
+        if (!options.follow) throw error
+        options.log(`${error instanceof Error ? error.message : String(error)}; starting again in ${FOLLOW_RETRY_MS / 1000} s`)
+        await sleep(FOLLOW_RETRY_MS)
+      }
     }
   } finally {
     store.close()

@@ -300,6 +300,25 @@ describe("the mirror client", () => {
     await expectFileEqualsApi(file, () => mirrorOnce(server.baseUrl, file))
   }, 120_000)
 
+  test("a follower rides out the service going away and coming back: requests are retried, nothing is lost", async () => {
+    let service = await startServer({ database: server.database, env: { PORT: "22106" } })
+    const file = join(dir, "outage.sqlite")
+    const follower = spawnMirror(["--from", service.baseUrl, "--into", file, "--follow", "--poll-seconds", "1"])
+    try {
+      await follower.waitFor(/caught up/)
+      await service.stop()
+      await server.sql(`UPDATE songs SET title = 'Written During The Outage' WHERE id = 2`)
+      await follower.waitFor(/network error on .*; retrying in \d+ ms/)
+      service = await startServer({ database: server.database, env: { PORT: "22106" } })
+      const rows = await expectFileEqualsApi(file, () => Bun.sleep(1000))
+      expect(rows.get("songs/2")).toContain("Written During The Outage")
+    } finally {
+      follower.process.kill("SIGTERM")
+      await follower.exited
+      await service.stop()
+    }
+  }, 120_000)
+
   test("the client is a client of the public HTTP API only: it imports nothing of the service", async () => {
     const glob = new Bun.Glob("*.ts")
     const imports: Array<string> = []
