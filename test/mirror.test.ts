@@ -319,6 +319,25 @@ describe("the mirror client", () => {
     }
   }, 120_000)
 
+  test("a refusal it cannot retry stops a run with the service's message; a follower waits and starts again", async () => {
+    const file = join(dir, "refused.sqlite")
+    await mirrorOnce(server.baseUrl, file)
+    const db = new Database(file)
+    db.run("UPDATE state SET cursor = 'not-a-cursor'")
+    db.close()
+    const once = spawnMirror(["--from", server.baseUrl, "--into", file])
+    expect(await once.exited).toBe(1)
+    expect(once.output()).toContain("GET /v1/changes: 400")
+    const follower = spawnMirror(["--from", server.baseUrl, "--into", file, "--follow"])
+    try {
+      await follower.waitFor(/GET \/v1\/changes: 400 .*; starting again in 30 s/)
+      expect(follower.process.exitCode).toBeNull()
+    } finally {
+      follower.process.kill("SIGTERM")
+      await follower.exited
+    }
+  }, 60_000)
+
   test("the client is a client of the public HTTP API only: it imports nothing of the service", async () => {
     const glob = new Bun.Glob("*.ts")
     const imports: Array<string> = []
