@@ -12,6 +12,15 @@ import { startServer, type TestServer } from "./support/server.js"
  * against a small rate limit. Its file is compared with the API's answers row by row.
  */
 const ROOT = resolve(import.meta.dir, "..")
+/**
+ * A second service over the test database beside the first needs a PostgreSQL server (the embedded
+ * database takes one process's service at a time); elsewhere those tests are declared skips.
+ */
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
+const testOnPostgres: typeof test = onPostgres
+  ? test
+  : (((name: string, body: () => Promise<void>, timeout: number) =>
+      test.skip(`${name} [skipped: needs a PostgreSQL server (TEST_DATABASE_URL)]`, body, timeout)) as unknown as typeof test)
 const MIRROR_COMMAND = ["bun", "mirror/cli.ts"]
 let server: TestServer
 let dir: string
@@ -300,7 +309,7 @@ describe("the mirror client", () => {
     await expectFileEqualsApi(file, () => mirrorOnce(server.baseUrl, file))
   }, 120_000)
 
-  test("a follower rides out the service going away and coming back: requests are retried, nothing is lost", async () => {
+  testOnPostgres("a follower rides out the service going away and coming back: requests are retried, nothing is lost", async () => {
     let service = await startServer({ database: server.database, env: { PORT: "22106" } })
     const file = join(dir, "outage.sqlite")
     const follower = spawnMirror(["--from", service.baseUrl, "--into", file, "--follow", "--poll-seconds", "1"])
@@ -359,7 +368,7 @@ describe("the mirror client", () => {
     expect(bad.output()).toContain("usage: bun run mirror")
   }, 60_000)
 
-  test("a detail the response cache answered after an upsert is read again once that copy has expired", async () => {
+  testOnPostgres("a detail the response cache answered after an upsert is read again once that copy has expired", async () => {
     // a second service over the same database with the response cache on (30 s, the default)
     const cached = await startServer({ database: server.database, env: { PORT: "22105", CACHE_TTL_SECONDS: "30" } })
     try {
@@ -384,7 +393,7 @@ describe("the mirror client", () => {
     }
   }, 120_000)
 
-  test("under a small rate limit it waits on the rate-limit headers and 429s, never giving up, and finishes equal", async () => {
+  testOnPostgres("under a small rate limit it waits on the rate-limit headers and 429s, never giving up, and finishes equal", async () => {
     // a second service over the same database, limiting to 10 requests a second
     const limited = await startServer({
       database: server.database,
