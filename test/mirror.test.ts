@@ -25,9 +25,12 @@ const MIRROR_COMMAND = ["bun", "mirror/cli.ts"]
 let server: TestServer
 let dir: string
 
+/** Settings of every service here: a port of its own, and no snapshot to serve (the feed is replayed from its beginning). */
+const serviceEnv = (port: number, more: Record<string, string> = {}) => ({ PORT: String(port), SNAPSHOT_DIR: join(dir, "no-snapshots"), ...more })
+
 beforeAll(async () => {
-  server = await startServer({ env: { PORT: "22101" } })
   dir = mkdtempSync(join(tmpdir(), "catalogue-mirror-"))
+  server = await startServer({ env: serviceEnv(22101) })
 }, 120_000)
 
 afterAll(async () => {
@@ -310,7 +313,7 @@ describe("the mirror client", () => {
   }, 120_000)
 
   testOnPostgres("a follower rides out the service going away and coming back: requests are retried, nothing is lost", async () => {
-    let service = await startServer({ database: server.database, env: { PORT: "22106" } })
+    let service = await startServer({ database: server.database, env: serviceEnv(22106) })
     const file = join(dir, "outage.sqlite")
     const follower = spawnMirror(["--from", service.baseUrl, "--into", file, "--follow", "--poll-seconds", "1"])
     try {
@@ -318,7 +321,7 @@ describe("the mirror client", () => {
       await service.stop()
       await server.sql(`UPDATE songs SET title = 'Written During The Outage' WHERE id = 2`)
       await follower.waitFor(/network error on .*; retrying in \d+ ms/)
-      service = await startServer({ database: server.database, env: { PORT: "22106" } })
+      service = await startServer({ database: server.database, env: serviceEnv(22106) })
       const rows = await expectFileEqualsApi(file, () => Bun.sleep(1000))
       expect(rows.get("songs/2")).toContain("Written During The Outage")
     } finally {
@@ -370,7 +373,7 @@ describe("the mirror client", () => {
 
   testOnPostgres("a detail the response cache answered after an upsert is read again once that copy has expired", async () => {
     // a second service over the same database with the response cache on (30 s, the default)
-    const cached = await startServer({ database: server.database, env: { PORT: "22105", CACHE_TTL_SECONDS: "30" } })
+    const cached = await startServer({ database: server.database, env: serviceEnv(22105, { CACHE_TTL_SECONDS: "30" }) })
     try {
       const file = join(dir, "cached.sqlite")
       await mirrorOnce(cached.baseUrl, file)
@@ -397,7 +400,7 @@ describe("the mirror client", () => {
     // a second service over the same database, limiting to 10 requests a second
     const limited = await startServer({
       database: server.database,
-      env: { PORT: "22102", RATE_LIMIT_CAPACITY: "10", RATE_LIMIT_WINDOW_SECONDS: "1", RATE_LIMIT_MAX_IN_FLIGHT: "1" }
+      env: serviceEnv(22102, { RATE_LIMIT_CAPACITY: "10", RATE_LIMIT_WINDOW_SECONDS: "1", RATE_LIMIT_MAX_IN_FLIGHT: "1" })
     })
     try {
       const file = join(dir, "limited.sqlite")
