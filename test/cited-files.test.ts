@@ -7,10 +7,10 @@ import { join, resolve } from "node:path"
  * must cite one that exists: a reader follows them.
  */
 const ROOT = resolve(import.meta.dir, "..")
-const SCANNED = ["src", "sql", "docs", "test", "examples", "README.md"]
+const SCANNED = ["src", "sql", "docs", "test", "examples", "mirror", "README.md"]
 // generated files (`bun run check` writes examples/catalogue-api.d.ts) are cited before they exist
 const GENERATED = new Set(readFileSync(join(ROOT, ".gitignore"), "utf8").split("\n").map((line) => line.trim()))
-const CITED = /\b(?:src|sql|test|docs|examples)\/[A-Za-z0-9_./-]+\.(?:ts|sql|md|json)\b/g
+const CITED = /\b(?:src|sql|test|docs|examples|mirror)\/[A-Za-z0-9_./-]+\.(?:ts|sql|md|json)\b/g
 
 const filesUnder = (path: string): Array<string> => {
   const full = join(ROOT, path)
