@@ -3,7 +3,9 @@ import { Database } from "bun:sqlite"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { onPostgres } from "./support/database.js"
 import { request } from "./support/http.js"
+import { ON_POSTGRES_ONLY, testWhen } from "./support/skips.js"
 import { startServer, type TestServer } from "./support/server.js"
 
 /**
@@ -12,15 +14,8 @@ import { startServer, type TestServer } from "./support/server.js"
  * against a small rate limit. Its file is compared with the API's answers row by row.
  */
 const ROOT = resolve(import.meta.dir, "..")
-/**
- * A second service over the test database beside the first needs a PostgreSQL server (the embedded
- * database takes one process's service at a time); elsewhere those tests are declared skips.
- */
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
-const testOnPostgres: typeof test = onPostgres
-  ? test
-  : (((name: string, body: () => Promise<void>, timeout: number) =>
-      test.skip(`${name} [skipped: needs a PostgreSQL server (TEST_DATABASE_URL)]`, body, timeout)) as unknown as typeof test)
+/** A second service over the test database beside the first needs a PostgreSQL server (the embedded database takes one process's service at a time). */
+const testOnPostgres = testWhen(onPostgres, ON_POSTGRES_ONLY)
 const MIRROR_COMMAND = ["bun", "mirror/cli.ts"]
 let server: TestServer
 let dir: string
