@@ -3,6 +3,7 @@
  * `bun run bench --sweep [--songs N] [--database NAME] [--requests R] [--families A,B]` (one client per endpoint: ./sweep.ts)
  * `bun run bench --relevance [--songs N] [--database NAME] [--targets N] [--seed S] [--label TEXT]` (./relevance.ts)
  * `bun run bench --fairness [--songs N] [--database NAME] [--turns T] [--seconds S]` (one client's load, another's p99: ./fairness.ts)
+ * `bun run bench --mirror [--songs N] [--database NAME]` (a snapshot, then a mirror from nothing through HTTP: ./mirror.ts)
  *
  * The service against two hand-written baselines (Bun.serve + Bun.SQL, Bun.serve + `pg` with
  * named prepared statements) running the repository's own statements, with wrk on loopback in
@@ -17,6 +18,7 @@ import { cpuSeconds, freePort, peakRssMiB, type ServerProcess, startServer } fro
 import { type Measurement, renderReport, type RoleName, type ScenarioName, type Results } from "./report.js"
 import { captureStatements, LIST_LIMIT } from "./statements.js"
 import { runFairnessBench } from "./fairness.js"
+import { runMirrorBench } from "./mirror.js"
 import { runRelevanceBench } from "./relevance.js"
 import { runSweep, sweepSections } from "./sweep.js"
 import { ensureWrk, runWrk } from "./wrk.js"
@@ -419,6 +421,8 @@ try {
       turns: Number(sweepOption("--turns") ?? 3),
       seconds: options.seconds
     }, log)
+  } else if (process.argv.includes("--mirror")) {
+    await runMirrorBench(serverUrl, { songs: options.songs, database: sweepOption("--database") }, log)
   } else {
     await main()
   }
