@@ -286,7 +286,7 @@ describe("bun run snapshot", () => {
     const run = async () => {
       const child = Bun.spawn(["bun", "run", "snapshot", "--out", out], {
         cwd: resolve(import.meta.dir, ".."),
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATABASE_URL: server.database.url, LOG_LEVEL: "warn", CDN_BASE_URL: "https://cdn.test.example" },
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATABASE_URL: (server.database as { url: string }).url, LOG_LEVEL: "warn", CDN_BASE_URL: "https://cdn.test.example" },
         stdout: "pipe",
         stderr: "pipe"
       })
