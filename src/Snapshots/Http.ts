@@ -8,7 +8,6 @@ import { Api } from "../Api.js"
 import { AppConfig } from "../Config.js"
 import { echo, NotFound } from "../Domain/Errors.js"
 import { detailJson, JSON_CONTENT_TYPE } from "../Domain/Json.js"
-import { envelope } from "../Http/Errors.js"
 import { FILE_NAME, PREVIOUS_MANIFEST, readManifest, type SnapshotFile } from "./Manifest.js"
 import { byteRange, noneMatches } from "./Ranges.js"
 
@@ -31,7 +30,8 @@ const fileAnswer = (dir: string, file: SnapshotFile, headers: Readonly<Record<st
   const range = ifRange === undefined || ifRange === etag ? byteRange(headers["range"], file.bytes) : undefined
   const body = Bun.file(join(dir, file.name))
   if (range === "unsatisfiable") {
-    const text = envelope("bad_request", `The range ${echo(headers["range"] ?? "")} is not within the file's ${file.bytes} bytes.`)
+    const message = `The range ${echo(headers["range"] ?? "")} is not within the file's ${file.bytes} bytes.`
+    const text = JSON.stringify({ error: { code: "bad_request", message } })
     return HttpServerResponse.text(text, {
       status: 416,
       contentType: JSON_CONTENT_TYPE,

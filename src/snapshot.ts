@@ -2,11 +2,11 @@ import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { DatabaseReady } from "../App.js"
-import { AppConfig } from "../Config.js"
-import { describeStartupFailure } from "../Logging.js"
-import { runMain, teardown } from "../RunMain.js"
-import { writeSnapshot } from "./Writer.js"
+import { DatabaseReady } from "./App.js"
+import { AppConfig } from "./Config.js"
+import { describeStartupFailure } from "./Logging.js"
+import { runMain, teardown } from "./RunMain.js"
+import { writeSnapshot } from "./Snapshots/Writer.js"
 
 const USAGE = `Usage: bun run snapshot [--out DIR]
 
