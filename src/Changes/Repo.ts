@@ -77,9 +77,9 @@ const encodePosition = (p: FeedPosition) =>
  * The cursor of a copy read in one transaction snapshot (docs/changes.md, "Snapshots"): `xmin` is
  * the snapshot's xmin (every transaction below it had finished, each one from it on may be unseen),
  * `at` its `now()` in microseconds, the time its rows were judged public at. The immediate stream
- * resumes at the first touch of transaction `xmin`, the due stream after the due touches of `at`
- * and before, and the late stream serves those of `at` and before whose writer is `xmin` or later:
- * whatever the copy could not see comes after, and some of what it saw again (harmless upserts).
+ * resumes at the first touch of transaction `xmin`, the due stream at the due touches of `at`, and
+ * the late stream serves those of `at` and before whose writer is `xmin` or later: whatever the copy
+ * could not see comes after, and some of what it saw comes again (judged when read: harmless).
  */
 export const snapshotCursor = (cursorKey: Buffer, xmin: string, at: number) =>
   makeCursorSeal(cursorKey).seal(encodePosition({
