@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { createHash } from "node:crypto"
-import { mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import pg from "pg"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { SNAPSHOT_TYPES } from "../src/Snapshots/Manifest.js"
@@ -279,18 +280,97 @@ describe("a file's download", () => {
   })
 })
 
+/** `bun run snapshot --out dir` against the test database (PostgreSQL: the embedded one is the server's alone). */
+const runSnapshot = async (out: string) => {
+  const child = Bun.spawn(["bun", "run", "snapshot", "--out", out], {
+    cwd: resolve(import.meta.dir, ".."),
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATABASE_URL: (server.database as { url: string }).url, LOG_LEVEL: "warn", CDN_BASE_URL: "https://cdn.test.example" },
+    stdout: "pipe",
+    stderr: "pipe"
+  })
+  const code = await child.exited
+  return { code, stderr: await new Response(child.stderr).text() }
+}
+
+/** Follows the feed from `since` until it comes back unchanged. */
+const followFeed = async (since: string) => {
+  const entries: Array<{ type: string; id: number | string; change: "upsert" | "remove" }> = []
+  while (true) {
+    const page = await request(server.baseUrl, `/v1/changes?since=${since}&limit=1000`)
+    expect(page.status).toBe(200)
+    entries.push(...page.body.data)
+    if (page.body.meta.next_cursor === since) return entries
+    since = page.body.meta.next_cursor
+  }
+}
+
 describe("bun run snapshot", () => {
+  test("a copy loaded from a snapshot and brought on by the feed from its cursor equals the catalogue: a write committed after the snapshot began, a schedule falling due after it", async () => {
+    if (server.database.kind !== "postgres") return // a second connection and the command need PostgreSQL
+    const out = mkdtempSync(join(tmpdir(), "snapshots-exact-"))
+    const writer = new pg.Client({ connectionString: server.database.url })
+    await writer.connect()
+    const [{ title }] = await server.sql<{ title: string }>("SELECT title FROM songs WHERE id = 2") as [{ title: string }]
+    try {
+      await server.sql("UPDATE songs SET published_at = now() + interval '3 seconds' WHERE id = 12")
+      // open across the snapshot: its snapshot cannot see this publication
+      await writer.query("BEGIN")
+      await writer.query("UPDATE songs SET published_at = now() - interval '1 hour' WHERE id = 10")
+      await writer.query("UPDATE songs SET title = 'Late Title' WHERE id = 2")
+      const { code, stderr } = await runSnapshot(out)
+      expect({ code, stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining("error") })
+      await writer.query("COMMIT")
+      const written = JSON.parse(await Bun.file(join(out, "manifest.json")).text()) as Manifest
+      const songsFile = written.files.find((file) => file.type === "songs")!
+      const copy = new Map<number, string>()
+      for (const line of new TextDecoder().decode(Bun.gunzipSync(await Bun.file(join(out, songsFile.name)).bytes())).split("\n")) {
+        if (line !== "") copy.set(JSON.parse(line).id, line)
+      }
+      expect(copy.has(10)).toBe(false)
+      expect(copy.has(12)).toBe(false)
+      expect(copy.get(2)).not.toContain("Late Title")
+      await Bun.sleep(3500)
+      for (const entry of await followFeed(written.cursor)) {
+        if (entry.type !== "songs") continue
+        if (entry.change === "remove") copy.delete(entry.id as number)
+        else copy.set(entry.id as number, (await request(server.baseUrl, `/v1/songs/${entry.id}`)).text.slice('{"data":'.length, -1))
+      }
+      const publicIds = (await everyItem("/v1/songs?sort=title")).map((song) => song.id as number).sort((a, b) => a - b)
+      expect([...copy.keys()].sort((a, b) => a - b)).toEqual(publicIds)
+      for (const id of publicIds) expect(`{"data":${copy.get(id)}}`).toBe((await request(server.baseUrl, `/v1/songs/${id}`)).text)
+      expect(publicIds).toContain(10)
+      expect(publicIds).toContain(12)
+    } finally {
+      await writer.query("ROLLBACK").catch(() => undefined)
+      await writer.end()
+      await server.sql("UPDATE songs SET published_at = NULL WHERE id = 10")
+      await server.sql("UPDATE songs SET published_at = now() + interval '7 days' WHERE id = 12")
+      await server.sql("UPDATE songs SET title = $1 WHERE id = 2", [title])
+      rmSync(out, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  test("one writer at a time per directory: another process's lock refuses, a dead one's is taken over", async () => {
+    if (server.database.kind !== "postgres") return
+    const out = mkdtempSync(join(tmpdir(), "snapshots-lock-"))
+    try {
+      writeFileSync(join(out, ".writing"), String(process.pid))
+      const refused = await runSnapshot(out)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(`process ${process.pid} is writing a snapshot`)
+      writeFileSync(join(out, ".writing"), "2147483646")
+      expect((await runSnapshot(out)).code).toBe(0)
+      expect(readdirSync(out)).not.toContain(".writing")
+    } finally {
+      rmSync(out, { recursive: true, force: true })
+    }
+  }, 60_000)
+
   test("writes a snapshot into --out; the latest two are kept, older files deleted", async () => {
     if (server.database.kind !== "postgres") return // the embedded database is held by the server
     const out = mkdtempSync(join(tmpdir(), "snapshots-cli-"))
     const run = async () => {
-      const child = Bun.spawn(["bun", "run", "snapshot", "--out", out], {
-        cwd: resolve(import.meta.dir, ".."),
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATABASE_URL: (server.database as { url: string }).url, LOG_LEVEL: "warn", CDN_BASE_URL: "https://cdn.test.example" },
-        stdout: "pipe",
-        stderr: "pipe"
-      })
-      expect(await child.exited).toBe(0)
+      expect((await runSnapshot(out)).code).toBe(0)
       return JSON.parse(await Bun.file(join(out, "manifest.json")).text()) as Manifest
     }
     try {

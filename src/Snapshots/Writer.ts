@@ -8,7 +8,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { createHash, randomBytes } from "node:crypto"
 import { once } from "node:events"
-import { createWriteStream, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { createGzip } from "node:zlib"
 import { publicAlbumRows } from "../Albums/Repo.js"
@@ -119,11 +119,44 @@ const publish = (dir: string, manifest: Manifest) => {
   }
 }
 
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * One writer at a time per directory (replicas sharing SNAPSHOT_DIR, the command beside the
+ * service): a lock file naming the writer's process; one left by a process that is gone is taken over.
+ */
+const lockDir = (dir: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const path = join(dir, ".writing")
+        try {
+          writeFileSync(path, String(process.pid), { flag: "wx" })
+        } catch {
+          const holder = Number(readFileSync(path, "utf8").trim())
+          if (Number.isSafeInteger(holder) && holder > 0 && isAlive(holder)) throw new Error(`process ${holder} is writing a snapshot in ${dir}`)
+          writeFileSync(path, String(process.pid))
+        }
+        return path
+      },
+      catch: (cause) => new Error(`snapshot: ${cause instanceof Error ? cause.message : String(cause)}`)
+    }),
+    (path) => Effect.sync(() => rmSync(path, { force: true }))
+  )
+
 /** A snapshot of the public catalogue into `dir`; its manifest. */
 export const writeSnapshot = (dir: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     mkdirSync(dir, { recursive: true })
+    yield* lockDir(dir)
     const manifest = yield* sql.withTransaction(Effect.gen(function*() {
       yield* sql.unsafe("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
       // the first statement takes the transaction's snapshot: its xmin, and now() its rows are judged at
@@ -143,4 +176,4 @@ export const writeSnapshot = (dir: string) =>
     }))
     publish(dir, manifest)
     return manifest
-  })
+  }).pipe(Effect.scoped)
