@@ -157,6 +157,8 @@ export const writeSnapshot = (dir: string) =>
     const sql = yield* SqlClient.SqlClient
     mkdirSync(dir, { recursive: true })
     yield* lockDir(dir)
+    // what a writer stopped midway left (only the lock's holder writes here)
+    for (const name of readdirSync(dir)) if (name.startsWith(".") && name.endsWith(".tmp")) rmSync(join(dir, name), { force: true })
     const manifest = yield* sql.withTransaction(Effect.gen(function*() {
       yield* sql.unsafe("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
       // the first statement takes the transaction's snapshot: its xmin, and now() its rows are judged at
