@@ -30,6 +30,7 @@ interface Manifest {
 }
 
 let manifest: Manifest
+const OTHER_CURSOR = "a-cursor-of-another-database"
 /** Each type's lines, as downloaded. */
 const lines = new Map<string, ReadonlyArray<string>>()
 
@@ -40,6 +41,8 @@ const download = async (url: string, init: RequestInit = {}) => {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "snapshots-test-"))
+  // a fresh snapshot of another database (its cursor is none of this one's): replaced at start
+  writeFileSync(join(dir, "manifest.json"), JSON.stringify({ created_at: new Date().toISOString(), cursor: OTHER_CURSOR, files: [] }))
   // the fixture goes in first: a server writes its snapshot at start, before a test could add rows
   const loading = await startServer()
   await loading.stop()
@@ -48,12 +51,11 @@ beforeAll(async () => {
   const deadline = Date.now() + 60_000
   while (true) {
     const reply = await request(server.baseUrl, "/v1/snapshots")
-    if (reply.status === 200) {
+    expect(reply.status).toBe(200)
+    if (reply.body.data.cursor !== OTHER_CURSOR) {
       manifest = reply.body.data
       break
     }
-    expect(reply.status).toBe(404)
-    expect(reply.body.error.code).toBe("not_found")
     if (Date.now() > deadline) throw new Error("no snapshot within a minute")
     await Bun.sleep(200)
   }
@@ -114,6 +116,11 @@ describe("the manifest", () => {
       expect(file.url).toBe(`/v1/snapshots/${file.name}`)
       expect(lines.get(file.type)!.length).toBe(file.rows)
     }
+  })
+
+  test("a snapshot of another database found at start (a data directory made anew) was replaced, and kept as the previous one", async () => {
+    expect(manifest.cursor).not.toBe(OTHER_CURSOR)
+    expect(JSON.parse(await Bun.file(join(dir, "manifest-previous.json")).text()).cursor).toBe(OTHER_CURSOR)
   })
 
   test("each type's rows are its public total", async () => {
