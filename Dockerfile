@@ -20,8 +20,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json bun.lock tsconfig.json ./
 COPY sql ./sql
 COPY src ./src
-# Only the embedded database (no DATABASE_URL) writes, and only here; the code stays root-owned.
-RUN mkdir -p /app/data && chown bun:bun /app/data
+# Only the embedded database (no DATABASE_URL) and the snapshots write, and only here; the code stays root-owned.
+RUN mkdir -p /app/data /app/snapshots && chown bun:bun /app/data /app/snapshots
 USER bun
 EXPOSE 3000
 # Liveness without curl: Bun itself asks /v1/health (no database, never rate limited).

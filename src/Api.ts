@@ -11,6 +11,7 @@ import { LabelsApi } from "./Labels/Api.js"
 import { MetaApi } from "./Meta/Api.js"
 import { describeDocument } from "./Meta/OpenApiDocument.js"
 import { SearchApi } from "./Search/Api.js"
+import { SnapshotsApi } from "./Snapshots/Api.js"
 import { SongsApi } from "./Songs/Api.js"
 import { StaffApi } from "./Staff/Api.js"
 import { UsersApi } from "./Users/Api.js"
@@ -33,6 +34,7 @@ export class Api extends HttpApi.make("catalogue")
   .add(SearchApi)
   .add(DiscoveryApi)
   .add(ChangesApi)
+  .add(SnapshotsApi)
   .add(MetaApi)
   .add(StaffApi)
   .middleware(EnvelopeErrors)

@@ -31,6 +31,8 @@ import { processMetricsLayer } from "./Metrics.js"
 import { ReplayLagLive } from "./ReplayLag.js"
 import { SearchLive } from "./Search/Http.js"
 import { GracefulShutdownLive, InFlightRequests } from "./Shutdown.js"
+import { SnapshotJobLive } from "./Snapshots/Job.js"
+import { SnapshotsLive } from "./Snapshots/Http.js"
 import { SongsLive } from "./Songs/Http.js"
 import { StaffLive } from "./Staff/Http.js"
 import { RateLimiter } from "./RateLimit/RateLimiter.js"
@@ -91,6 +93,7 @@ const GroupsLive = Layer.mergeAll(
   SearchLive,
   DiscoveryLive,
   ChangesLive,
+  SnapshotsLive,
   MetaLive,
   StaffLive
 ).pipe(Layer.provide(EnvelopeErrorsLive))
@@ -139,7 +142,7 @@ const DrainedServerLive = GracefulShutdownLive.pipe(
 )
 
 /** The running service. Its outputs (server, database, config) let tests reach inside. */
-export const AppLive = Layer.merge(DrainedServerLive, ReplayLagLive).pipe(
+export const AppLive = Layer.mergeAll(DrainedServerLive, ReplayLagLive, SnapshotJobLive).pipe(
   Layer.provideMerge(DatabaseReady),
   Layer.provide(Layer.effectDiscard(logFeatures)),
   Layer.provide(MemoryGuardLive),

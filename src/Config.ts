@@ -225,6 +225,10 @@ const settings = Config.all({
   databaseDeadlineMarginMs: positiveInt("DATABASE_DEADLINE_MARGIN_MS", 1000),
   dataDir: setting("DATA_DIR", "./data", (text) => text),
   demoSeedSongs: nonNegativeInt("DEMO_SEED_SONGS", 3000),
+  // Snapshots (docs/api.md, "Snapshots"): where their files live, and how old the latest may grow
+  // before the service writes another (0: it never writes; it serves what is there).
+  snapshotDir: setting("SNAPSHOT_DIR", "./snapshots", (text) => text),
+  snapshotIntervalHours: nonNegativeInt("SNAPSHOT_INTERVAL_HOURS", 24),
   memoryLimitMiB: nonNegativeInt("MEMORY_LIMIT_MIB", 128),
   cdnBaseUrl: httpUrl("CDN_BASE_URL", "https://cdn.example.com"),
   logLevel: setting("LOG_LEVEL", "Info" as LogLevel.LogLevel, (text) =>

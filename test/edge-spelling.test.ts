@@ -13,7 +13,8 @@ const FIXTURE_VALUES: Record<string, string> = {
   artistId: "1",
   slug: "pop",
   labelId: "1",
-  username: "aishah_fan"
+  username: "aishah_fan",
+  file: "songs-0123456789abcdef.ndjson.gz"
 }
 
 const concrete = (template: string) =>

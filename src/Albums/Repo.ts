@@ -7,7 +7,7 @@ import { keysetPage, type TableKeysetSort } from "../Domain/Keyset.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { databaseContext, Statements } from "../Database.js"
 import { albumDetail, albumSource, staffAlbumDetail } from "../Domain/Album.js"
-import { detailReader } from "../Domain/Detail.js"
+import { detailReader, type PublicRows } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { type Audience, listAlbumEntry } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
@@ -16,10 +16,15 @@ import { withSpan } from "../Spans.js"
  * One album's detail in one statement. Staff see every album and every track, each song
  * with its `status`, and the album's `status` at the end.
  */
-const albumDetailSql = (audience: Audience) => `
+const albumRows = (audience: Audience) => `
   SELECT ${audience === "public" ? albumDetail.json("al") : staffAlbumDetail.json("al")}::text AS json
-  FROM ${albumSource(audience)} al
+  FROM ${albumSource(audience)} al`
+
+const albumDetailSql = (audience: Audience) => `${albumRows(audience)}
   WHERE al.id = `
+
+/** Every public album's detail, by id (the snapshots). */
+export const publicAlbumRows: PublicRows = { select: albumRows("public"), key: "al.id" }
 
 export type AlbumSortName = "released" | "title"
 

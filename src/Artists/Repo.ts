@@ -10,6 +10,7 @@ import { keysetPage, type KeysetSort, type TableKeysetSort } from "../Domain/Key
 import { foldedName, foldedNameContains, isShortQuery } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
+import type { PublicRows } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { DEFAULT_LIMIT } from "../Domain/Params.js"
 import { listAlbumEntry, songSummaryOf } from "../Domain/Song.js"
@@ -24,6 +25,12 @@ const songsScope = (artistId: number, role: ArtistSongRole) => `artist-songs:${a
 const albumsScope = (artistId: number) => `artist-albums:${artistId}`
 
 const lit = unsafeFragment
+
+/** Every visible artist's detail, by id: the detail reads one, the snapshots all. */
+export const publicArtistRows: PublicRows = {
+  select: `SELECT ${artistDetail.json("a", "public_artist_album_count(a.id)")}::text AS json FROM public_artists a`,
+  key: "a.id"
+}
 
 /** Artists rows `a` whose name matches q in name order; cursor key: the lowercased name, the id. */
 const byNameSort = (source: KeysetSort["source"]): KeysetSort => ({
@@ -253,9 +260,7 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
 
     /** The visible artist's detail as JSON text; None when the artist is not visible. */
     const findArtist = (artistId: number) =>
-      sql<{ json: string }>`
-        SELECT ${lit(artistDetail.json("a", "public_artist_album_count(a.id)"))}::text AS json
-        FROM public_artists a WHERE a.id = ${artistId}`.pipe(
+      sql<{ json: string }>`${lit(publicArtistRows.select)} WHERE a.id = ${artistId}`.pipe(
         Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
         Effect.orDie,
         withSpan("ArtistsRepo.findArtist")

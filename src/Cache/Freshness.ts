@@ -30,6 +30,20 @@ export const FEED_FRESHNESS: Freshness = {
   maxStoredBytes: 4096
 }
 
+/**
+ * A snapshot file: its name changes whenever its content does, so whoever has it may keep it for
+ * good. Never kept in the process (it is a file on disk, streamed).
+ */
+export const SNAPSHOT_FILE_FRESHNESS: Freshness = {
+  cacheControl: "public, max-age=31536000, immutable",
+  maxAgeSeconds: 0,
+  maxStoredBytes: 0
+}
+
 /** By HttpApi group and endpoint, as src/RouteKind.ts decides a route's kind. */
 export const freshnessOf = (group: string, endpoint: string): Freshness =>
-  group === "Changes" && endpoint === "changes" ? FEED_FRESHNESS : PUBLIC_FRESHNESS
+  group === "Changes" && endpoint === "changes"
+    ? FEED_FRESHNESS
+    : group === "Snapshots" && endpoint === "file"
+    ? SNAPSHOT_FILE_FRESHNESS
+    : PUBLIC_FRESHNESS

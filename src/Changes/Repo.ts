@@ -73,6 +73,28 @@ const decodeSince = (seal: CursorSeal, since: string) =>
 const encodePosition = (p: FeedPosition) =>
   encodeCursor(SCOPE, 0, [p.xid, p.position, p.dueAt, p.dueKind, p.dueKey, p.horizon, p.lateXid, p.lateDueAt, p.lateKind, p.lateKey])
 
+/**
+ * The cursor of a copy read in one transaction snapshot (docs/changes.md, "Snapshots"): `xmin` is
+ * the snapshot's xmin (every transaction below it had finished, each one from it on may be unseen),
+ * `at` its `now()` in microseconds, the time its rows were judged public at. The immediate stream
+ * resumes at the first touch of transaction `xmin`, the due stream at the due touches of `at`, and
+ * the late stream serves those of `at` and before whose writer is `xmin` or later: whatever the copy
+ * could not see comes after, and some of what it saw comes again (judged when read: harmless).
+ */
+export const snapshotCursor = (cursorKey: Buffer, xmin: string, at: number) =>
+  makeCursorSeal(cursorKey).seal(encodePosition({
+    xid: xmin,
+    position: "0",
+    dueAt: at,
+    dueKind: "",
+    dueKey: "",
+    horizon: at,
+    lateXid: xmin,
+    lateDueAt: 0,
+    lateKind: "",
+    lateKey: ""
+  }))
+
 interface PageRow {
   readonly valid: boolean
   readonly json: string

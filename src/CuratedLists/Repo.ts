@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Domain/Keyset.js"
 import { curatedList, curatedListSource, curatedListSummary, staffCuratedList } from "../Domain/CuratedList.js"
 import { databaseContext, Statements } from "../Database.js"
-import { detailReader } from "../Domain/Detail.js"
+import { detailReader, type PublicRows } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import type { Audience } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
@@ -14,10 +14,15 @@ import { withSpan } from "../Spans.js"
  * One curated list in one statement. Staff see hidden lists and hidden entries, each
  * marked with its `status`, and the list's own `status` at the end.
  */
-const listDetailSql = (audience: Audience) => `
+const listRows = (audience: Audience) => `
   SELECT ${audience === "public" ? curatedList.json("l") : staffCuratedList.json("l")}::text AS json
-  FROM ${curatedListSource(audience)} l
+  FROM ${curatedListSource(audience)} l`
+
+const listDetailSql = (audience: Audience) => `${listRows(audience)}
   WHERE l.id = `
+
+/** Every public curated list's detail, by id (the snapshots). */
+export const publicCuratedListRows: PublicRows = { select: listRows("public"), key: "l.id" }
 
 /** Public lists without their tracks, most recently updated first. */
 const listSummarySort: KeysetSort = {

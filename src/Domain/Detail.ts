@@ -9,6 +9,16 @@ import type { Audience } from "./Song.js"
 import { withSpan } from "../Spans.js"
 
 /**
+ * Every public row of a type as the statement its detail (or list item) is read with: `select`
+ * gives the rows' JSON (`json`), `key` orders them. The detail readers are built from it, and the
+ * snapshots (src/Snapshots/Writer.ts) read it whole, so both serve the same bytes.
+ */
+export interface PublicRows {
+  readonly select: string
+  readonly key: string
+}
+
+/**
  * A detail whose JSON Postgres built, or not_found when no row came back: a hidden row answers
  * exactly like an id that never existed (docs/api.md, Visibility). `what` names it: "Song 12".
  */

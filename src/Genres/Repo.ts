@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { genre, genreEntry } from "../Domain/Genre.js"
 import { jsonArraySql } from "../Domain/JsonSql.js"
+import type { PublicRows } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songBrowsePage } from "../Domain/SongBrowse.js"
 import type { SongSortName } from "../Domain/SongSorts.js"
@@ -16,6 +17,12 @@ const lit = unsafeFragment
 
 /** The public song count of genres row `g` joined to its public count `gc`. */
 const songCount = "coalesce(gc.song_count, 0)::int"
+
+/** Every genre's detail, by id: the detail reads one (by slug), the snapshots all. */
+export const publicGenreRows: PublicRows = {
+  select: `SELECT ${genre.json("g", songCount)}::text AS json FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id`,
+  key: "g.id"
+}
 
 export class GenresRepo extends Context.Service<GenresRepo>()("catalogue/GenresRepo", {
   make: Effect.gen(function*() {
@@ -34,10 +41,7 @@ export class GenresRepo extends Context.Service<GenresRepo>()("catalogue/GenresR
 
     /** Genre detail as JSON text; None when no genre has the slug. */
     const findGenre = (slug: string) =>
-      sql<{ json: string }>`
-        SELECT ${lit(genre.json("g", songCount))}::text AS json
-        FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id
-        WHERE g.slug = ${slug}`.pipe(
+      sql<{ json: string }>`${lit(publicGenreRows.select)} WHERE g.slug = ${slug}`.pipe(
         Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
         Effect.orDie,
         withSpan("GenresRepo.findGenre")

@@ -15,8 +15,8 @@ import type { RouteKind } from "./Routes.js"
 export interface Answer {
   readonly status: number
   readonly headers: Record<string, string>
-  /** undefined: no body (204, 304) */
-  readonly body: Uint8Array | string | undefined
+  /** undefined: no body (204, 304); a Blob: a file, streamed from disk as it is sent */
+  readonly body: Uint8Array | string | Blob | undefined
 }
 
 /** What the headers of one request's answer depend on, decided once at the edge. */
@@ -138,8 +138,31 @@ export const bareErrorAnswer = (status: number, envelope: string): Answer => ({
 /** The answer as a web Response; HEAD says the length GET would send, as the pipeline's responses do. */
 export const toWebResponse = (method: string, answer: Answer): Response => {
   if (method !== "HEAD" || answer.body === undefined) return new Response(answer.body ?? null, answer)
-  const length = typeof answer.body === "string" ? Buffer.byteLength(answer.body) : answer.body.byteLength
+  const length = bodyBytes(answer.body)
   return new Response(null, { status: answer.status, headers: { ...answer.headers, "content-length": String(length) } })
+}
+
+/** Bytes of a body as sent. */
+export const bodyBytes = (body: Uint8Array | string | Blob) =>
+  typeof body === "string" ? Buffer.byteLength(body) : body instanceof Blob ? body.size : body.byteLength
+
+/**
+ * An answer its handler made whole, with its own validator and ranges (a snapshot file): passed on
+ * with its status, headers and body as they are, a file streamed, never compressed nor stored in
+ * the process. A 206 may be stored by others as its 200 may (the route's Cache-Control).
+ */
+export const ownAnswer = (
+  settings: AnswerSettings,
+  context: AnswerContext,
+  status: number,
+  own: Readonly<Record<string, string>>,
+  body: Uint8Array | string | Blob | undefined
+): Answer => {
+  const headers = baseHeaders(settings, context, status)
+  if (status === 206 && context.kind === "public") headers["cache-control"] = context.freshness.cacheControl
+  // never compressed here: nothing varies by Accept-Encoding
+  delete headers["vary"]
+  return { status, headers: Object.assign(headers, own), body }
 }
 
 /** An OPTIONS request on a known path: 204 with `Allow` and, where allowed, the preflight's CORS fields. */

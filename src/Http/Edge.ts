@@ -22,6 +22,7 @@ import {
   errorAnswer,
   givenBack,
   optionsAnswer,
+  ownAnswer,
   publicAnswer,
   uncachedAnswer
 } from "./Answer.js"
@@ -279,6 +280,10 @@ const makeEdge = Effect.gen(function*() {
     return answer
   }
 
+  /** What a handler made whole (src/Http/Answer.ts, ownAnswer): its status, headers and body, a file streamed. */
+  const passOn = (admitted: Admitted, status: number, own: Readonly<Record<string, string>>, body: Uint8Array | Blob | undefined): Answer =>
+    ownAnswer(settings, admitted.context, status, own, body)
+
   /** A failure outside the router (it should not happen): the envelope all the same. */
   const failed = (admitted: Admitted, status: 500 | 503, message: string): Answer =>
     errorAnswer(settings, admitted.context, status, envelope("internal_error", message))
@@ -298,6 +303,7 @@ const makeEdge = Effect.gen(function*() {
     decide,
     inSlot,
     finish,
+    passOn,
     failed,
     handOn,
     takeHandedOn,

@@ -1,5 +1,5 @@
 import type { LineSink } from "../Logging.js"
-import type { Answer } from "./Answer.js"
+import { type Answer, bodyBytes } from "./Answer.js"
 import { echo } from "../Domain/Errors.js"
 
 /** What one request's log line says. */
@@ -32,7 +32,7 @@ export const outcomesOf = (answer: Answer): Record<string, string> => {
 /** Bytes of the body as sent: none for HEAD, 204 and 304. */
 export const bytesOf = (method: string, answer: Answer) => {
   if (method === "HEAD" || answer.body === undefined) return 0
-  return typeof answer.body === "string" ? Buffer.byteLength(answer.body) : answer.body.byteLength
+  return bodyBytes(answer.body)
 }
 
 /** The one log line of a request, named by its route: from the pipeline and the front door alike. */

@@ -32,6 +32,7 @@ export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, 
 const toResponse = (answer: Answer): HttpServerResponse.HttpServerResponse => {
   const options = { status: answer.status, headers: answer.headers, contentType: answer.headers["content-type"] }
   if (answer.body === undefined) return HttpServerResponse.empty(options)
+  if (answer.body instanceof Blob) return HttpServerResponse.raw(answer.body, options)
   return typeof answer.body === "string" ? HttpServerResponse.text(answer.body, options) : HttpServerResponse.uint8Array(answer.body, options)
 }
 
@@ -63,6 +64,11 @@ export const makePipeline = Effect.gen(function*() {
     edge.inSlot(admitted, Effect.flatMap(Effect.exit(app), (exit) => {
       if (Exit.isSuccess(exit)) {
         const { body, headers, status } = exit.value
+        // a handler that answers ranges itself (says Accept-Ranges) made its whole answer: a file is a Raw Blob
+        if (headers["accept-ranges"] !== undefined) {
+          const own = body._tag === "Raw" && body.body instanceof Blob ? body.body : body._tag === "Uint8Array" ? body.body : undefined
+          if (body._tag === "Empty" || own !== undefined) return Effect.succeed(edge.passOn(admitted, status, headers, own))
+        }
         if (body._tag === "Uint8Array") {
           return Effect.succeed(edge.finish(admitted, status, body.body, body.contentType, headers[NEXT_CURSOR_HEADER]))
         }

@@ -49,11 +49,11 @@ const routeSlots = new Map(ROUTES.map((template, slot) => [template, slot]))
 
 /**
  * Every status the service answers: the edge's (200, 204 to OPTIONS, 304, 400, 404, 405, 414,
- * 429, 431, 500 and 503), the staff routes' 401 and 403, and what the platform answers for a
+ * 429, 431, 500 and 503), the staff routes' 401 and 403, a snapshot file's 206 and 416, and what the platform answers for a
  * request (413 for a body too large, 499 when the client hung up). Any other status (none is
  * made) is counted as the first listed code of its class, 5xx beyond.
  */
-export const ANSWERED_STATUSES = [200, 204, 304, 400, 401, 403, 404, 405, 413, 414, 429, 431, 499, 500, 503] as const
+export const ANSWERED_STATUSES = [200, 204, 206, 304, 400, 401, 403, 404, 405, 413, 414, 416, 429, 431, 499, 500, 503] as const
 
 const statusSlots = (() => {
   const slotOf = (status: number) => ANSWERED_STATUSES.indexOf(status as (typeof ANSWERED_STATUSES)[number])

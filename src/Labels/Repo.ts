@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
 import { foldedNameContains } from "../Domain/NameFilter.js"
 import { label } from "../Domain/Label.js"
+import type { PublicRows } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songBrowsePage } from "../Domain/SongBrowse.js"
 import type { SongSortName } from "../Domain/SongSorts.js"
@@ -38,6 +39,9 @@ const countedLabels = `(
 /** Label for row `l` of countedLabels (formerly_known_as "" when absent). */
 const labelJson = label.json("l", { songCount: "l.song_count", albumCount: "l.album_count" })
 
+/** Every label's detail, by id: the detail reads one, the snapshots all. */
+export const publicLabelRows: PublicRows = { select: `SELECT ${labelJson}::text AS json FROM ${countedLabels}`, key: "l.id" }
+
 const labelSorts: Record<LabelSort, Omit<KeysetSort, "descending"> & { readonly defaultDescending: boolean }> = {
   name: { source: countedLabels, alias: "l", key: "l.sort_name", keyJson: "l.sort_name", keyType: "text", item: labelJson, defaultDescending: false },
   total_songs: { source: countedLabels, alias: "l", key: "l.song_count", keyJson: "l.song_count", keyType: "int", item: labelJson, defaultDescending: true },
@@ -67,8 +71,7 @@ export class LabelsRepo extends Context.Service<LabelsRepo>()("catalogue/LabelsR
 
     /** One label as JSON text; None when there is no such label. */
     const findLabel = (labelId: number) =>
-      sql<{ json: string }>`SELECT ${unsafeFragment(labelJson)}::text AS json
-        FROM ${unsafeFragment(countedLabels)} WHERE l.id = ${labelId}`.pipe(
+      sql<{ json: string }>`${unsafeFragment(publicLabelRows.select)} WHERE l.id = ${labelId}`.pipe(
         Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
         Effect.orDie,
         withSpan("LabelsRepo.findLabel")

@@ -8,7 +8,7 @@
  */
 import type * as OpenApi from "effect/http-api/OpenApi"
 import { type RouteKind, routeKindOf } from "../RouteKind.js"
-import { FEED_FRESHNESS, PUBLIC_FRESHNESS } from "../Cache/Freshness.js"
+import { FEED_FRESHNESS, PUBLIC_FRESHNESS, SNAPSHOT_FILE_FRESHNESS } from "../Cache/Freshness.js"
 import examples from "./openapi-examples.json" with { type: "json" }
 
 type JsonObject = { [key: string]: unknown }
@@ -58,8 +58,13 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   "Staff.album": "getStaffAlbum",
   "Staff.curatedList": "getStaffCuratedList",
   "Staff.stats": "getStaffStats",
-  "Changes.changes": "listChanges"
+  "Changes.changes": "listChanges",
+  "Snapshots.manifest": "getSnapshot",
+  "Snapshots.file": "getSnapshotFile"
 }
+
+/** Operations with no path parameter that still answer not_found (nothing to serve yet). */
+const NOT_FOUND_WITHOUT_PATH = new Set(["getSnapshot"])
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
 
@@ -84,7 +89,8 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Discovery: "Daily selections: new releases, trending songs, featured lists and songs released on this day.",
   Meta: "The service index, statistics, and health checks for load balancers.",
   Staff: "Every state of a song, album or list, for staff. Needs a staff bearer token; never cached, outside the rate limit.",
-  Changes: "What became visible, changed or disappeared on public endpoints, in order, for mirrors."
+  Changes: "What became visible, changed or disappeared on public endpoints, in order, for mirrors.",
+  Snapshots: "The whole public catalogue as files, one per type, with the /v1/changes cursor to continue from: the start of a mirror."
 }
 
 /** Formats by field name, wherever the field appears (dates YYYY-MM-DD, instants RFC 3339 UTC). */
@@ -123,7 +129,7 @@ const HEADERS: Readonly<Record<string, { readonly description: string; readonly 
   },
   "Cache-Control": {
     description: `\`${PUBLIC_FRESHNESS.cacheControl}\` on public answers (\`${FEED_FRESHNESS.cacheControl}\` on ` +
-      "/v1/changes): a shared cache may answer with an expired copy for a day while the service fails; " +
+      `/v1/changes, \`${SNAPSHOT_FILE_FRESHNESS.cacheControl}\` on a snapshot's files): a shared cache may answer with an expired copy for a day while the service fails; ` +
       "`no-store` on errors, health checks and staff answers.",
     schema: { type: "string" }
   },
@@ -145,6 +151,12 @@ const HEADERS: Readonly<Record<string, { readonly description: string; readonly 
   "Retry-After": {
     description: "Whole seconds to wait before the next request (at least 1): on a 429, until a token is back; on a 503, 5.",
     schema: { type: "integer", minimum: 1 }
+  },
+  "Content-Length": { description: "Bytes of this body.", schema: { type: "integer", minimum: 0 } },
+  "Accept-Ranges": { description: "`bytes`: one range of the file may be asked with Range.", schema: { type: "string", enum: ["bytes"] } },
+  "Content-Range": {
+    description: "On a 206, the bytes sent and the file's size (`bytes 0-999/4567`); on a 416, the size (`bytes */4567`).",
+    schema: { type: "string" }
   },
   "WWW-Authenticate": {
     description: "`Bearer realm=\"staff\"`, with `error=\"invalid_token\"` when a token was sent.",
@@ -285,6 +297,39 @@ const successDescription = (schema: unknown) =>
     ? "A page of items under data, with meta (total, limit, offset, next_cursor)."
     : "The resource under data."
 
+/** The 200 of an operation answering a file (its bytes as they are, not JSON): its media type and schema. */
+const fileContentOf = (operation: OpenApi.OpenAPISpecOperation): JsonObject | undefined => {
+  const content = (operation.responses as Record<string, OpenApi.OpenApiSpecResponse>)["200"]?.content ?? {}
+  const [type, media] = Object.entries(content)[0] ?? []
+  return type === undefined || type === "application/json" || !isObject(media) ? undefined : { [type]: { schema: media.schema } }
+}
+
+/**
+ * A file's own answers (src/Snapshots/Http.ts): its bytes, one range of them, 304 for its ETag,
+ * 416 for a range past its end. Never compressed nor kept by the response cache: no Vary, no X-Cache.
+ */
+const fileResponses = (area: RouteKind, content: JsonObject): Record<string, JsonObject> => {
+  const fileHeaders = (status: number, own: ReadonlyArray<string>) => ({
+    ...Object.fromEntries(Object.entries(headerRefs(area, status)).filter(([name]) => name !== "Vary" && name !== "X-Cache")),
+    ...Object.fromEntries(own.map((name) => [name, ref("headers", name)]))
+  })
+  return {
+    "200": { description: "The whole file, its bytes as stored (no Content-Encoding).", headers: fileHeaders(200, ["Accept-Ranges", "Content-Length"]), content },
+    "206": {
+      description: "One range of the file (`Range: bytes=first-last`, `first-` or `-suffix`, clipped to the file); " +
+        "with If-Range naming another ETag, several ranges or a malformed one, the whole file (200) instead.",
+      headers: fileHeaders(200, ["Accept-Ranges", "Content-Length", "Content-Range"]),
+      content
+    },
+    "304": { description: "Not Modified: If-None-Match named the file's ETag; no body. Takes a token like a 200.", headers: fileHeaders(304, ["Accept-Ranges"]) },
+    "416": {
+      description: "bad_request: the range starts past the file's end; Content-Range says its size.",
+      headers: fileHeaders(416, ["Content-Range"]),
+      content: errorContent("BadRequestError")
+    }
+  }
+}
+
 /** The statuses an operation can answer, with their headers and bodies. */
 const describeResponses = (operation: OpenApi.OpenAPISpecOperation, operationId: string) => {
   const area = areaOf(operation)
@@ -293,9 +338,12 @@ const describeResponses = (operation: OpenApi.OpenAPISpecOperation, operationId:
   const hasPathParameters = operation.parameters.some((parameter) => parameter.in === "path")
   const paged = operation.parameters.some((parameter) => parameter.in === "query" && parameter.name === "cursor")
   const example = OPERATION_EXAMPLES[operationId]
+  const file = fileContentOf(operation)
+  if (file !== undefined) Object.assign(responses, fileResponses(area, file))
   for (const [status, response] of Object.entries(declared)) {
     const code = Number(status)
-    if (code === 404 && !hasPathParameters) continue
+    if (code === 404 && !hasPathParameters && !NOT_FOUND_WITHOUT_PATH.has(operationId)) continue
+    if (file !== undefined && code === 200) continue
     const content = response.content?.["application/json"]
     if (code === 200) {
       responses[status] = {
@@ -334,6 +382,22 @@ const IF_NONE_MATCH = {
   schema: { type: "string" }
 }
 
+const RANGE = {
+  name: "Range",
+  in: "header",
+  required: false,
+  description: "One byte range of the file, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`: answered 206.",
+  schema: { type: "string" }
+}
+
+const IF_RANGE = {
+  name: "If-Range",
+  in: "header",
+  required: false,
+  description: "The file's ETag: the range is sent only while the file is still that one (else the whole file).",
+  schema: { type: "string" }
+}
+
 const describeParameters = (operation: OpenApi.OpenAPISpecOperation, operationId: string, area: RouteKind) => {
   const example = OPERATION_EXAMPLES[operationId]
   const parameters: Array<JsonObject> = operation.parameters.map((parameter) => {
@@ -351,7 +415,8 @@ const describeParameters = (operation: OpenApi.OpenAPISpecOperation, operationId
       ...(value === undefined ? {} : { example: value })
     }
   })
-  return area === "public" ? [...parameters, IF_NONE_MATCH] : parameters
+  const ranges = fileContentOf(operation) === undefined ? [] : [RANGE, IF_RANGE]
+  return area === "public" ? [...parameters, IF_NONE_MATCH, ...ranges] : parameters
 }
 
 const DESCRIPTION = [

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type SongBrowse, songBrowsePage } from "../Domain/SongBrowse.js"
 import { databaseContext, Statements } from "../Database.js"
-import { detailReader, jsonById } from "../Domain/Detail.js"
+import { detailReader, jsonById, type PublicRows } from "../Domain/Detail.js"
 import { songContributors } from "../Domain/Member.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { type Audience, SONG_EXTERNAL_IDS, songSource, songSummary } from "../Domain/Song.js"
@@ -17,10 +17,15 @@ import { withSpan } from "../Spans.js"
  * One song's detail, as JSON built in one statement. Staff see every state and get the
  * song's `status` and `deleted_at` at the end; `published_at` is then null while never published.
  */
-export const songDetailSql = (audience: Audience) => `
+const songRows = (audience: Audience) => `
   SELECT ${audience === "public" ? songDetail.json("s", "public") : staffSongDetail.json("s")}::text AS json
-  FROM ${songSource(audience)} s
+  FROM ${songSource(audience)} s`
+
+export const songDetailSql = (audience: Audience) => `${songRows(audience)}
   WHERE s.id = `
+
+/** Every public song's detail, by id (the snapshots). */
+export const publicSongRows: PublicRows = { select: songRows("public"), key: "s.id" }
 
 /** Song contributors (src/Domain/Member.ts). Zero rows when the audience may not see the song. */
 const contributorsSql = (audience: Audience) => `

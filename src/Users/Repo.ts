@@ -7,6 +7,7 @@ import { keysetPage, type KeysetSort, type TableKeysetSort, timestampKeyJson } f
 import { foldedNameContains, isShortQuery } from "../Domain/NameFilter.js"
 import { steered } from "../Domain/SteeredPage.js"
 import { contributionEntry, contributorProfile } from "../Domain/Member.js"
+import type { PublicRows } from "../Domain/Detail.js"
 import type { PageParamsInput } from "../Domain/Pagination.js"
 import { songSummaryOf } from "../Domain/Song.js"
 import { withSpan } from "../Spans.js"
@@ -66,6 +67,9 @@ const rankedMembers = `(
 
 /** Contributor profile for row `m` of publicProfiles. */
 const publicProfileJson = contributorProfile.json("m", publicContributionCount)
+
+/** Every public member's entry in /v1/users, by handle in byte order (the snapshots). */
+export const publicUserRows: PublicRows = { select: `SELECT ${publicProfileJson}::text AS json FROM ${publicProfiles}`, key: `m.handle COLLATE "C"` }
 
 /** Contributor profile for row `m` of rankedMembers. */
 const rankedMemberJson = `(SELECT ${contributorProfile.json("x", "m.contribution_count")} FROM members x WHERE x.id = m.id)`

@@ -39,8 +39,8 @@ const collect = (stream: ReadableStream<Uint8Array>, onText: (text: string) => v
 export const spawnService = (env: Record<string, string>): ServiceProcess => {
   const child = Bun.spawn([...START_COMMAND], {
     cwd: ROOT,
-    // No demo catalogue: an empty embedded database starts in seconds.
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", DEMO_SEED_SONGS: "0", ...env },
+    // No demo catalogue: an empty embedded database starts in seconds. No snapshot written into the repository.
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", DEMO_SEED_SONGS: "0", SNAPSHOT_INTERVAL_HOURS: "0", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe"

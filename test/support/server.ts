@@ -13,6 +13,8 @@ export const TEST_ENV: Readonly<Record<string, string>> = {
   PORT: "0",
   LOG_LEVEL: "warn",
   DEMO_SEED_SONGS: "0",
+  // no snapshot written in the background by every test server (test/snapshots.test.ts turns it on)
+  SNAPSHOT_INTERVAL_HOURS: "0",
   CDN_BASE_URL: "https://cdn.test.example",
   // Every group's tests share one server from 127.0.0.1: no rate limit to speak of (nor a bound on
   // its requests in flight), no response cache (tests change rows under it). The edge's own tests
