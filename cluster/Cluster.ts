@@ -394,8 +394,9 @@ export const purgeProxyCache = async (state: ClusterState) => {
 const plan = (options: ClusterOptions): ClusterState => {
   const base = options.basePort ?? Number(process.env.CLUSTER_BASE_PORT ?? 15400)
   const replicas = options.replicas ?? 3
+  const dir = options.dir ?? DEFAULT_DIR
   return {
-    dir: options.dir ?? DEFAULT_DIR,
+    dir,
     ports: {
       primary: base + 32,
       standby1: base + 33,
@@ -420,6 +421,8 @@ const plan = (options: ClusterOptions): ClusterState => {
       DATABASE_POOL_SIZE: "8",
       // Prometheus text on each replica's metrics port (METRICS_PORT), which the cluster's Prometheus scrapes
       METRICS: "prometheus",
+      // one directory for every replica, as the compose recipe's volume: one of them writes, all serve
+      SNAPSHOT_DIR: join(dir, "snapshots"),
       ...options.replicaEnv,
       RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${base + 79}`
     },

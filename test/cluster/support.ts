@@ -12,6 +12,7 @@ export interface Answer {
   readonly status: number
   readonly headers: http.IncomingHttpHeaders
   readonly body: string
+  readonly bytes: Buffer
 }
 
 /** Waits until `names` have replayed everything the primary has written so far. */
@@ -49,7 +50,10 @@ export const get = (base: string, path: string, options: { readonly from?: strin
       (response) => {
         const chunks: Array<Buffer> = []
         response.on("data", (chunk: Buffer) => chunks.push(chunk))
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }))
+        response.on("end", () => {
+          const bytes = Buffer.concat(chunks)
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: bytes.toString("utf8"), bytes })
+        })
         response.on("error", reject)
       }
     )
