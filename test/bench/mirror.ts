@@ -9,6 +9,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { Database } from "bun:sqlite"
 import { ensureCatalogue, migrateExisting, queryColumn, serverVersion } from "./catalogue.js"
 import { freePort, startServer } from "./processes.js"
 import { sweepDatabaseName, writeResultsSection } from "./sweep.js"
@@ -66,8 +67,18 @@ export const runMirrorBench = async (serverUrl: string, options: MirrorBenchOpti
     try {
       log("mirror from nothing to caught up")
       const mirror = await timed(["bun", "mirror/cli.ts", "--from", service.baseUrl, "--into", join(work, "mirror.sqlite")], {})
-      const rows = statSync(join(work, "mirror.sqlite")).size
-      log(`mirror: ${mirror.seconds.toFixed(0)} s, peak RSS ${mirror.peakMiB.toFixed(0)} MiB, a ${(rows / 2 ** 20).toFixed(0)} MiB file`)
+      const fileBytes = statSync(join(work, "mirror.sqlite")).size
+      log(`mirror: ${mirror.seconds.toFixed(0)} s, peak RSS ${mirror.peakMiB.toFixed(0)} MiB, a ${(fileBytes / 2 ** 20).toFixed(0)} MiB file`)
+      // the copy holds what the snapshot holds (no write ran since): every type's rows, counted
+      const manifest = (await (await fetch(`${service.baseUrl}/v1/snapshots`)).json()) as { data: { files: Array<{ type: string; rows: number }> } }
+      const copy = new Database(join(work, "mirror.sqlite"), { readonly: true })
+      const counted = Object.fromEntries(copy.query<{ type: string; n: number }, []>("SELECT type, count(*) AS n FROM rows GROUP BY type").all().map((row) => [row.type, row.n]))
+      copy.close()
+      for (const file of manifest.data.files) {
+        if ((counted[file.type] ?? 0) !== file.rows) throw new Error(`the mirror holds ${counted[file.type] ?? 0} ${file.type}, the snapshot ${file.rows}:\n${mirror.output.slice(-2000)}`)
+      }
+      const mirrored = manifest.data.files.reduce((sum, file) => sum + file.rows, 0)
+      log(`mirror: ${mirrored} rows, as many as the snapshot's of every type`)
       const detailHours = publicSongs / 360 / 60
       const section = [
         `## Mirror at ${publicSongs.toLocaleString("en-US")} public songs`,
@@ -80,7 +91,7 @@ export const runMirrorBench = async (serverUrl: string, options: MirrorBenchOpti
         "|---|---|---|---|",
         `| \`bun run snapshot\` of every public row (${(snapshotBytes / 2 ** 20).toFixed(0)} MiB of gzip files) | <= 5 min | ${snapshot.seconds.toFixed(0)} s | ${snapshot.seconds <= 300 ? "yes" : "**no**"} |`,
         `| its peak RSS | <= 300 MiB | ${snapshot.peakMiB.toFixed(0)} MiB | ${snapshot.peakMiB <= 300 ? "yes" : "**no**"} |`,
-        `| \`bun run mirror\` from nothing to caught up through the service's HTTP (download, load, feed) | <= 10 min | ${mirror.seconds.toFixed(0)} s | ${mirror.seconds <= 600 ? "yes" : "**no**"} |`,
+        `| \`bun run mirror\` from nothing to caught up through the service's HTTP (download, load of ${mirrored.toLocaleString("en-US")} rows, feed) | <= 10 min | ${mirror.seconds.toFixed(0)} s | ${mirror.seconds <= 600 ? "yes" : "**no**"} |`,
         `| the same through song details alone at the public rate (360 a minute) | | ~${detailHours.toFixed(0)} h | |`
       ].join("\n")
       console.log(`\n${section}`)
