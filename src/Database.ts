@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
@@ -15,6 +15,7 @@ import { applySchema } from "./Database/Schema.js"
 import { makeSqlClient } from "./Database/SqlClient.js"
 import { makeStatements, Statements } from "./Database/Statements.js"
 import { meterPool } from "./Metrics.js"
+import { takePidLock } from "./PidLock.js"
 
 export { DatabaseFault, isDatabaseUnavailable } from "./Database/Faults.js"
 export { type Prepared, Statements } from "./Database/Statements.js"
@@ -116,34 +117,19 @@ const lockDataDir = (dataDir: string) =>
       try: () => {
         mkdirSync(dataDir, { recursive: true })
         const lockPath = join(dataDir, "catalogue.lock")
-        let holder: number | undefined
-        try {
-          holder = Number(readFileSync(lockPath, "utf8").trim())
-        } catch {
-          holder = undefined
-        }
-        if (holder !== undefined && Number.isSafeInteger(holder) && holder !== process.pid && isAlive(holder)) {
+        const holder = takePidLock(lockPath)
+        if (holder !== undefined) {
           throw new Error(
             `The embedded database in ${dataDir} is in use by process ${holder}. ` +
               "Stop it, or point DATA_DIR at another directory."
           )
         }
-        writeFileSync(lockPath, String(process.pid))
         return lockPath
       },
       catch: (cause) => sqlError(cause, cause instanceof Error ? cause.message : String(cause))
     }),
     (lockPath) => Effect.sync(() => rmSync(lockPath, { force: true }))
   )
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 const openEmbedded = (dataDir: string) =>
   Effect.acquireRelease(

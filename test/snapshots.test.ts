@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "nod
 import pg from "pg"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import type { Manifest } from "../mirror/Snapshot.js"
 import { SNAPSHOT_TYPES } from "../src/Snapshots/Manifest.js"
 import { request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
@@ -14,20 +15,6 @@ import { startServer, type TestServer } from "./support/server.js"
  */
 let server: TestServer
 let dir: string
-
-interface FileEntry {
-  readonly type: string
-  readonly name: string
-  readonly rows: number
-  readonly bytes: number
-  readonly sha256: string
-  readonly url: string
-}
-interface Manifest {
-  readonly created_at: string
-  readonly cursor: string
-  readonly files: ReadonlyArray<FileEntry>
-}
 
 let manifest: Manifest
 const OTHER_CURSOR = "a-cursor-of-another-database"

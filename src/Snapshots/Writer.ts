@@ -8,7 +8,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { createHash, randomBytes } from "node:crypto"
 import { once } from "node:events"
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { createWriteStream, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { createGzip } from "node:zlib"
 import { publicAlbumRows } from "../Albums/Repo.js"
@@ -20,6 +20,7 @@ import { publicGenreRows } from "../Genres/Repo.js"
 import { publicLabelRows } from "../Labels/Repo.js"
 import { publicSongRows } from "../Songs/Repo.js"
 import { publicUserRows } from "../Users/Repo.js"
+import { takePidLock } from "../PidLock.js"
 import {
   FILE_NAME,
   fileNameOf,
@@ -119,15 +120,6 @@ const publish = (dir: string, manifest: Manifest) => {
   }
 }
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
 /**
  * One writer at a time per directory (replicas sharing SNAPSHOT_DIR, the command beside the
  * service): a lock file naming the writer's process; one left by a process that is gone is taken over.
@@ -137,13 +129,8 @@ const lockDir = (dir: string) =>
     Effect.try({
       try: () => {
         const path = join(dir, ".writing")
-        try {
-          writeFileSync(path, String(process.pid), { flag: "wx" })
-        } catch {
-          const holder = Number(readFileSync(path, "utf8").trim())
-          if (Number.isSafeInteger(holder) && holder > 0 && isAlive(holder)) throw new Error(`process ${holder} is writing a snapshot in ${dir}`)
-          writeFileSync(path, String(process.pid))
-        }
+        const holder = takePidLock(path)
+        if (holder !== undefined) throw new Error(`process ${holder} is writing a snapshot in ${dir}`)
         return path
       },
       catch: (cause) => new Error(`snapshot: ${cause instanceof Error ? cause.message : String(cause)}`)
