@@ -3,10 +3,11 @@ import { createHash } from "node:crypto"
 import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import pg from "pg"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { SNAPSHOT_TYPES } from "../src/Snapshots/Manifest.js"
 import { request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
+import { runSnapshot } from "./support/snapshot.js"
 
 /**
  * Snapshots (docs/api.md, "Snapshots") over their own server, which writes one in the background at
@@ -287,18 +288,6 @@ describe("a file's download", () => {
   })
 })
 
-/** `bun run snapshot --out dir` against the test database (PostgreSQL: the embedded one is the server's alone). */
-const runSnapshot = async (out: string) => {
-  const child = Bun.spawn(["bun", "run", "snapshot", "--out", out], {
-    cwd: resolve(import.meta.dir, ".."),
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATABASE_URL: (server.database as { url: string }).url, LOG_LEVEL: "warn", CDN_BASE_URL: "https://cdn.test.example" },
-    stdout: "pipe",
-    stderr: "pipe"
-  })
-  const code = await child.exited
-  return { code, stderr: await new Response(child.stderr).text() }
-}
-
 /** Follows the feed from `since` until it comes back unchanged. */
 const followFeed = async (since: string) => {
   const entries: Array<{ type: string; id: number | string; change: "upsert" | "remove" }> = []
@@ -324,7 +313,7 @@ describe("bun run snapshot", () => {
       await writer.query("BEGIN")
       await writer.query("UPDATE songs SET published_at = now() - interval '1 hour' WHERE id = 10")
       await writer.query("UPDATE songs SET title = 'Late Title' WHERE id = 2")
-      const { code, stderr } = await runSnapshot(out)
+      const { code, stderr } = await runSnapshot(server.database, out)
       expect({ code, stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining("error") })
       await writer.query("COMMIT")
       const written = JSON.parse(await Bun.file(join(out, "manifest.json")).text()) as Manifest
@@ -362,12 +351,12 @@ describe("bun run snapshot", () => {
     const out = mkdtempSync(join(tmpdir(), "snapshots-lock-"))
     try {
       writeFileSync(join(out, ".writing"), String(process.pid))
-      const refused = await runSnapshot(out)
+      const refused = await runSnapshot(server.database, out)
       expect(refused.code).toBe(1)
       expect(refused.stderr).toContain(`process ${process.pid} is writing a snapshot`)
       writeFileSync(join(out, ".writing"), "2147483646")
       writeFileSync(join(out, ".songs-0123456789ab.tmp"), "half a file")
-      expect((await runSnapshot(out)).code).toBe(0)
+      expect((await runSnapshot(server.database, out)).code).toBe(0)
       expect(readdirSync(out).filter((name) => name.startsWith("."))).toEqual([])
     } finally {
       rmSync(out, { recursive: true, force: true })
@@ -378,7 +367,7 @@ describe("bun run snapshot", () => {
     if (server.database.kind !== "postgres") return // the embedded database is held by the server
     const out = mkdtempSync(join(tmpdir(), "snapshots-cli-"))
     const run = async () => {
-      expect((await runSnapshot(out)).code).toBe(0)
+      expect((await runSnapshot(server.database, out)).code).toBe(0)
       return JSON.parse(await Bun.file(join(out, "manifest.json")).text()) as Manifest
     }
     try {
