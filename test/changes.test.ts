@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fc from "fast-check"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import pg from "pg"
 import { Change } from "../src/Domain/Change.js"
 import { ListEnvelope } from "../src/Domain/Envelope.js"
@@ -7,6 +10,7 @@ import { CURSOR_SECRET_SQL, withHorizonAhead } from "./support/feedCursor.js"
 import { EDITED_ROWS, editArb, editSql, quietEditArb, type Edit } from "./support/feedEdits.js"
 import { decodeWith, request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
+import { runSnapshot } from "./support/snapshot.js"
 
 /**
  * The change feed over its own server and database (the property test edits rows freely).
@@ -552,35 +556,125 @@ const LINK_PATHS: ReadonlyArray<ReadonlyArray<Step>> = [
    edit({ kind: "albumUnpublish", album: 3 }), edit({ kind: "schedule", song: 190 }), wait]
 ]
 
+/** A row's detail (for a user, its entry in /v1/users) as compact JSON; undefined when it is not public. */
+const detailJson = async (key: string): Promise<string | undefined> => {
+  const slash = key.indexOf("/")
+  const [type, id] = [key.slice(0, slash), key.slice(slash + 1)]
+  const json = (data: unknown) => (data === undefined ? undefined : JSON.stringify(data))
+  switch (type) {
+    case "curated_lists":
+      return json(await detail(`/v1/curated-lists/${id}`))
+    case "genres": {
+      const genres = (await request(server.baseUrl, "/v1/genres")).body.data as Array<{ id: number; slug: string }>
+      const genre = genres.find((g) => String(g.id) === id)
+      return genre === undefined ? undefined : json(await detail(`/v1/genres/${genre.slug}`))
+    }
+    case "users":
+      return json(((await allItems("/v1/users")) as Array<{ username: string }>).find((u) => u.username === id))
+    default:
+      return json(await detail(`/v1/${type}/${id}`))
+  }
+}
+
+/**
+ * A copy built as a mirror starts (docs/changes.md, "Snapshots"): the rows of the snapshot that
+ * `bun run snapshot` wrote into `out`, each as its detail's JSON, then the feed from the manifest's
+ * cursor (an upsert reads the row's detail again, a remove deletes it).
+ */
+class SnapshotCopy {
+  readonly rows = new Map<string, string>()
+  cursor: string
+
+  constructor(out: string) {
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as {
+      cursor: string
+      files: Array<{ type: string; name: string }>
+    }
+    this.cursor = manifest.cursor
+    for (const file of manifest.files) {
+      for (const line of new TextDecoder().decode(Bun.gunzipSync(readFileSync(join(out, file.name)))).split("\n")) {
+        if (line === "") continue
+        const row = JSON.parse(line)
+        this.rows.set(`${file.type}/${file.type === "users" ? row.username : row.id}`, JSON.stringify(row))
+      }
+    }
+  }
+
+  async catchUp() {
+    for (let round = 0; round < 500; round++) {
+      const { data, meta } = await readPage(this.cursor, 1000)
+      for (const entry of data) {
+        const key = `${entry.type}/${entry.id}`
+        const json = entry.change === "upsert" ? await detailJson(key) : undefined
+        if (json === undefined) this.rows.delete(key)
+        else this.rows.set(key, json)
+      }
+      if (meta.next_cursor === this.cursor) return
+      this.cursor = meta.next_cursor
+    }
+    throw new Error("the feed never caught up")
+  }
+}
+
+/** The copy holds every public row, each as its detail shows it now, and nothing else; retried like expectMirrorEqualsCatalogue. */
+const expectCopyEqualsCatalogue = async (copy: SnapshotCopy) => {
+  let [held, expected] = [new Map<string, string | undefined>(), new Map<string, string | undefined>()]
+  for (let attempt = 0; attempt < 20; attempt++) {
+    await settleSchedules()
+    await copy.catchUp()
+    held = new Map([...copy.rows].sort(([a], [b]) => (a < b ? -1 : 1)))
+    expected = new Map()
+    for (const key of sorted(await publicCatalogue())) expected.set(key, await detailJson(key))
+    if (JSON.stringify([...held]) === JSON.stringify([...expected])) break
+    await Bun.sleep(200)
+  }
+  expect([...held]).toEqual([...expected])
+}
+
 describe("change feed exactness", () => {
-  test("a mirror replaying the feed equals the public catalogue after every random edit, and no entry names a row whose representation did not change", async () => {
+  test("a mirror replaying the feed equals the public catalogue after every random edit, and no entry names a row whose representation did not change; so does a copy from a snapshot taken among the edits and the feed from its cursor", async () => {
     if (writers.length === 0) return
     const [first, second] = writers as [pg.Client, pg.Client]
     const mirror = new Mirror(true)
     await expectMirrorEqualsCatalogue(mirror)
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { minLength: 4, maxLength: 10 }), async (steps) => {
-        for (const step of steps) {
-          if (step.kind === "edit") {
-            await first.query(editSql(step.edit))
-          } else if (step.kind === "wait") {
-            await Bun.sleep(2600)
-          } else {
-            // the first transaction takes the smaller xid, the second commits first
-            await first.query("BEGIN")
-            await first.query(editSql(step.first))
-            await second.query("BEGIN")
-            await second.query(editSql(step.second))
-            await second.query("COMMIT")
-            await mirror.catchUp()
-            await first.query("COMMIT")
+      fc.asyncProperty(fc.array(stepArb, { minLength: 4, maxLength: 10 }), fc.nat(), async (steps, at) => {
+        // a snapshot at a random point among the steps (or after the last), inside an interleaved
+        // step while its first transaction is still open
+        const snapshotAt = at % (steps.length + 1)
+        const out = mkdtempSync(join(tmpdir(), "changes-snapshot-"))
+        const takeSnapshot = async () => expect(await runSnapshot(server.database, out)).toEqual({ code: 0, stderr: expect.not.stringContaining("error") })
+        try {
+          for (const [index, step] of steps.entries()) {
+            if (index === snapshotAt && step.kind !== "interleaved") await takeSnapshot()
+            if (step.kind === "edit") {
+              await first.query(editSql(step.edit))
+            } else if (step.kind === "wait") {
+              await Bun.sleep(2600)
+            } else {
+              // the first transaction takes the smaller xid, the second commits first
+              await first.query("BEGIN")
+              await first.query(editSql(step.first))
+              await second.query("BEGIN")
+              await second.query(editSql(step.second))
+              await second.query("COMMIT")
+              if (index === snapshotAt) await takeSnapshot()
+              await mirror.catchUp()
+              await first.query("COMMIT")
+            }
+            await expectMirrorEqualsCatalogue(mirror)
+            await expectNothingStale(mirror, step)
+            expect({ step, unchanged: mirror.unchanged }).toEqual({ step, unchanged: [] })
           }
-          await expectMirrorEqualsCatalogue(mirror)
-          await expectNothingStale(mirror, step)
-          expect({ step, unchanged: mirror.unchanged }).toEqual({ step, unchanged: [] })
+          if (snapshotAt === steps.length) await takeSnapshot()
+          // the snapshot plus the feed from its cursor reach the catalogue at the end, as the feed alone does
+          await expectCopyEqualsCatalogue(new SnapshotCopy(out))
+        } finally {
+          rmSync(out, { recursive: true, force: true })
         }
       }),
-      { seed: 20261123, numRuns: 6 + LINK_PATHS.length, examples: LINK_PATHS.map((steps) => [[...steps]]), endOnFailure: true }
+      // each fixed path takes its snapshot before its last step (a wait: a schedule falls due after it)
+      { seed: 20261123, numRuns: 6 + LINK_PATHS.length, examples: LINK_PATHS.map((steps) => [[...steps], steps.length - 1]), endOnFailure: true }
     )
   }, 300_000)
 })
