@@ -53,10 +53,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** A write transaction that committed: its edits, when it began, when COMMIT was sent and when it returned (ms). */
+/** A write transaction that committed: its edits, when its first write returned, when COMMIT was sent and when it returned (ms). */
 interface Commit {
   readonly edits: ReadonlyArray<Edit>
-  readonly began: number
+  readonly wrote: number
   readonly committing: number
   readonly committed: number
 }
@@ -91,16 +91,17 @@ const writeUntil = async (url: string, next: () => Edit, stopped: () => boolean,
   try {
     while (!stopped()) {
       const edits = Array.from({ length: 1 + Math.floor(Math.random() * 3) }, next)
-      const began = Date.now()
       try {
         await client.query("BEGIN")
+        let wrote: number | undefined
         for (const edit of edits) {
           await client.query(editSql(edit))
+          wrote ??= Date.now()
           await Bun.sleep(Math.random() * 20)
         }
         const committing = Date.now()
         await client.query("COMMIT")
-        commits.push({ edits, began, committing, committed: Date.now() })
+        commits.push({ edits, wrote: wrote!, committing, committed: Date.now() })
       } catch {
         await client.query("ROLLBACK").catch(() => undefined)
       }
@@ -177,7 +178,8 @@ describe("a mirror built from a snapshot taken under writes", () => {
 
     // the snapshot really overlapped the writes
     const before = commits.filter((commit) => commit.committed < transaction.started)
-    const straddling = commits.filter((commit) => commit.began < transaction.started && commit.committing > transaction.started)
+    // written before the snapshot started, committed after: open across its start
+    const straddling = commits.filter((commit) => commit.wrote < transaction.started && commit.committing > transaction.started)
     const during = commits.filter((commit) => commit.committing > transaction.started && commit.committed < transaction.openAt)
     const after = commits.filter((commit) => commit.committing > transaction.openAt)
     const counts = { before: before.length, straddling: straddling.length, during: during.length, after: after.length }
