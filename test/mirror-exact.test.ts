@@ -112,11 +112,40 @@ const writeUntil = async (url: string, next: () => Edit, stopped: () => boolean,
 }
 
 /**
+ * One transaction open across the snapshot's start: it writes now, and commits once `seen` says
+ * the snapshot's transaction has begun. An edit that fails is rolled back and the next one tried.
+ */
+const writeAcross = async (url: string, next: () => Edit, seen: Promise<void>, commits: Array<Commit>) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  await client.query("SET lock_timeout = '300ms'")
+  try {
+    for (;;) {
+      const edit = next()
+      await client.query("BEGIN")
+      const written = await client.query(editSql(edit)).then(() => true, () => false)
+      if (!written) {
+        await client.query("ROLLBACK")
+        continue
+      }
+      const wrote = Date.now()
+      await seen
+      const committing = Date.now()
+      await client.query("COMMIT")
+      commits.push({ edits: [edit], wrote, committing, committed: Date.now() })
+      return
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+/**
  * Watches pg_stat_activity for the snapshot's transaction (the backend reading `snapshot_rows`)
  * until `stopped`: when it started, and the last moment it was seen still open (a poll sent then
- * found it; it ended later).
+ * found it; it ended later). `onSeen` is called each time it is seen.
  */
-const watchSnapshotTransaction = async (url: string, stopped: () => boolean) => {
+const watchSnapshotTransaction = async (url: string, stopped: () => boolean, onSeen: () => void) => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   let started: number | undefined
@@ -131,6 +160,7 @@ const watchSnapshotTransaction = async (url: string, stopped: () => boolean) => 
       if (rows[0] !== undefined) {
         started = Number(rows[0].started)
         openAt = asked
+        onSeen()
       }
     }
   } finally {
@@ -156,9 +186,15 @@ describe("a mirror built from a snapshot taken under writes", () => {
       // writes before the snapshot (the first schedules fall due around it), during it and after it
       await Bun.sleep(1500)
       let snapshotting = true
-      const watched = watchSnapshotTransaction(url, () => !snapshotting)
-      const snapshot = await runSnapshot(server.database, snapshotDir).finally(() => (snapshotting = false))
+      let seen = () => {}
+      const across = writeAcross(url, edits.next, new Promise<void>((resolve) => (seen = resolve)), commits)
+      const watched = watchSnapshotTransaction(url, () => !snapshotting, () => seen())
+      const snapshot = await runSnapshot(server.database, snapshotDir).finally(() => {
+        snapshotting = false
+        seen()
+      })
       transaction = await watched
+      await across
       expect(snapshot).toEqual({ code: 0, stderr: expect.not.stringContaining("error") })
       manifest = (await request(server.baseUrl, "/v1/snapshots")).body.data
       // the transaction watched is the snapshot's: its start is the manifest's time
