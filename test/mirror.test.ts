@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { onPostgres } from "./support/database.js"
 import { request } from "./support/http.js"
+import { apiRows, expectFileEqualsApi, fileCursor, fileRows, mirrorOnce, sortedEntries, spawnMirror } from "./support/mirror.js"
 import { ON_POSTGRES_ONLY, testWhen } from "./support/skips.js"
 import { startServer, type TestServer } from "./support/server.js"
 
@@ -16,7 +17,6 @@ import { startServer, type TestServer } from "./support/server.js"
 const ROOT = resolve(import.meta.dir, "..")
 /** A second service over the test database beside the first needs a PostgreSQL server (the embedded database takes one process's service at a time). */
 const testOnPostgres = testWhen(onPostgres, ON_POSTGRES_ONLY)
-const MIRROR_COMMAND = ["bun", "mirror/cli.ts"]
 let server: TestServer
 let dir: string
 
@@ -32,119 +32,6 @@ afterAll(async () => {
   await server.close()
   rmSync(dir, { recursive: true, force: true })
 })
-
-interface Run {
-  readonly process: Bun.Subprocess<"ignore", "pipe", "pipe">
-  readonly output: () => string
-  readonly waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<void>
-  /** resolves with the exit code once both streams are read */
-  readonly exited: Promise<number>
-}
-
-/** The client as a user starts it, in a child process. */
-const spawnMirror = (args: ReadonlyArray<string>): Run => {
-  const child = Bun.spawn([...MIRROR_COMMAND, ...args], { cwd: ROOT, stdin: "ignore", stdout: "pipe", stderr: "pipe" })
-  let output = ""
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder()
-    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true })
-  }
-  const exited = Promise.all([child.exited, pump(child.stdout), pump(child.stderr)]).then(([code]) => code)
-  const waitFor = async (pattern: RegExp, timeoutMs = 30_000) => {
-    const until = Date.now() + timeoutMs
-    while (!pattern.test(output)) {
-      if (Date.now() > until || child.exitCode !== null) throw new Error(`no ${pattern} in the client's output:\n${output}`)
-      await Bun.sleep(20)
-    }
-  }
-  return { process: child, output: () => output, waitFor, exited }
-}
-
-/** One run of the client until it has caught up and exits. */
-const mirrorOnce = async (baseUrl: string, file: string, ...args: ReadonlyArray<string>) => {
-  const run = spawnMirror(["--from", baseUrl, "--into", file, ...args])
-  const code = await run.exited
-  expect({ code, output: run.output() }).toEqual({ code: 0, output: expect.stringContaining("caught up") })
-  return run.output()
-}
-
-/** What the file holds: `type/id` -> json. */
-const fileRows = (file: string): Map<string, string> => {
-  const db = new Database(file, { readonly: true })
-  try {
-    const rows = db.query<{ type: string; id: string; json: string }, []>("SELECT type, id, json FROM rows").all()
-    return new Map(rows.map((row) => [`${row.type}/${row.id}`, row.json]))
-  } finally {
-    db.close()
-  }
-}
-
-const fileCursor = (file: string): string | undefined => {
-  const db = new Database(file, { readonly: true })
-  try {
-    return db.query<{ cursor: string }, []>("SELECT cursor FROM state").get()?.cursor
-  } finally {
-    db.close()
-  }
-}
-
-/** Every item of a paginated public list. */
-const allItems = async (path: string): Promise<Array<any>> => {
-  const items: Array<any> = []
-  let cursor = ""
-  for (;;) {
-    const reply = await request(server.baseUrl, `${path}?limit=80${cursor ? `&cursor=${cursor}` : ""}`)
-    expect(reply.status).toBe(200)
-    items.push(...reply.body.data)
-    cursor = reply.body.meta.next_cursor
-    if (cursor === "") return items
-  }
-}
-
-/** The exact text of the `data` member of a detail answer (the body is compact JSON). */
-const detailData = async (path: string): Promise<string> => {
-  const reply = await request(server.baseUrl, path)
-  expect(reply.status).toBe(200)
-  const data = JSON.stringify(reply.body.data)
-  expect(reply.text).toBe(`{"data":${data}}`)
-  return data
-}
-
-/** Every public row of every type as the API answers it now, in the file's keys. */
-const apiRows = async (): Promise<Map<string, string>> => {
-  const rows = new Map<string, string>()
-  const details = async (type: string, list: string, detail: (item: any) => string, key = (item: any) => String(item.id)) => {
-    for (const item of await allItems(list)) rows.set(`${type}/${key(item)}`, await detailData(detail(item)))
-  }
-  await details("songs", "/v1/songs", (song) => `/v1/songs/${song.id}`)
-  await details("albums", "/v1/albums", (album) => `/v1/albums/${album.id}`)
-  await details("curated_lists", "/v1/curated-lists", (list) => `/v1/curated-lists/${list.id}`)
-  await details("artists", "/v1/artists", (artist) => `/v1/artists/${artist.id}`)
-  await details("labels", "/v1/labels", (label) => `/v1/labels/${label.id}`)
-  const genres = await request(server.baseUrl, "/v1/genres")
-  for (const genre of genres.body.data) rows.set(`genres/${genre.id}`, await detailData(`/v1/genres/${genre.slug}`))
-  for (const user of await allItems("/v1/users")) rows.set(`users/${user.username}`, JSON.stringify(user))
-  return rows
-}
-
-const sortedEntries = (rows: Map<string, string>) => [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-
-/**
- * The file equals the API: every public row, byte for byte, and nothing else. The feed may lag a
- * moment behind a commit (a transaction still open holds it back), so `catchUp` runs again between tries.
- */
-const expectFileEqualsApi = async (file: string, catchUp: () => Promise<unknown>) => {
-  let mirrored: Map<string, string> = new Map()
-  let expected: Map<string, string> = new Map()
-  for (let attempt = 0; attempt < 15; attempt++) {
-    await catchUp()
-    ;[mirrored, expected] = [fileRows(file), await apiRows()]
-    if (JSON.stringify(sortedEntries(mirrored)) === JSON.stringify(sortedEntries(expected))) break
-    await Bun.sleep(300)
-  }
-  expect(sortedEntries(mirrored)).toEqual(sortedEntries(expected))
-  return mirrored
-}
 
 /** Writes of every kind, with the rows they must leave in (or take out of) the mirror. */
 const WRITES = [
@@ -190,7 +77,7 @@ const feedEnd = async (): Promise<string> => {
  */
 const startSnapshotFront = async (port: number, spoil?: string) => {
   const cursor = await feedEnd()
-  const rows = await apiRows()
+  const rows = await apiRows(server.baseUrl)
   const files = new Map<string, Uint8Array>()
   const manifest = {
     created_at: new Date().toISOString(),
@@ -227,7 +114,7 @@ describe("the mirror client", () => {
     const file = join(dir, "follow.sqlite")
     const first = await mirrorOnce(server.baseUrl, file)
     expect(first).toContain("no snapshot served; replaying the feed from its beginning")
-    const built = await expectFileEqualsApi(file, () => mirrorOnce(server.baseUrl, file))
+    const built = await expectFileEqualsApi(server.baseUrl, file, () => mirrorOnce(server.baseUrl, file))
     for (const hidden of ["songs/10", "songs/11", "albums/3", "curated_lists/3", "artists/10", "users/canary_banned"]) {
       expect(built.has(hidden)).toBe(false)
     }
@@ -242,7 +129,7 @@ describe("the mirror client", () => {
       for (const write of WRITES) await server.sql(write)
       await Bun.sleep(1600)
       // the follower keeps the file; the comparison waits for it
-      const after = await expectFileEqualsApi(file, () => Bun.sleep(1200))
+      const after = await expectFileEqualsApi(server.baseUrl, file, () => Bun.sleep(1200))
       expect(after.has("songs/10")).toBe(true)
       expect(after.has("artists/10")).toBe(true)
       expect(after.has("songs/12")).toBe(true)
@@ -281,7 +168,7 @@ describe("the mirror client", () => {
       expect(loaded).toMatch(/caught up/)
       await server.sql(`UPDATE songs SET title = 'After The Snapshot' WHERE id = 2`)
       await server.sql(`UPDATE songs SET published_at = NULL WHERE id = 4`)
-      const after = await expectFileEqualsApi(file, () => mirrorOnce(front.baseUrl, file))
+      const after = await expectFileEqualsApi(server.baseUrl, file, () => mirrorOnce(front.baseUrl, file))
       expect(after.get("songs/2")).toContain("After The Snapshot")
       expect(after.has("songs/4")).toBe(false)
     } finally {
@@ -304,7 +191,7 @@ describe("the mirror client", () => {
     const resumed = await mirrorOnce(server.baseUrl, file, "--page-size", "3")
     expect(resumed).toContain("resuming from the stored cursor")
     expect(resumed).not.toContain("replaying the feed from its beginning")
-    await expectFileEqualsApi(file, () => mirrorOnce(server.baseUrl, file))
+    await expectFileEqualsApi(server.baseUrl, file, () => mirrorOnce(server.baseUrl, file))
   }, 120_000)
 
   testOnPostgres("a follower rides out the service going away and coming back: requests are retried, nothing is lost", async () => {
@@ -317,7 +204,7 @@ describe("the mirror client", () => {
       await server.sql(`UPDATE songs SET title = 'Written During The Outage' WHERE id = 2`)
       await follower.waitFor(/network error on .*; retrying in \d+ ms/)
       service = await startServer({ database: server.database, env: serviceEnv(22106) })
-      const rows = await expectFileEqualsApi(file, () => Bun.sleep(1000))
+      const rows = await expectFileEqualsApi(server.baseUrl, file, () => Bun.sleep(1000))
       expect(rows.get("songs/2")).toContain("Written During The Outage")
     } finally {
       follower.process.kill("SIGTERM")
@@ -385,7 +272,7 @@ describe("the mirror client", () => {
       const output = run.output()
       expect(output).toMatch(/read again [1-9]\d* rows a cache had answered/)
       expect(fileRows(file).get("songs/1")).toContain("Cached Before The Edit")
-      await expectFileEqualsApi(file, () => mirrorOnce(cached.baseUrl, file))
+      await expectFileEqualsApi(server.baseUrl, file, () => mirrorOnce(cached.baseUrl, file))
     } finally {
       await cached.stop()
     }
@@ -410,7 +297,7 @@ describe("the mirror client", () => {
       expect(output).toMatch(/[1-9]\d* s waited for the rate limit so far/)
       // over 170 requests at 10 a second
       expect(Date.now() - started).toBeGreaterThan(15_000)
-      await expectFileEqualsApi(file, () => mirrorOnce(limited.baseUrl, file))
+      await expectFileEqualsApi(server.baseUrl, file, () => mirrorOnce(limited.baseUrl, file))
     } finally {
       await limited.stop()
     }

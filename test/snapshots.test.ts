@@ -3,11 +3,14 @@ import { createHash } from "node:crypto"
 import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import pg from "pg"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import type { Manifest } from "../mirror/Snapshot.js"
 import { SNAPSHOT_TYPES } from "../src/Snapshots/Manifest.js"
+import { onPostgres } from "./support/database.js"
 import { request } from "./support/http.js"
+import { testWhen } from "./support/skips.js"
 import { startServer, type TestServer } from "./support/server.js"
+import { runSnapshot } from "./support/snapshot.js"
 
 /**
  * Snapshots (docs/api.md, "Snapshots") over their own server, which writes one in the background at
@@ -274,18 +277,6 @@ describe("a file's download", () => {
   })
 })
 
-/** `bun run snapshot --out dir` against the test database (PostgreSQL: the embedded one is the server's alone). */
-const runSnapshot = async (out: string) => {
-  const child = Bun.spawn(["bun", "run", "snapshot", "--out", out], {
-    cwd: resolve(import.meta.dir, ".."),
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATABASE_URL: (server.database as { url: string }).url, LOG_LEVEL: "warn", CDN_BASE_URL: "https://cdn.test.example" },
-    stdout: "pipe",
-    stderr: "pipe"
-  })
-  const code = await child.exited
-  return { code, stderr: await new Response(child.stderr).text() }
-}
-
 /** Follows the feed from `since` until it comes back unchanged. */
 const followFeed = async (since: string) => {
   const entries: Array<{ type: string; id: number | string; change: "upsert" | "remove" }> = []
@@ -299,8 +290,8 @@ const followFeed = async (since: string) => {
 }
 
 describe("bun run snapshot", () => {
-  test("a copy loaded from a snapshot and brought on by the feed from its cursor equals the catalogue: a write committed after the snapshot began, a schedule falling due after it", async () => {
-    if (server.database.kind !== "postgres") return // a second connection and the command need PostgreSQL
+  testWhen(onPostgres, "a second connection and the command beside the service need PostgreSQL")("a copy loaded from a snapshot and brought on by the feed from its cursor equals the catalogue: a write committed after the snapshot began, a schedule falling due after it", async () => {
+    if (server.database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const out = mkdtempSync(join(tmpdir(), "snapshots-exact-"))
     const writer = new pg.Client({ connectionString: server.database.url })
     await writer.connect()
@@ -311,7 +302,7 @@ describe("bun run snapshot", () => {
       await writer.query("BEGIN")
       await writer.query("UPDATE songs SET published_at = now() - interval '1 hour' WHERE id = 10")
       await writer.query("UPDATE songs SET title = 'Late Title' WHERE id = 2")
-      const { code, stderr } = await runSnapshot(out)
+      const { code, stderr } = await runSnapshot(server.database, out)
       expect({ code, stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining("error") })
       await writer.query("COMMIT")
       const written = JSON.parse(await Bun.file(join(out, "manifest.json")).text()) as Manifest
@@ -344,28 +335,26 @@ describe("bun run snapshot", () => {
     }
   }, 120_000)
 
-  test("one writer at a time per directory: another process's lock refuses, a dead one's is taken over with its temporary files", async () => {
-    if (server.database.kind !== "postgres") return
+  testWhen(onPostgres, "the command beside the service needs PostgreSQL")("one writer at a time per directory: another process's lock refuses, a dead one's is taken over with its temporary files", async () => {
     const out = mkdtempSync(join(tmpdir(), "snapshots-lock-"))
     try {
       writeFileSync(join(out, ".writing"), String(process.pid))
-      const refused = await runSnapshot(out)
+      const refused = await runSnapshot(server.database, out)
       expect(refused.code).toBe(1)
       expect(refused.stderr).toContain(`process ${process.pid} is writing a snapshot`)
       writeFileSync(join(out, ".writing"), "2147483646")
       writeFileSync(join(out, ".songs-0123456789ab.tmp"), "half a file")
-      expect((await runSnapshot(out)).code).toBe(0)
+      expect((await runSnapshot(server.database, out)).code).toBe(0)
       expect(readdirSync(out).filter((name) => name.startsWith("."))).toEqual([])
     } finally {
       rmSync(out, { recursive: true, force: true })
     }
   }, 60_000)
 
-  test("writes a snapshot into --out; the latest two are kept, older files deleted", async () => {
-    if (server.database.kind !== "postgres") return // the embedded database is held by the server
+  testWhen(onPostgres, "the embedded database is held by the server")("writes a snapshot into --out; the latest two are kept, older files deleted", async () => {
     const out = mkdtempSync(join(tmpdir(), "snapshots-cli-"))
     const run = async () => {
-      expect((await runSnapshot(out)).code).toBe(0)
+      expect((await runSnapshot(server.database, out)).code).toBe(0)
       return JSON.parse(await Bun.file(join(out, "manifest.json")).text()) as Manifest
     }
     try {
