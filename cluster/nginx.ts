@@ -53,7 +53,8 @@ http {${options.prefixDir === undefined ? "" : localHttpFiles(options.prefixDir)
 
   # The key is what the service answers by; Vary (Accept-Encoding) is honoured by nginx per entry.
   # An entry stays a day after its last use (max_size bounds the whole): the stale copy served while the replicas fail.
-  proxy_cache_path ${options.cacheDir} levels=1:2 keys_zone=catalogue:10m max_size=256m inactive=1d use_temp_path=off;
+  # 2 GiB: a snapshot's files (~270 MiB at 1M songs, two snapshots kept) beside the pages, not in their place.
+  proxy_cache_path ${options.cacheDir} levels=1:2 keys_zone=catalogue:10m max_size=2g inactive=1d use_temp_path=off;
 
   server {
     listen ${options.listen};
