@@ -23,30 +23,30 @@
 CREATE OR REPLACE FUNCTION kept_counts()
   RETURNS TABLE(target text, key_column text, count_column text, source text, counted text, weight text, recounted boolean)
   LANGUAGE sql IMMUTABLE AS $$ VALUES
+  -- live rows per owner: credits, contributions, songs of genres and labels
   ('artist_counts',                'artist_id',  'live_credits',       'credits',       'live song',    '1', true),
-  ('artist_counts',                'artist_id',  'live_album_credits', 'album_artists', 'live album',   '1', true),
   ('member_contribution_counts',   'member_id',  'live',               'contributions', 'live song',    '1', true),
   ('genre_counts',                 'genre_id',   'live_songs',         'song_genres',   'live song',    '1', true),
   ('label_counts',                 'label_id',   'live_songs',         'song_labels',   'live song',    '1', true),
+  -- live albums: per label, per type, an artist's album credits
   ('label_counts',                 'label_id',   'live_albums',        'albums',        'r.label_id IS NOT NULL AND album_is_live(r.published_at)', '1', true),
   ('album_type_counts',            'album_type', 'live_albums',        'albums',        'album_is_live(r.published_at)', '1', true),
+  ('artist_counts',                'artist_id',  'live_album_credits', 'album_artists', 'live album',   '1', true),
+  -- settled songs per owner, the owners' lists sort by
   ('member_settled_contributions', 'member_id',  'settled',            'contributions', 'settled song', '1', true),
   ('genre_song_counts',            'genre_id',   'settled_songs',      'song_genres',   'settled song', '1', true),
   ('label_song_counts',            'label_id',   'settled_songs',      'song_labels',   'settled song', '1', true),
+  -- public members, per kind and in all
   ('public_member_kind_counts',    'kind',       'members',            'members',       'member_is_public(r.username, r.is_banned)', '1', true),
   ('public_member_total',          'only_row',   'members',            'members',       'member_is_public(r.username, r.is_banned)', '1', true),
   -- totals over the kept counts: the owners above zero, the credits in all
   ('artist_song_totals',           'only_row',   'with_settled',       'artist_song_counts', 'r.settled_songs > 0', '1', true),
-  ('public_member_total',          'only_row',   'with_settled',       'member_settled_contributions',
-   'r.settled > 0 AND EXISTS (SELECT 1 FROM members m WHERE m.id = r.member_id AND member_is_public(m.username, m.is_banned))', '1', true),
-  ('public_member_total',          'only_row',   'with_settled',       'members',
-   'member_is_public(r.username, r.is_banned) AND EXISTS (SELECT 1 FROM member_settled_contributions c WHERE c.member_id = r.id AND c.settled > 0)', '1', false),
+  ('public_member_total',          'only_row',   'with_settled',       'member_settled_contributions', 'r.settled > 0 AND EXISTS (SELECT 1 FROM members m WHERE m.id = r.member_id AND member_is_public(m.username, m.is_banned))', '1', true),
+  ('public_member_total',          'only_row',   'with_settled',       'members', 'member_is_public(r.username, r.is_banned) AND EXISTS (SELECT 1 FROM member_settled_contributions c WHERE c.member_id = r.id AND c.settled > 0)', '1', false),
   ('catalogue_counts',             'only_row',   'live_credits',       'artist_counts', 'true', 'r.live_credits', true),
   ('catalogue_counts',             'only_row',   'live_artists',       'artist_counts', 'r.live_credits > 0 OR r.live_album_credits > 0', '1', true),
-  ('catalogue_counts',             'only_row',   'live_contributors',  'member_contribution_counts',
-   'r.live > 0 AND EXISTS (SELECT 1 FROM members m WHERE m.id = r.member_id AND member_is_public(m.username, m.is_banned))', '1', true),
-  ('catalogue_counts',             'only_row',   'live_contributors',  'members',
-   'member_is_public(r.username, r.is_banned) AND EXISTS (SELECT 1 FROM member_contribution_counts c WHERE c.member_id = r.id AND c.live > 0)', '1', false)
+  ('catalogue_counts',             'only_row',   'live_contributors',  'member_contribution_counts', 'r.live > 0 AND EXISTS (SELECT 1 FROM members m WHERE m.id = r.member_id AND member_is_public(m.username, m.is_banned))', '1', true),
+  ('catalogue_counts',             'only_row',   'live_contributors',  'members', 'member_is_public(r.username, r.is_banned) AND EXISTS (SELECT 1 FROM member_contribution_counts c WHERE c.member_id = r.id AND c.live > 0)', '1', false)
 $$;
 
 -- The declared targets in the order they can be recounted: a total after the counts it sums.
@@ -94,8 +94,7 @@ END $$;
 -- last. A total's row stays (its columns start again from 0); other targets are emptied.
 CREATE OR REPLACE FUNCTION recount_kept_counts(targets text[] DEFAULT NULL) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  d record;
-  emptied text[] := '{}';
+  d record; emptied text[] := '{}';
 BEGIN
   FOR d IN SELECT k.* FROM kept_count_targets() o JOIN kept_counts() k ON k.target = o.target
            WHERE k.recounted AND (targets IS NULL OR k.target = ANY (targets)) ORDER BY o.depth, o.target LOOP
@@ -386,98 +385,69 @@ END $$;
 
 -- ---- The triggers --------------------------------------------------------------------------
 
--- Songs: finds the songs a statement moved (became live, stopped, re-dated) and hands them to the
--- counts. The sort buckets' part first (the rest returns early when no song changes liveness or
--- date; a views or title change moves only buckets). Inserted songs have no links yet; deleted
--- songs lost theirs first (foreign keys): only the counts of songs and dates move for them. Fires
--- before songs_scheduled_count_* (name order), so it sees scheduled_song_links as it was before
--- the statement, as the settled counts need.
-CREATE OR REPLACE FUNCTION songs_count_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+-- Songs: finds the live songs a statement moved (became live or stopped, a new date, views or
+-- title) and hands them to the counts: the sort buckets by their old (-1) and new (+1) keys, the
+-- live songs per date, the counts of their rows when they became live or stopped. Inserted songs
+-- have no links yet; deleted songs lost theirs first (foreign keys): only the counts of songs and
+-- dates move for them. Fires before songs_scheduled_count_* (name order), so it sees
+-- scheduled_song_links as it was before the statement, as the settled counts need.
+CREATE OR REPLACE FUNCTION songs_count_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
-  song_ids integer[];
-  dates date[];
-  deltas bigint[];
-  changed_ids integer[];
-  changed_deltas bigint[];
-  moved_dates date[];
-  moved_views bigint[];
-  moved_titles text[];
-  moved_ids integer[];
-  moved_deltas bigint[];
+  ids integer[]; dates date[]; views bigint[]; titles text[]; deltas bigint[]; dated boolean[];
+  changed_ids integer[]; changed_deltas bigint[];
 BEGIN
-  -- the sort buckets of settled songs (not listed in scheduled_song_links), by the keys
-  -- of the old rows (-1) and the new ones (+1): a song moves when it becomes live or stops, and
-  -- when its date, views or title change. Listed songs move with scheduled_song_links' trigger.
+  -- the live rows moved, and whether the song's liveness or date moved (`dated`)
   IF TG_OP = 'INSERT' THEN
-    SELECT array_agg(n.released_at), array_agg(coalesce(n.vidsvc_views, -1)), array_agg(lower(n.title)), array_agg(n.id), array_agg(1::bigint)
-    INTO moved_dates, moved_views, moved_titles, moved_ids, moved_deltas
-    FROM new_rows n
-    WHERE song_is_live(n.published_at, n.deleted_at) AND NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = n.id);
+    SELECT array_agg(n.id), array_agg(n.released_at), array_agg(coalesce(n.vidsvc_views, -1)), array_agg(lower(n.title)),
+      array_agg(1::bigint), array_agg(true)
+    INTO ids, dates, views, titles, deltas, dated FROM new_rows n WHERE song_is_live(n.published_at, n.deleted_at);
   ELSIF TG_OP = 'DELETE' THEN
-    SELECT array_agg(o.released_at), array_agg(coalesce(o.vidsvc_views, -1)), array_agg(lower(o.title)), array_agg(o.id), array_agg(-1::bigint)
-    INTO moved_dates, moved_views, moved_titles, moved_ids, moved_deltas
-    FROM old_rows o
-    WHERE song_is_live(o.published_at, o.deleted_at) AND NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = o.id);
+    SELECT array_agg(o.id), array_agg(o.released_at), array_agg(coalesce(o.vidsvc_views, -1)), array_agg(lower(o.title)),
+      array_agg(-1::bigint), array_agg(true)
+    INTO ids, dates, views, titles, deltas, dated FROM old_rows o WHERE song_is_live(o.published_at, o.deleted_at);
   ELSE
-    SELECT array_agg(m.released_at), array_agg(m.views), array_agg(m.title), array_agg(m.id), array_agg(m.delta)
-    INTO moved_dates, moved_views, moved_titles, moved_ids, moved_deltas
+    SELECT array_agg(m.id), array_agg(m.released_at), array_agg(m.views), array_agg(m.title), array_agg(m.delta), array_agg(m.dated)
+    INTO ids, dates, views, titles, deltas, dated
     FROM (
-      SELECT o.released_at, coalesce(o.vidsvc_views, -1) AS views, lower(o.title) AS title, o.id, -1::bigint AS delta
+      SELECT o.id, o.released_at, coalesce(o.vidsvc_views, -1) AS views, lower(o.title) AS title, -1::bigint AS delta,
+        NOT (song_is_live(n.published_at, n.deleted_at) AND n.released_at = o.released_at) AS dated
       FROM old_rows o JOIN new_rows n ON n.id = o.id
       WHERE song_is_live(o.published_at, o.deleted_at)
         AND NOT (song_is_live(n.published_at, n.deleted_at) AND n.released_at = o.released_at
                  AND coalesce(n.vidsvc_views, -1) = coalesce(o.vidsvc_views, -1) AND lower(n.title) = lower(o.title))
       UNION ALL
-      SELECT n.released_at, coalesce(n.vidsvc_views, -1), lower(n.title), n.id, 1
+      SELECT n.id, n.released_at, coalesce(n.vidsvc_views, -1), lower(n.title), 1,
+        NOT (song_is_live(o.published_at, o.deleted_at) AND o.released_at = n.released_at)
       FROM new_rows n JOIN old_rows o ON o.id = n.id
       WHERE song_is_live(n.published_at, n.deleted_at)
         AND NOT (song_is_live(o.published_at, o.deleted_at) AND o.released_at = n.released_at
                  AND coalesce(o.vidsvc_views, -1) = coalesce(n.vidsvc_views, -1) AND lower(o.title) = lower(n.title))
-    ) m
-    WHERE NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = m.id);
+    ) m;
   END IF;
-  IF moved_ids IS NOT NULL THEN
-    PERFORM move_song_buckets(moved_dates, moved_views, moved_titles, moved_ids, moved_deltas);
-  END IF;
-
-  -- (song, release date, +1/-1): a live song entering or leaving a date.
-  IF TG_OP = 'INSERT' THEN
-    SELECT array_agg(n.id), array_agg(n.released_at), array_agg(1::bigint)
-    INTO song_ids, dates, deltas
-    FROM new_rows n WHERE song_is_live(n.published_at, n.deleted_at);
-  ELSIF TG_OP = 'DELETE' THEN
-    SELECT array_agg(o.id), array_agg(o.released_at), array_agg(-1::bigint)
-    INTO song_ids, dates, deltas
-    FROM old_rows o WHERE song_is_live(o.published_at, o.deleted_at);
-  ELSE
-    SELECT array_agg(x.id), array_agg(x.released_at), array_agg(x.delta) INTO song_ids, dates, deltas
-    FROM (
-      SELECT o.id, o.released_at, -1::bigint AS delta
-      FROM old_rows o JOIN new_rows n ON n.id = o.id
-      WHERE song_is_live(o.published_at, o.deleted_at)
-        AND NOT (song_is_live(n.published_at, n.deleted_at) AND n.released_at = o.released_at)
-      UNION ALL
-      SELECT n.id, n.released_at, 1
-      FROM new_rows n JOIN old_rows o ON o.id = n.id
-      WHERE song_is_live(n.published_at, n.deleted_at)
-        AND NOT (song_is_live(o.published_at, o.deleted_at) AND o.released_at = n.released_at)
-    ) x;
-  END IF;
-  IF song_ids IS NULL THEN
+  IF ids IS NULL THEN
     RETURN NULL;
   END IF;
 
+  -- the sort buckets of settled songs: listed songs move with scheduled_song_links' trigger
+  PERFORM move_song_buckets(array_agg(u.released_at), array_agg(u.views), array_agg(u.title), array_agg(u.id), array_agg(u.delta))
+  FROM unnest(ids, dates, views, titles, deltas) AS u(id, released_at, views, title, delta)
+  WHERE NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = u.id) HAVING count(*) > 0;
+
+  -- (song, release date, +1/-1): a live song entering or leaving a date
+  SELECT array_agg(u.id), array_agg(u.released_at), array_agg(u.delta) INTO ids, dates, deltas
+  FROM unnest(ids, dates, deltas, dated) AS u(id, released_at, delta, dated) WHERE u.dated;
+  IF ids IS NULL THEN
+    RETURN NULL;
+  END IF;
   PERFORM move_live_song_dates(dates, deltas);
   IF TG_OP <> 'UPDATE' THEN
     RETURN NULL;
   END IF;
-  PERFORM move_live_song_facets(song_ids, dates, deltas);
+  PERFORM move_live_song_facets(ids, dates, deltas);
 
   -- The songs that became live (+1) or stopped being live (-1); a new date alone sums to 0.
   SELECT array_agg(x.id), array_agg(x.delta) INTO changed_ids, changed_deltas
-  FROM (SELECT u.id, sum(u.delta)::bigint AS delta FROM unnest(song_ids, deltas) AS u(id, delta)
+  FROM (SELECT u.id, sum(u.delta)::bigint AS delta FROM unnest(ids, deltas) AS u(id, delta)
         GROUP BY u.id HAVING sum(u.delta) <> 0) x;
   IF changed_ids IS NULL THEN
     RETURN NULL;
@@ -485,12 +455,9 @@ BEGIN
   PERFORM move_kept_counts('live song', changed_ids, changed_deltas);
 
   -- The settled ones among them: songs listed in scheduled_song_links are moved by that table's trigger.
-  SELECT array_agg(ch.id), array_agg(ch.delta) INTO changed_ids, changed_deltas
+  PERFORM move_settled_songs(array_agg(ch.id), array_agg(ch.delta))
   FROM unnest(changed_ids, changed_deltas) AS ch(id, delta)
-  WHERE NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = ch.id);
-  IF changed_ids IS NOT NULL THEN
-    PERFORM move_settled_songs(changed_ids, changed_deltas);
-  END IF;
+  WHERE NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = ch.id) HAVING count(*) > 0;
   RETURN NULL;
 END $$;
 
@@ -500,9 +467,7 @@ END $$;
 -- rewritten too: unpublished, or given a label, it must leave the list and settle as it now is.
 -- Each rewrite moves the kept counts through scheduled_song_links' own triggers (~0.5 s a song
 -- at 1M songs): rewriting every scheduled song a views refresh touched would cost seconds.
-CREATE OR REPLACE FUNCTION scheduled_song_links_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+CREATE OR REPLACE FUNCTION scheduled_song_links_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   song_ids integer[];
 BEGIN
@@ -541,14 +506,9 @@ END $$;
 -- has come, or it was rescheduled, unpublished or deleted) is settled again if it is live (+1).
 -- The sort buckets are moved here, not in move_settled_songs(): songs_count_trigger() moves the
 -- buckets of the settled songs that became live or stopped by their old and new keys.
-CREATE OR REPLACE FUNCTION scheduled_song_links_settled_count_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+CREATE OR REPLACE FUNCTION scheduled_song_links_settled_count_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
-  song_ids integer[] := '{}';
-  ns bigint[] := '{}';
-  moved integer[];
-  moved_deltas bigint[];
+  song_ids integer[] := '{}'; ns bigint[] := '{}'; moved integer[]; moved_deltas bigint[];
 BEGIN
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
     SELECT song_ids || array_agg(n.song_id), ns || array_agg(-1::bigint) INTO song_ids, ns FROM new_rows n;
@@ -569,13 +529,9 @@ END $$;
 
 -- Every declared count of the table written: its new rows add, its old rows subtract. An album
 -- becoming live or not also moves the counts of its rows ('live album').
-CREATE OR REPLACE FUNCTION kept_counts_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+CREATE OR REPLACE FUNCTION kept_counts_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
-  d record;
-  album_ids integer[];
-  deltas bigint[];
+  d record; album_ids integer[]; deltas bigint[];
 BEGIN
   FOR d IN SELECT * FROM kept_counts() k WHERE k.source = TG_TABLE_NAME LOOP
     EXECUTE kept_count_upsert(d.target, d.key_column, d.count_column, concat_ws(' UNION ALL ',
@@ -593,13 +549,9 @@ BEGIN
 END $$;
 
 -- credits: an artist's distinct settled songs, per role and per tag (add_credit_changes).
-CREATE OR REPLACE FUNCTION credits_song_count_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+CREATE OR REPLACE FUNCTION credits_song_count_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
-  song_ids integer[] := '{}';
-  artist_ids integer[] := '{}';
-  role_ids integer[] := '{}';
+  song_ids integer[] := '{}'; artist_ids integer[] := '{}'; role_ids integer[] := '{}';
   ns integer[] := '{}';
 BEGIN
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
@@ -618,9 +570,7 @@ END $$;
 -- scheduled_song_links (argument song_id): the albums of their songs; albums: those whose
 -- publication time or release date changed (an inserted album has no artists or tracks yet; a
 -- deleted one lost them first).
-CREATE OR REPLACE FUNCTION rows_artist_album_count_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+CREATE OR REPLACE FUNCTION rows_artist_album_count_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   ids integer[] := '{}';
 BEGIN
@@ -645,12 +595,9 @@ BEGIN
 END $$;
 
 -- song_genres, song_labels (argument: the link's column): the facets of the links written.
-CREATE OR REPLACE FUNCTION song_links_facet_count_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+CREATE OR REPLACE FUNCTION song_links_facet_count_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
-  song_ids integer[];
-  link_ids integer[];
+  song_ids integer[]; link_ids integer[];
 BEGIN
   IF TG_OP IN ('DELETE', 'UPDATE') THEN
     SELECT array_agg(o.song_id ORDER BY o.song_id), array_agg((to_jsonb(o) ->> TG_ARGV[0])::int ORDER BY o.song_id)
@@ -665,9 +612,7 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE OR REPLACE FUNCTION albums_scheduled_label_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+CREATE OR REPLACE FUNCTION albums_scheduled_label_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 BEGIN
   DELETE FROM scheduled_label_albums WHERE album_is_public(published_at);
   IF TG_OP IN ('DELETE', 'UPDATE') THEN
@@ -681,12 +626,12 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- TRUNCATE and role tags: the recount named by the argument.
-CREATE OR REPLACE FUNCTION recount_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
+-- TRUNCATE and role tags: the recounts named by the arguments, in turn.
+CREATE OR REPLACE FUNCTION recount_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 BEGIN
-  EXECUTE format('SELECT %I()', TG_ARGV[0]);
+  FOR i IN 0 .. TG_NARGS - 1 LOOP
+    EXECUTE format('SELECT %I()', TG_ARGV[i]);
+  END LOOP;
   RETURN NULL;
 END $$;
 
@@ -696,8 +641,7 @@ END $$;
 -- the link tables sort before *_scheduled_count_*, so they see scheduled_song_links as it was.
 DO $$
 DECLARE
-  a record;
-  op text;
+  a record; op text;
 BEGIN
   FOR a IN
     SELECT * FROM (VALUES
@@ -716,21 +660,15 @@ BEGIN
       ('song_genres',          'facet_count',       '{delete,insert,update}', 'song_links_facet_count_trigger(''genre_id'')'),
       ('song_labels',          'facet_count',       '{delete,insert,update}', 'song_links_facet_count_trigger(''label_id'')'),
       ('albums',               'scheduled_label_count', '{delete,insert,update}', 'albums_scheduled_label_trigger()'),
-      -- the recounts (TRUNCATE ... CASCADE empties the linked tables too)
-      ('songs',                'count',             '{truncate}', 'recount_trigger(''recount_catalogue_counts'')'),
-      ('songs',                'artist_song_count', '{truncate}', 'recount_trigger(''recount_artist_song_counts'')'),
-      ('songs',                'artist_role_count', '{truncate}', 'recount_trigger(''recount_artist_role_counts'')'),
-      ('songs',                'facet_count',       '{truncate}', 'recount_trigger(''recount_song_facet_counts'')'),
-      ('credits',              'artist_song_count', '{truncate}', 'recount_trigger(''recount_artist_song_counts'')'),
-      ('credits',              'artist_role_count', '{truncate}', 'recount_trigger(''recount_artist_role_counts'')'),
-      ('credits',              'artist_album_count', '{truncate}', 'recount_trigger(''recount_artist_album_links'')'),
-      ('album_artists',        'artist_album_count', '{truncate}', 'recount_trigger(''recount_artist_album_links'')'),
-      ('album_tracks',         'artist_album_count', '{truncate}', 'recount_trigger(''recount_artist_album_links'')'),
-      ('albums',               'scheduled_label_count', '{truncate}', 'recount_trigger(''recount_scheduled_label_albums'')'),
-      ('song_genres',          'facet_count',       '{truncate}', 'recount_trigger(''recount_song_facet_counts'')'),
-      ('song_labels',          'facet_count',       '{truncate}', 'recount_trigger(''recount_song_facet_counts'')'),
-      ('roles',                'artist_role_count', '{update of tag}', 'recount_trigger(''recount_artist_role_counts'')'),
-      ('roles',                'artist_album_count', '{update of tag}', 'recount_trigger(''recount_artist_album_links'')')
+      -- the recounts (TRUNCATE ... CASCADE empties the linked tables too), in their order
+      ('songs',         'recount', '{truncate}', 'recount_trigger(''recount_catalogue_counts'', ''recount_artist_song_counts'', ''recount_artist_role_counts'', ''recount_song_facet_counts'')'),
+      ('credits',       'recount', '{truncate}', 'recount_trigger(''recount_artist_song_counts'', ''recount_artist_role_counts'', ''recount_artist_album_links'')'),
+      ('album_artists', 'recount', '{truncate}', 'recount_trigger(''recount_artist_album_links'')'),
+      ('album_tracks',  'recount', '{truncate}', 'recount_trigger(''recount_artist_album_links'')'),
+      ('albums',        'recount', '{truncate}', 'recount_trigger(''recount_scheduled_label_albums'')'),
+      ('song_genres',   'recount', '{truncate}', 'recount_trigger(''recount_song_facet_counts'')'),
+      ('song_labels',   'recount', '{truncate}', 'recount_trigger(''recount_song_facet_counts'')'),
+      ('roles',         'recount', '{update of tag}', 'recount_trigger(''recount_artist_role_counts'', ''recount_artist_album_links'')')
     ) AS x(tbl, name, ops, call)
     UNION ALL
     SELECT DISTINCT k.source, 'count', '{delete,insert,update,truncate}', 'kept_counts_trigger()' FROM kept_counts() k
@@ -946,8 +884,8 @@ END $$;
 CREATE OR REPLACE FUNCTION public_song_facet_count(for_genre integer, for_label integer, for_year integer) RETURNS bigint LANGUAGE plpgsql STABLE AS $$
 DECLARE
   live bigint := coalesce((SELECT f.live_songs FROM song_facet_counts f
-                           WHERE f.genre_id = coalesce(for_genre, 0) AND f.label_id = coalesce(for_label, 0)
-                             AND f.year = coalesce(for_year, 0)), 0);
+  WHERE f.genre_id = coalesce(for_genre, 0) AND f.label_id = coalesce(for_label, 0)
+  AND f.year = coalesce(for_year, 0)), 0);
 BEGIN
   -- the scheduled songs are live songs: none of them in an empty facet
   IF live = 0 THEN
