@@ -3,13 +3,8 @@ import { startServer, type TestServer } from "./support/server.js"
 
 // Its own server and database: the test declares a count of its own and changes rows.
 let server: TestServer
-beforeAll(async () => {
-  server = await startServer()
-}, 60_000)
-afterAll(async () => {
-  await server.stop()
-  await server.database.drop()
-}, 30_000)
+beforeAll(async () => void (server = await startServer()), 60_000)
+afterAll(() => server.stop().then(() => server.database.drop()), 30_000)
 
 /** kept_counts() with one more line, as a reader adding a kept count would write it. */
 const declareOneMore = async (line: string) => {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test"
+import { readFileSync } from "node:fs"
 import { RECOUNTS } from "../src/Seed/keptCounts.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 
@@ -103,6 +104,16 @@ describe("the recounts after a bulk load", () => {
     expect(outOfOrder(["recount_kept_counts", "recount_scheduled_song_links"])).toContain(
       "recount_kept_counts reads scheduled_song_links, which recount_scheduled_song_links writes after it"
     )
+  })
+
+  test("every kept table is rebuilt by a recount and has its row in docs/data-model.md", () => {
+    const kept = [...readFileSync(new URL("../sql/schema/3_kept_counts.sql", import.meta.url), "utf8")
+      .matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]!)
+    expect(kept.length).toBeGreaterThan(20)
+    const rebuilt = new Set(RECOUNTS.flatMap((name) => [...effectsOf(name).writes]))
+    expect(kept.filter((table) => !rebuilt.has(table))).toEqual([])
+    const documented = readFileSync(new URL("../docs/data-model.md", import.meta.url), "utf8")
+    expect(kept.filter((table) => !documented.includes(`\`${table}\``))).toEqual([])
   })
 
   test("each recount runs after those that write what it reads", () => {
