@@ -570,10 +570,9 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- album_artists, album_tracks (argument album_id): the albums of the rows written; credits and
--- scheduled_song_links (argument song_id): the albums of their songs; albums: those whose
--- publication time or release date changed (an inserted album has no artists or tracks yet; a
--- deleted one lost them first).
+-- album_artists, album_tracks (argument album_id): the albums of the rows written; credits
+-- (argument song_id): the albums of their songs; albums: those whose publication time or release
+-- date changed (an inserted album has no artists or tracks yet; a deleted one lost them first).
 CREATE OR REPLACE FUNCTION rows_artist_album_count_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   ids integer[] := '{}';
