@@ -156,19 +156,27 @@ const routerOf = <E, R>(api: Layer.Layer<never, E, R>) =>
     return Context.get(built, HttpRouter.HttpRouter).asHttpEffect() as App
   })
 
-/** The whole service on Effect's HttpServer (Bun's, src/Http/Server.ts): the API, its docs, and the one HTTP pipeline. */
-export const ServerLive = Layer.effectDiscard(
-  Effect.gen(function*() {
-    const router = yield* routerOf(ApiLive)
-    const pipeline = yield* makePipeline
-    yield* HttpServer.serveEffect(pipeline(router))
-    const { address } = yield* HttpServer.HttpServer
-    yield* Effect.logInfo(`Listening on http://0.0.0.0:${address._tag === "UnixPathAddress" ? address.path : address.port}`)
-  })
-).pipe(
-  Layer.provideMerge(ServerLayer),
-  Layer.provide(Layer.merge(EdgeLive, ServerSpans.layer))
-)
+/**
+ * An app served through the one HTTP pipeline (observe -> edge -> app -> answer) on Effect's
+ * HttpServer, Bun's (src/Http/Server.ts). The service serves its HttpApi's router; a test may
+ * serve another router behind the same edge.
+ */
+export const servedThroughPipeline = <E, R>(app: Effect.Effect<App, E, R>) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const router = yield* app
+      const pipeline = yield* makePipeline
+      yield* HttpServer.serveEffect(pipeline(router))
+      const { address } = yield* HttpServer.HttpServer
+      yield* Effect.logInfo(`Listening on http://0.0.0.0:${address._tag === "UnixPathAddress" ? address.path : address.port}`)
+    })
+  ).pipe(
+    Layer.provideMerge(ServerLayer),
+    Layer.provide(Layer.merge(EdgeLive, ServerSpans.layer))
+  )
+
+/** The whole service: the API and its docs on one router, through the pipeline. */
+export const ServerLive = servedThroughPipeline(routerOf(ApiLive))
 
 /** The server, drained before it closes: built after it, so finalized before it. */
 const DrainedServerLive = GracefulShutdownLive.pipe(
