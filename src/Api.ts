@@ -1,11 +1,12 @@
 import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { AlbumsApi } from "./Albums/Api.js"
 import { ArtistsApi } from "./Artists/Api.js"
 import { ChangesApi } from "./Changes/Api.js"
 import { CuratedListsApi } from "./CuratedLists/Api.js"
 import { DiscoveryApi } from "./Discovery/Api.js"
-import { EnvelopeErrors, RateLimitedError } from "./Domain/Errors.js"
+import { BadRequestError, EnvelopeErrors, RateLimitedError } from "./Domain/Errors.js"
 import { GenresApi } from "./Genres/Api.js"
 import { LabelsApi } from "./Labels/Api.js"
 import { MetaApi } from "./Meta/Api.js"
@@ -17,6 +18,14 @@ import { StaffApi } from "./Staff/Api.js"
 import { UsersApi } from "./Users/Api.js"
 
 export const API_VERSION = "1.0.0"
+
+/**
+ * Every request the HttpApi cannot decode (path, query, headers) answers bad_request: the
+ * framework's own seam for it (HttpApiMiddleware.layerSchemaErrorTransform, src/Http/Errors.ts).
+ */
+export class DecodeErrors extends HttpApiMiddleware.Service<DecodeErrors>()("catalogue/DecodeErrors", {
+  error: BadRequestError
+}) {}
 
 /**
  * The /v1 contract: every endpoint, grouped by tag (docs/api.md). Clients can import
@@ -37,6 +46,8 @@ export class Api extends HttpApi.make("catalogue")
   .add(SnapshotsApi)
   .add(MetaApi)
   .add(StaffApi)
+  // inside EnvelopeErrors: a decode error is already bad_request when the envelope step meets it
+  .middleware(DecodeErrors)
   .middleware(EnvelopeErrors)
   // answered by the edge, before any endpoint: declared here so that the document has its Schema
   .annotate(HttpApi.AdditionalSchemas, [RateLimitedError])
