@@ -4,7 +4,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ForbiddenError, UnauthorizedError } from "../Domain/Errors.js"
+import { ForbiddenError, UnauthorizedError } from "../Contract/Errors.js"
 import { type StaffIdentity, TokenVerifier } from "./TokenVerifier.js"
 
 /** The staff member a request was verified for; handlers of the Staff group may read it. */

@@ -9,7 +9,7 @@ import * as Redacted from "effect/Redacted"
 import * as jose from "jose"
 import { readFileSync } from "node:fs"
 import { AppConfig } from "../Config.js"
-import { Forbidden, Unauthorized } from "../Domain/Errors.js"
+import { Forbidden, Unauthorized } from "../Contract/Errors.js"
 import { withSpan } from "../Spans.js"
 
 /** Who a valid staff token speaks for. */

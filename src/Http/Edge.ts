@@ -6,8 +6,8 @@ import { type Freshness, PUBLIC_FRESHNESS } from "../Cache/Freshness.js"
 import { makeRepresentation, matchIfNoneMatch, type Representation } from "../Cache/Representation.js"
 import { ResponseCache } from "../Cache/ResponseCache.js"
 import { AppConfig } from "../Config.js"
-import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
-import { pathAndQuery, pathOf } from "../Domain/Url.js"
+import { JSON_CONTENT_TYPE } from "../Queries/Json.js"
+import { pathAndQuery, pathOf } from "./Url.js"
 import { add, cacheHit, cacheMiss } from "../Metrics.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { makeClientSlots } from "../RateLimit/ClientSlots.js"
@@ -261,7 +261,7 @@ const makeEdge = Effect.gen(function*() {
 
   /**
    * The answer for what the handler (or the router's error encoder) made; a public 200 is stored.
-   * `nextCursor`: a list page's next cursor (src/Domain/Json.ts pageJson), answered as a Link.
+   * `nextCursor`: a list page's next cursor (src/Queries/Json.ts pageJson), answered as a Link.
    */
   const finish = (admitted: Admitted, status: number, body: Uint8Array, bodyType: string, nextCursor?: string): Answer => {
     const { cacheKey, context, facts } = admitted

@@ -2,10 +2,10 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { DetailEnvelope } from "../Domain/Envelope.js"
-import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeShapes as shapes } from "../Domain/SearchHit.js"
-import { CommaSetParam, wholeNumberText } from "../Domain/Params.js"
-import { searchTextParam } from "../Domain/SearchText.js"
+import { DetailEnvelope } from "../Contract/Envelope.js"
+import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeShapes as shapes } from "../Contract/SearchHit.js"
+import { CommaSetParam, wholeNumberText } from "../Contract/Params.js"
+import { searchTextParam } from "../Contract/SearchText.js"
 
 export const SEARCH_TYPES = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
 export type SearchType = (typeof SEARCH_TYPES)[number]

@@ -3,9 +3,9 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { DetailEnvelope } from "../Domain/Envelope.js"
-import { NotFoundError } from "../Domain/Errors.js"
-import { TextParam } from "../Domain/Params.js"
+import { DetailEnvelope } from "../Contract/Envelope.js"
+import { NotFoundError } from "../Contract/Errors.js"
+import { TextParam } from "../Contract/Params.js"
 import { SNAPSHOT_TYPES } from "./Manifest.js"
 
 export const SnapshotFile = Schema.Struct({

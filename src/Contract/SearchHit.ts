@@ -6,10 +6,10 @@ import * as Schema from "effect/Schema"
 import { artistSummary, artistSummaryFields } from "./Artist.js"
 import { curatedListSummary, CuratedListSummary } from "./CuratedList.js"
 import { genreEntry, GenreEntry, genreSongCountSql } from "./Genre.js"
-import { jsonArraySql } from "./JsonSql.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
 import { Label, label, labelCountsSql } from "./Label.js"
 import { contributorProfile, ContributorProfile, memberContributionCountSql } from "./Member.js"
-import { type FieldsSql, shape } from "./Shape.js"
+import { type FieldsSql, shape } from "../Shapes/Shape.js"
 import { ListAlbumEntry, listAlbumEntry, SongSummary, songSummary } from "./Song.js"
 
 /**

@@ -1,6 +1,6 @@
 /** The change feed entry and the SQL that builds it (/v1/changes). */
 import * as Schema from "effect/Schema"
-import { shape } from "./Shape.js"
+import { shape } from "../Shapes/Shape.js"
 
 export const CHANGE_TYPES = ["songs", "albums", "curated_lists", "artists", "genres", "labels", "users"] as const
 

@@ -4,8 +4,8 @@
  */
 import * as Schema from "effect/Schema"
 import { albumSource } from "./Album.js"
-import { jsonArraySql } from "./JsonSql.js"
-import { objectSql, shape } from "./Shape.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
+import { objectSql, shape } from "../Shapes/Shape.js"
 import {
   ArtworkColors,
   type Audience,

@@ -3,8 +3,8 @@
  * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
  */
 import * as Schema from "effect/Schema"
-import { jsonArraySql } from "./JsonSql.js"
-import { type FieldsSql, objectSql, shape } from "./Shape.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
+import { type FieldsSql, objectSql, shape } from "../Shapes/Shape.js"
 import { AlbumArtist, albumArtist, PLACEHOLDER } from "./Song.js"
 
 /** The summary's fields before `song_count`: the detail starts the same way. */

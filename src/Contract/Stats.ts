@@ -1,6 +1,6 @@
 /** The catalogue statistics shapes and the SQL that builds them: /v1/stats and /v1/admin/stats. */
 import * as Schema from "effect/Schema"
-import { objectSql, shape } from "./Shape.js"
+import { objectSql, shape } from "../Shapes/Shape.js"
 import { songStatusCondition } from "./Song.js"
 
 const RecentReleases = Schema.Struct({ count: Schema.Int, released_from: Schema.String })

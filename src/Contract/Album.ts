@@ -1,7 +1,7 @@
 /** The album detail shapes and the SQL that builds them (album entries of lists: ./Song.ts). */
 import * as Schema from "effect/Schema"
-import { jsonArraySql } from "./JsonSql.js"
-import { shape } from "./Shape.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
+import { shape } from "../Shapes/Shape.js"
 import {
   AlbumArtist,
   albumArtistsJsonSql,

@@ -17,8 +17,8 @@
  *   `PLACEHOLDER` names so every group shows the same placeholders.
  */
 import * as Schema from "effect/Schema"
-import { jsonAggSql, jsonArraySql } from "./JsonSql.js"
-import { shape } from "./Shape.js"
+import { jsonAggSql, jsonArraySql } from "../Shapes/JsonSql.js"
+import { shape } from "../Shapes/Shape.js"
 
 /** Placeholder image names under `<CDN>/placeholders/<name>.png`. */
 export const PLACEHOLDER = {

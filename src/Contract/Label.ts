@@ -1,6 +1,6 @@
 /** The label shape and the SQL that builds it: shown by /v1/labels and by search. */
 import * as Schema from "effect/Schema"
-import { shape } from "./Shape.js"
+import { shape } from "../Shapes/Shape.js"
 
 /** Label: formerly_known_as is "" when the label had no other name. */
 export const Label = Schema.Struct({

@@ -215,7 +215,7 @@ export const PageParams = {
   limit: Schema.optional(LimitParam),
   offset: Schema.optional(OffsetParam),
   cursor: Schema.optional(
-    // checked whole by the cursor codec (src/Domain/Cursor.ts), which has one message for any bad cursor
+    // checked whole by the cursor codec (src/Queries/Cursor.ts), which has one message for any bad cursor
     DocumentedText({
       type: "string",
       minLength: 1,

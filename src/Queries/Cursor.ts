@@ -4,8 +4,8 @@
  * is a bad_request with one message, never a failing statement.
  */
 import * as Option from "effect/Option"
-import { BadRequest } from "./Errors.js"
-import { hasLoneSurrogate, MAX_INT4 } from "./Params.js"
+import { BadRequest } from "../Contract/Errors.js"
+import { hasLoneSurrogate, MAX_INT4 } from "../Contract/Params.js"
 
 /** How SQL casts a cursor's key value back, and so what a key value may be. */
 export type KeyType = "id" | "int" | "bigint" | "text" | "date" | "dateOrEmpty" | "timestamptz" | "xid" | "position" | "micros"

@@ -3,8 +3,8 @@
  * a member as history shows them, contributions and a song's contributors.
  */
 import * as Schema from "effect/Schema"
-import { jsonArraySql } from "./JsonSql.js"
-import { objectSql, shape } from "./Shape.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
+import { objectSql, shape } from "../Shapes/Shape.js"
 import { PLACEHOLDER, SongSummary, songSummaryOf } from "./Song.js"
 
 /** Contributor profile. Email, roles, ban state and the internal id are never part of it. */

@@ -1,7 +1,7 @@
 /** The song detail shapes and the SQL that builds them: /v1/songs/{id}, its similar songs, and staff's detail. */
 import * as Schema from "effect/Schema"
-import { jsonArraySql } from "./JsonSql.js"
-import { objectSql, shape } from "./Shape.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
+import { objectSql, shape } from "../Shapes/Shape.js"
 import {
   ArtworkColors,
   artworkColors,

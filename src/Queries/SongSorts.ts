@@ -1,5 +1,5 @@
 import type { TableKeysetSort } from "./Keyset.js"
-import { songSummary, songSummaryOf } from "./Song.js"
+import { songSummary, songSummaryOf } from "../Contract/Song.js"
 
 export type SongSortName = "released" | "popular" | "title"
 
@@ -7,7 +7,7 @@ const item = songSummary.json("s")
 
 /**
  * The sorts of every list of public song summaries (/v1/songs, a label's and a genre's
- * songs): keys match the partial indexes of 0001 and 0002; `id` breaks ties (src/Domain/Keyset.ts).
+ * songs): keys match the partial indexes of 0001 and 0002; `id` breaks ties (src/Queries/Keyset.ts).
  */
 export const songSortKeys: Record<SongSortName, Omit<TableKeysetSort, "descending">> = {
   released: { source: "public_songs s", alias: "s", key: "s.released_at", keyJson: "iso_date(s.released_at)", keyType: "date", item },

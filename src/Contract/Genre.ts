@@ -1,6 +1,6 @@
 /** The genre shapes and the SQL that builds them: shown by /v1/genres and by search. */
 import * as Schema from "effect/Schema"
-import { shape } from "./Shape.js"
+import { shape } from "../Shapes/Shape.js"
 import { PLACEHOLDER } from "./Song.js"
 
 const genreFields = {

@@ -1,8 +1,8 @@
 /** The discovery shape and the SQL that builds it (/v1/discovery). */
 import * as Schema from "effect/Schema"
 import { CuratedListSummary, curatedListSummary } from "./CuratedList.js"
-import { jsonArraySql } from "./JsonSql.js"
-import { shape } from "./Shape.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
+import { shape } from "../Shapes/Shape.js"
 import { SongSummary, songSummary } from "./Song.js"
 
 /** Four selections, up to 12 each, the same all day (no randomness; cacheable). */
