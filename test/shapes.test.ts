@@ -5,11 +5,10 @@ import { join, relative, resolve } from "node:path"
 import { registeredShapes } from "../src/Shapes/Shape.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 
-// Every module of src/Shapes and src/Contract, so that every shape (src/Shapes/Shape.ts) is registered.
-for (const folder of ["../src/Shapes", "../src/Contract"].map((path) => resolve(import.meta.dir, path))) {
-  for (const file of readdirSync(folder).filter((name) => name.endsWith(".ts")).sort()) {
-    await import(join(folder, file))
-  }
+// Every module of src/Shapes, so that every shape (src/Shapes/Shape.ts) is registered.
+const SHAPES = resolve(import.meta.dir, "../src/Shapes")
+for (const file of readdirSync(SHAPES).filter((name) => name.endsWith(".ts")).sort()) {
+  await import(join(SHAPES, file))
 }
 
 let server: TestServer

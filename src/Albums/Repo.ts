@@ -6,10 +6,10 @@ import * as Layer from "effect/Layer"
 import { keysetPage, type TableKeysetSort } from "../Queries/Keyset.js"
 import { steered } from "../Queries/SteeredPage.js"
 import { databaseContext, Statements } from "../Database.js"
-import { albumDetail, albumSource, staffAlbumDetail } from "../Contract/Album.js"
+import { albumDetail, albumSource, staffAlbumDetail } from "../Shapes/Album.js"
 import { detailReader, type PublicRows } from "../Queries/Detail.js"
 import type { PageParamsInput } from "../Queries/Pagination.js"
-import { type Audience, listAlbumEntry } from "../Contract/Song.js"
+import { type Audience, listAlbumEntry } from "../Shapes/Song.js"
 import { withSpan } from "../Spans.js"
 
 /**

@@ -1,11 +1,10 @@
 /**
- * The artist summary and the SQL that builds it: shown by /v1/artists and by search.
- * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
+ * The artist Schemas: the summary (/v1/artists, search), the detail and the namesake hint; their
+ * SQL: src/Shapes/Artist.ts. An artist reference inside another artist (members, member_of) is
+ * `AlbumArtist` of ./Song.ts.
  */
 import * as Schema from "effect/Schema"
-import { jsonArraySql } from "../Shapes/JsonSql.js"
-import { type FieldsSql, objectSql, shape } from "../Shapes/Shape.js"
-import { AlbumArtist, albumArtist, PLACEHOLDER } from "./Song.js"
+import { AlbumArtist } from "./Song.js"
 
 /** The summary's fields before `song_count`: the detail starts the same way. */
 export const artistIdentityFields = {
@@ -28,32 +27,8 @@ export const artistSummaryFields = {
 export const ArtistSummary = Schema.Struct(artistSummaryFields).annotate({ identifier: "ArtistSummary" })
 export type ArtistSummary = typeof ArtistSummary.Type
 
-/** Public songs credited to artists row `a` in any role (public rows only), from kept counts. */
-export const artistSongCountSql = (a: string) => `public_artist_song_count(${a}.id)`
-
-/** An artist's settled public songs, kept count for artists row `a`: one probe by primary key, 0 when none. */
-export const artistSettledSongsSql = (a: string) =>
-  `coalesce((SELECT ac.settled_songs FROM artist_song_counts ac WHERE ac.artist_id = ${a}.id), 0)`
-
-/** The summary's fields before `song_count`, for artists row `a`: the detail starts the same way. */
-export const artistIdentityFieldsSql = (a: string): FieldsSql<typeof artistIdentityFields> => ({
-  id: `${a}.id`,
-  name: `${a}.name`,
-  slug: `${a}.slug`,
-  prefix_title: `${a}.prefix_title`,
-  is_group: `${a}.is_group`,
-  avatar_url: `asset_url(${a}.avatar_key, '${PLACEHOLDER.avatar}')`
-})
-
-/** The artist summary for artists row `a`, with `songCount` an SQL expression. */
-export const artistSummary = shape(
-  ArtistSummary,
-  (a: string, songCount: string = artistSongCountSql(a)) => ({ ...artistIdentityFieldsSql(a), song_count: songCount }),
-  { from: "public_artists a", args: ["a"] }
-)
-
 /** A role of an artist's credits: `{slug, title, count}`. */
-const ArtistRole = Schema.Struct({ slug: Schema.String, title: Schema.String, count: Schema.Int })
+export const ArtistRole = Schema.Struct({ slug: Schema.String, title: Schema.String, count: Schema.Int })
 
 /** Artist detail: the summary plus namesake, profile, role and group facts. */
 export const ArtistDetail = Schema.Struct({
@@ -72,27 +47,6 @@ export const ArtistDetail = Schema.Struct({
 }).annotate({ identifier: "ArtistDetail" })
 export type ArtistDetail = typeof ArtistDetail.Type
 
-/**
- * The detail of public_artists row `a`. `albumCount`: an SQL expression (the caller knows the
- * artist's albums). Roles are kept per role, not counted over the artist's credits.
- */
-export const artistDetail = shape(ArtistDetail, (a: string, albumCount: string) => ({
-  ...artistIdentityFieldsSql(a),
-  disambiguator: `nullif(btrim(${a}.disambiguator), '')`,
-  username: `(SELECT m.username FROM public_members m WHERE m.id = ${a}.member_id)`,
-  song_count: artistSongCountSql(a),
-  album_count: albumCount,
-  roles: `(
-    SELECT ${jsonArraySql(objectSql(ArtistRole, { slug: "r.slug", title: "r.title", count: "rc.songs" }), "rc.songs DESC, r.sort_order, r.id")}
-    FROM public_artist_role_song_counts(${a}.id) rc JOIN roles r ON r.id = rc.role_id)`,
-  members: `(
-    SELECT ${jsonArraySql(albumArtist.json("ma"), "lower(ma.name), ma.id")}
-    FROM artist_memberships am JOIN public_artists ma ON ma.id = am.member_id WHERE am.group_id = ${a}.id)`,
-  member_of: `(
-    SELECT ${jsonArraySql(albumArtist.json("ga"), "lower(ga.name), ga.id")}
-    FROM artist_memberships am JOIN public_artists ga ON ga.id = am.group_id WHERE am.member_id = ${a}.id)`
-}), { from: "public_artists a", args: ["a", "0"] })
-
 /** Namesake hint. */
 export const NamesakeHint = Schema.Struct({
   id: Schema.Int,
@@ -104,13 +58,3 @@ export const NamesakeHint = Schema.Struct({
   song_year: Schema.Int.annotate({ description: "The release year of that song." })
 }).annotate({ identifier: "NamesakeHint" })
 export type NamesakeHint = typeof NamesakeHint.Type
-
-/** A namesake hint for row `h` of the hints query (src/Artists/Repo.ts). */
-export const namesakeHint = shape(NamesakeHint, (h: string) => ({
-  id: `${h}.id`,
-  disambiguator: `coalesce(nullif(btrim(${h}.disambiguator), ''),
-      ${h}.role || ', ' || ${h}.song || CASE WHEN ${h}.song_year > 0 THEN ' (' || ${h}.song_year || ')' ELSE '' END)`,
-  role: `${h}.role`,
-  song: `${h}.song`,
-  song_year: `${h}.song_year`
-}), { from: "(SELECT 1 AS id, NULL::text AS disambiguator, 'Penyanyi' AS role, 'Lagu' AS song, 2020 AS song_year) h", args: ["h"] })

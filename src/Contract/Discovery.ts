@@ -1,9 +1,7 @@
-/** The discovery shape and the SQL that builds it (/v1/discovery). */
+/** The discovery Schema (/v1/discovery); its SQL: src/Shapes/Discovery.ts. */
 import * as Schema from "effect/Schema"
-import { CuratedListSummary, curatedListSummary } from "./CuratedList.js"
-import { jsonArraySql } from "../Shapes/JsonSql.js"
-import { shape } from "../Shapes/Shape.js"
-import { SongSummary, songSummary } from "./Song.js"
+import { CuratedListSummary } from "./CuratedList.js"
+import { SongSummary } from "./Song.js"
 
 /** Four selections, up to 12 each, the same all day (no randomness; cacheable). */
 export const Discovery = Schema.Struct({
@@ -19,30 +17,3 @@ export const Discovery = Schema.Struct({
   })
 }).annotate({ identifier: "Discovery" })
 export type Discovery = typeof Discovery.Type
-
-/** One selection of songs: the public songs rows `source` (a subquery) as summaries in `order` over `s`. */
-export const discoverySongsSql = (source: string, order: string) =>
-  `(SELECT ${jsonArraySql(songSummary.json("s"), order)} FROM ${source} s)`
-
-/** One selection of lists: the public_curated_lists rows `source` (a subquery) as summaries in `order` over `l`. */
-export const discoveryListsSql = (source: string, order: string) =>
-  `(SELECT ${jsonArraySql(curatedListSummary.json("l"), order)} FROM ${source} l)`
-
-/** Discovery from its four selections, each a JSON array SQL expression. */
-export const discovery = shape(
-  Discovery,
-  (newReleases: string, trending: string, featuredLists: string, onThisDay: string) => ({
-    new_releases: newReleases,
-    trending,
-    featured_lists: featuredLists,
-    on_this_day: onThisDay
-  }),
-  {
-    args: [
-      discoverySongsSql("(SELECT * FROM public_songs ORDER BY id LIMIT 3)", "s.id"),
-      discoverySongsSql("(SELECT * FROM public_songs ORDER BY id LIMIT 0)", "s.id"),
-      discoveryListsSql("(SELECT * FROM public_curated_lists ORDER BY id LIMIT 2)", "l.id"),
-      discoverySongsSql("(SELECT * FROM public_songs ORDER BY id DESC LIMIT 1)", "s.id")
-    ]
-  }
-)

@@ -98,6 +98,9 @@ export const IdParam = (name: string, description = `An id: a whole number from 
 
 export const DEFAULT_LIMIT = 20
 
+/** The most values one lookup (`ids=`, `vidsvc_id=`, ...) may ask for. */
+export const MAX_BATCH_IDS = 50
+
 export const LimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,1}$/, 1, 80, {
   default: DEFAULT_LIMIT,
   description: `Items per page, 1 to 80 (default ${DEFAULT_LIMIT}).`

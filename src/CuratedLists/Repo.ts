@@ -3,11 +3,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { keysetPage, timestampKeyJson, type KeysetSort } from "../Queries/Keyset.js"
-import { curatedList, curatedListSource, curatedListSummary, staffCuratedList } from "../Contract/CuratedList.js"
+import { curatedList, curatedListSource, curatedListSummary, staffCuratedList } from "../Shapes/CuratedList.js"
 import { databaseContext, Statements } from "../Database.js"
 import { detailReader, type PublicRows } from "../Queries/Detail.js"
 import type { PageParamsInput } from "../Queries/Pagination.js"
-import type { Audience } from "../Contract/Song.js"
+import type { Audience } from "../Shapes/Song.js"
 import { withSpan } from "../Spans.js"
 
 /**

@@ -6,8 +6,6 @@ import { pageJson } from "./Json.js"
 import { jsonArraySql } from "../Shapes/JsonSql.js"
 import { unsafeFragment } from "../Database/SqlText.js"
 
-export const MAX_BATCH_IDS = 50
-
 /** A page of a list: its items as JSON that Postgres built, and its meta. */
 interface ListPage {
   readonly itemsJson: string

@@ -5,7 +5,7 @@ import * as Option from "effect/Option"
 import type { Statements } from "../Database.js"
 import { notFound } from "../Contract/Errors.js"
 import { detailJson } from "./Json.js"
-import type { Audience } from "../Contract/Song.js"
+import type { Audience } from "../Shapes/Song.js"
 import { withSpan } from "../Spans.js"
 
 /**

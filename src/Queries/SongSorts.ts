@@ -1,5 +1,5 @@
 import type { TableKeysetSort } from "./Keyset.js"
-import { songSummary, songSummaryOf } from "../Contract/Song.js"
+import { songSummary, songSummaryOf } from "../Shapes/Song.js"
 
 export type SongSortName = "released" | "popular" | "title"
 

@@ -3,7 +3,7 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { DetailEnvelope } from "../Contract/Envelope.js"
-import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeShapes as shapes } from "../Contract/SearchHit.js"
+import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeSchemas as schemas } from "../Contract/SearchHit.js"
 import { CommaSetParam, wholeNumberText } from "../Contract/Params.js"
 import { searchTextParam } from "../Contract/SearchText.js"
 
@@ -14,13 +14,13 @@ export const MAX_SEARCH_LIMIT = 20
 
 /** One section per type asked, in this order. */
 export const SearchResults = Schema.Struct({
-  songs: Schema.optionalKey(shapes.songs.section.schema),
-  artists: Schema.optionalKey(shapes.artists.section.schema),
-  albums: Schema.optionalKey(shapes.albums.section.schema),
-  curated_lists: Schema.optionalKey(shapes.curated_lists.section.schema),
-  labels: Schema.optionalKey(shapes.labels.section.schema),
-  genres: Schema.optionalKey(shapes.genres.section.schema),
-  users: Schema.optionalKey(shapes.users.section.schema)
+  songs: Schema.optionalKey(schemas.songs.section),
+  artists: Schema.optionalKey(schemas.artists.section),
+  albums: Schema.optionalKey(schemas.albums.section),
+  curated_lists: Schema.optionalKey(schemas.curated_lists.section),
+  labels: Schema.optionalKey(schemas.labels.section),
+  genres: Schema.optionalKey(schemas.genres.section),
+  users: Schema.optionalKey(schemas.users.section)
 }).annotate({ identifier: "SearchResults" })
 export type SearchResults = typeof SearchResults.Type
 

@@ -6,7 +6,10 @@ import * as Schema from "effect/Schema"
 import { DetailEnvelope } from "../Contract/Envelope.js"
 import { NotFoundError } from "../Contract/Errors.js"
 import { TextParam } from "../Contract/Params.js"
-import { SNAPSHOT_TYPES } from "./Manifest.js"
+
+/** The feed's type names, in the order a snapshot lists them. */
+export const SNAPSHOT_TYPES = ["songs", "albums", "curated_lists", "artists", "genres", "labels", "users"] as const
+export type SnapshotType = (typeof SNAPSHOT_TYPES)[number]
 
 export const SnapshotFile = Schema.Struct({
   type: Schema.Literals(SNAPSHOT_TYPES),

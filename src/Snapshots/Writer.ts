@@ -28,9 +28,9 @@ import {
   type Manifest,
   PREVIOUS_MANIFEST,
   readManifest,
-  type SnapshotFile,
-  type SnapshotType
+  type SnapshotFile
 } from "./Manifest.js"
+import type { SnapshotType } from "./Api.js"
 
 const SOURCES: ReadonlyArray<readonly [SnapshotType, PublicRows]> = [
   ["songs", publicSongRows],

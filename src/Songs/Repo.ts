@@ -6,10 +6,11 @@ import * as Layer from "effect/Layer"
 import { type SongBrowse, songBrowsePage } from "../Queries/SongBrowse.js"
 import { databaseContext, Statements } from "../Database.js"
 import { detailReader, jsonById, type PublicRows } from "../Queries/Detail.js"
-import { songContributors } from "../Contract/Member.js"
+import { songContributors } from "../Shapes/Member.js"
 import type { PageParamsInput } from "../Queries/Pagination.js"
-import { type Audience, SONG_EXTERNAL_IDS, songSource, songSummary } from "../Contract/Song.js"
-import { songDetail, staffSongDetail } from "../Contract/SongDetail.js"
+import { SONG_EXTERNAL_IDS } from "../Contract/Song.js"
+import { type Audience, songSource, songSummary } from "../Shapes/Song.js"
+import { songDetail, staffSongDetail } from "../Shapes/SongDetail.js"
 import { similarSql } from "./Similar.js"
 import { withSpan } from "../Spans.js"
 
@@ -27,7 +28,7 @@ export const songDetailSql = (audience: Audience) => `${songRows(audience)}
 /** Every public song's detail, by id (the snapshots). */
 export const publicSongRows: PublicRows = { select: songRows("public"), key: "s.id" }
 
-/** Song contributors (src/Contract/Member.ts). Zero rows when the audience may not see the song. */
+/** Song contributors (src/Shapes/Member.ts). Zero rows when the audience may not see the song. */
 const contributorsSql = (audience: Audience) => `
   SELECT ${songContributors.json("s")}::text AS json
   FROM ${songSource(audience)} s
