@@ -7,6 +7,7 @@ import { artistSummaryFields } from "./Artist.js"
 import { CuratedListSummary } from "./CuratedList.js"
 import { GenreEntry } from "./Genre.js"
 import { Label } from "./Label.js"
+import { PERFECT_SCORE, SCORE_ORDER, SECTION_ORDER } from "./SearchRanking.js"
 import { ContributorProfile } from "./Member.js"
 import { ListAlbumEntry, SongSummary } from "./Song.js"
 
@@ -26,9 +27,8 @@ export const SEARCH_MAX_WORDS = 12
 export const SEARCH_TYPO_MAX_LENGTH = 24
 
 const Score = Schema.Finite.annotate({
-  description: "How well the hit matched, in (0, 1]: 1 when every word was found exactly in the title or name and " +
-    "covers it. Higher ranks first: more words found, then fewer typos, then words in the title, then in the " +
-    "other names (performers, honorific, former name, handle), then the title covered. Compare within one answer."
+  description: `How well the hit matched, in (0, 1]: 1 when ${PERFECT_SCORE}. Higher ranks first: ${SCORE_ORDER}. ` +
+    "Compare within one answer."
 })
 
 const bound = SEARCH_TOTAL_BOUND.toLocaleString("en-US")
@@ -40,7 +40,7 @@ const searchSchemas = <Fields extends Schema.Struct.Fields>(
 ) => {
   const hit = Schema.Struct({ ...fields, score: Score }).annotate({ identifier: names.hit })
   const section = Schema.Struct({
-    items: Schema.Array(hit).annotate({ description: "Best first: score, then popularity, then id." }),
+    items: Schema.Array(hit).annotate({ description: `Best first: ${SECTION_ORDER}.` }),
     total: Schema.Int.annotate({
       description: `Matches of this type, exact below ${bound}; ${bound} means ${bound} or more.`
     })

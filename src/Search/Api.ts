@@ -5,6 +5,7 @@ import * as Schema from "effect/Schema"
 import { DetailEnvelope } from "../Contract/Envelope.js"
 import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeSchemas as schemas } from "../Contract/SearchHit.js"
 import { CommaSetParam, wholeNumberText } from "../Contract/Params.js"
+import { SEARCH_ORDER } from "../Contract/SearchRanking.js"
 import { searchTextParam } from "../Contract/SearchText.js"
 
 export const SEARCH_TYPES = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
@@ -68,8 +69,7 @@ export class SearchApi extends HttpApiGroup.make("Search")
           "names. The last word is a prefix. Each word may carry a typo: one edit for words of 4-7 letters, two for " +
           "8 or more (a swap of neighbours is one). Case, diacritics, apostrophes and punctuation do not matter. " +
           `Only the first ${SEARCH_MAX_WORDS} distinct words of q are searched. ` +
-          "Rows holding every word rank first, then exact words before typos, title before performers before " +
-          "album, then popularity, then id; when no row holds every word of three to six, rows missing one come. " +
+          `Within a type: ${SEARCH_ORDER}; when no row holds every word of three to six, rows missing one come. ` +
           `Hidden rows are never found. Each type's total is exact below ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")}; ` +
           `a total of ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} means ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} or more.`
       )
