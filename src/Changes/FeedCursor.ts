@@ -10,7 +10,7 @@
  * database's secret) decodes to nothing, which the feed answers as bad_request.
  */
 import * as Option from "effect/Option"
-import { acceptsKey, decodeCursor, type KeyType } from "../Queries/Cursor.js"
+import { acceptsKey, decodeCursor, type KeyType, parseJsonObject } from "../Queries/Cursor.js"
 import type { CursorSeal } from "./CursorSeal.js"
 
 /**
@@ -62,15 +62,8 @@ const positionOf = (value: (field: keyof FeedPosition) => unknown): FeedPosition
 }
 
 const decodeNamed = (text: string): FeedPosition | undefined => {
-  let payload: unknown
-  try {
-    payload = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  if (typeof payload !== "object" || payload === null) return undefined
-  const fields = payload as Record<string, unknown>
-  return fields.v === FEED_CURSOR_VERSION ? positionOf((field) => fields[field]) : undefined
+  const fields = parseJsonObject(text)
+  return fields?.v === FEED_CURSOR_VERSION ? positionOf((field) => fields[field]) : undefined
 }
 
 const decodePositional = (text: string): FeedPosition | undefined =>

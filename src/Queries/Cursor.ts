@@ -80,16 +80,20 @@ interface Payload {
   readonly k: ReadonlyArray<unknown>
 }
 
-/** `{"s": scope, "o": offset, "k": [key...]}` (other members ignored); checked by hand, as it is on every cursor page. */
-const parsePayload = (text: string): Payload | undefined => {
+/** The JSON object `text` holds; undefined for other JSON or none. */
+export const parseJsonObject = (text: string): Record<string, unknown> | undefined => {
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
     return undefined
   }
-  if (typeof value !== "object" || value === null) return undefined
-  const { s, o, k } = value as Record<string, unknown>
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
+}
+
+/** `{"s": scope, "o": offset, "k": [key...]}` (other members ignored); checked by hand, as it is on every cursor page. */
+const parsePayload = (text: string): Payload | undefined => {
+  const { s, o, k } = parseJsonObject(text) ?? {}
   return typeof s === "string" && typeof o === "number" && Array.isArray(k) ? { s, o, k } : undefined
 }
 
