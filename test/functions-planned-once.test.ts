@@ -10,7 +10,7 @@ import { sharedServer, type TestServer } from "./support/server.js"
 /**
  * Never called by a read: the write triggers' (name_grams, song_is_settled; search_lexemes and
  * search_split, which compute a search row's stored words), and one nothing calls any more
- * (contribution_details_json, src/Domain/Member.ts builds that JSON).
+ * (contribution_details_json, src/Contract/Member.ts builds that JSON).
  */
 const WRITE_PATH_ONLY = ["contribution_details_json", "name_grams", "search_lexemes", "search_split", "song_is_settled"]
 

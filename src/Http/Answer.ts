@@ -1,6 +1,6 @@
 import type * as HttpBody from "effect/http/HttpBody"
 import { chooseCoding, COMPRESS_ABOVE_BYTES, encodeBody, etagOf, type Representation } from "../Cache/Representation.js"
-import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
+import { JSON_CONTENT_TYPE } from "../Queries/Json.js"
 import { type RateLimitDecision, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
 import type { Freshness } from "../Cache/Freshness.js"
 import { nextPageLink } from "./NextLink.js"

@@ -7,8 +7,8 @@ import { makeRepresentation, matchIfNoneMatch, type Representation } from "../Ca
 import { ResponseCache } from "../Cache/ResponseCache.js"
 import { AppConfig } from "../Config.js"
 import type * as HttpBody from "effect/http/HttpBody"
-import { JSON_CONTENT_TYPE, NEXT_CURSOR_HEADER } from "../Domain/Json.js"
-import { pathAndQuery, pathOf } from "../Domain/Url.js"
+import { JSON_CONTENT_TYPE, NEXT_CURSOR_HEADER } from "../Queries/Json.js"
+import { pathAndQuery, pathOf } from "./Url.js"
 import { add, cacheHit, cacheMiss } from "../Metrics.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { makeClientSlots } from "../RateLimit/ClientSlots.js"
@@ -265,7 +265,7 @@ const makeEdge = Effect.gen(function*() {
   /**
    * The answer for the bytes the handler (or the router's error encoder) made, with the router
    * response's kept headers (Answer.keptHeaders); a public 200 is stored unless it has some (the
-   * cache keeps bytes). A list page's next cursor (src/Domain/Json.ts pageJson) is answered as a Link.
+   * cache keeps bytes). A list page's next cursor (src/Queries/Json.ts pageJson) is answered as a Link.
    */
   const finish = (
     admitted: Admitted,

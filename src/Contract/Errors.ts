@@ -67,6 +67,14 @@ export class EnvelopeErrors extends HttpApiMiddleware.Service<EnvelopeErrors>()(
   error: [BadRequestError, NotFoundError, InternalServerError, UnavailableError]
 }) {}
 
+/**
+ * Every request the HttpApi cannot decode (path, query, headers) answers bad_request: the
+ * framework's own seam for it (HttpApiMiddleware.layerSchemaErrorTransform, src/Http/Errors.ts).
+ */
+export class DecodeErrors extends HttpApiMiddleware.Service<DecodeErrors>()("catalogue/DecodeErrors", {
+  error: BadRequestError
+}) {}
+
 export const notFound = (what: string) => new NotFound({ message: `${what} was not found.` })
 
 /** What a client sent, as an error message may repeat it: at most `max` characters, then "…". */

@@ -1,9 +1,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { badCursor, decodeCursor, encodeCursor, type KeyType, type SortKey } from "./Cursor.js"
-import type { ListMeta } from "./Envelope.js"
-import type { BadRequest } from "./Errors.js"
-import { DEFAULT_LIMIT } from "./Params.js"
+import type { ListMeta } from "../Contract/Envelope.js"
+import type { BadRequest } from "../Contract/Errors.js"
+import { DEFAULT_LIMIT } from "../Contract/Params.js"
 
 export interface PageRequest {
   readonly limit: number

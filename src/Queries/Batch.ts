@@ -1,12 +1,10 @@
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import type { ListMeta } from "./Envelope.js"
-import { BadRequest } from "./Errors.js"
+import type { ListMeta } from "../Contract/Envelope.js"
+import { BadRequest } from "../Contract/Errors.js"
 import { pageJson } from "./Json.js"
-import { jsonArraySql } from "./JsonSql.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
 import { unsafeFragment } from "../Database/SqlText.js"
-
-export const MAX_BATCH_IDS = 50
 
 /** A page of a list: its items as JSON that Postgres built, and its meta. */
 interface ListPage {

@@ -2,7 +2,14 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import * as Statement from "effect/sql/Statement"
 import { keysetPage } from "./Keyset.js"
 import type { PageParamsInput } from "./Pagination.js"
-import { ownSongSort, type SongOwner, songSort, songSortDescendingByDefault, type SongSortName } from "./SongSorts.js"
+import {
+  ownSongSort,
+  type SongOwner,
+  songSort,
+  songSortDescendingByDefault,
+  type SongSortName,
+  songSortSeekFunction
+} from "./SongSorts.js"
 import { steered } from "./SteeredPage.js"
 import { unsafeFragment } from "../Database/SqlText.js"
 
@@ -68,7 +75,7 @@ const keptSongTotal = (sql: SqlClient.SqlClient, browse: SongBrowse): Statement.
 const songSeek = (sql: SqlClient.SqlClient, sortName: SongSortName, year: number | undefined) => {
   if (year === undefined) {
     return (position: Statement.Fragment) =>
-      sql`SELECT bound_key AS key, bound_id AS tie, songs_before AS rows_before FROM ${lit(`public_song_${sortName}_seek`)}(${position})`
+      sql`SELECT bound_key AS key, bound_id AS tie, songs_before AS rows_before FROM ${lit(songSortSeekFunction[sortName])}(${position})`
   }
   return sortName !== "released" ? undefined : (position: Statement.Fragment) =>
     sql`SELECT released_at AS key, -2147483648 AS tie, songs_before AS rows_before FROM public_song_release_seek(

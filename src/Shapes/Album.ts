@@ -1,45 +1,17 @@
-/** The album detail shapes and the SQL that builds them (album entries of lists: ./Song.ts). */
-import * as Schema from "effect/Schema"
+/** The SQL that builds the album detail shapes (Schemas: src/Contract/Album.ts). */
+import { AlbumDetail, StaffAlbumDetail } from "../Contract/Album.js"
 import { jsonArraySql } from "./JsonSql.js"
 import { shape } from "./Shape.js"
 import {
-  AlbumArtist,
   albumArtistsJsonSql,
-  AlbumSongEntry,
   albumSongEntry,
-  AlbumType,
-  ArtworkColors,
   artworkColors,
   type Audience,
   PLACEHOLDER,
-  PublicationStatus,
   publicationStatusSql,
   songSource,
-  StaffAlbumSongEntry,
   staffAlbumSongEntry
 } from "./Song.js"
-
-/** Album detail: artwork_url and artwork_colors are never null. */
-export const AlbumDetail = Schema.Struct({
-  id: Schema.Int,
-  title: Schema.String,
-  album_type: AlbumType,
-  artwork_url: Schema.String,
-  released_at: Schema.String.annotate({
-    description: "YYYY-MM-DD; the earliest visible song's date when the album has none, else \"\"."
-  }),
-  artists: Schema.Array(AlbumArtist),
-  songs: Schema.Array(AlbumSongEntry).annotate({ description: "Published, non-deleted songs in track order." }),
-  artwork_colors: ArtworkColors
-}).annotate({ identifier: "AlbumDetail" })
-export type AlbumDetail = typeof AlbumDetail.Type
-
-/** Album detail with every track, each marked with its status. */
-export const StaffAlbumDetail = Schema.Struct({
-  ...AlbumDetail.fields,
-  songs: Schema.Array(StaffAlbumSongEntry),
-  status: PublicationStatus
-}).annotate({ identifier: "StaffAlbumDetail" })
 
 /** The albums an audience may see: a view or table name, fixed text. */
 export const albumSource = (audience: Audience) => (audience === "public" ? "public_albums" : "albums")
@@ -72,3 +44,4 @@ export const staffAlbumDetail = shape(StaffAlbumDetail, (al: string) => ({
   ...albumDetailFields(al, "staff", staffAlbumSongEntry.json("ts", "t.position")),
   status: publicationStatusSql(al, "album_is_public")
 }), { from: "albums al", args: ["al"] })
+

@@ -1,32 +1,8 @@
-/**
- * The artist summary and the SQL that builds it: shown by /v1/artists and by search.
- * An artist reference inside another artist (members, member_of) is `AlbumArtist` of ./Song.ts.
- */
-import * as Schema from "effect/Schema"
+/** The SQL that builds the artist shapes (Schemas: src/Contract/Artist.ts). */
+import { ArtistDetail, artistIdentityFields, ArtistRole, ArtistSummary, NamesakeHint } from "../Contract/Artist.js"
 import { jsonArraySql } from "./JsonSql.js"
 import { type FieldsSql, objectSql, shape } from "./Shape.js"
-import { AlbumArtist, albumArtist, PLACEHOLDER } from "./Song.js"
-
-/** The summary's fields before `song_count`: the detail starts the same way. */
-export const artistIdentityFields = {
-  id: Schema.Int,
-  name: Schema.String,
-  slug: Schema.String,
-  prefix_title: Schema.NullOr(Schema.String).annotate({ description: "Honorific, e.g. Dato' Sri; or null." }),
-  is_group: Schema.Boolean,
-  avatar_url: Schema.String.annotate({ description: "Absolute URL; a placeholder when there is no avatar." })
-}
-
-export const SongCount = Schema.Int.annotate({ description: "Public songs with any credit of this artist." })
-
-export const artistSummaryFields = {
-  ...artistIdentityFields,
-  song_count: SongCount
-}
-
-/** `{id, name, slug, prefix_title, is_group, avatar_url, song_count}`. */
-export const ArtistSummary = Schema.Struct(artistSummaryFields).annotate({ identifier: "ArtistSummary" })
-export type ArtistSummary = typeof ArtistSummary.Type
+import { albumArtist, PLACEHOLDER } from "./Song.js"
 
 /** Public songs credited to artists row `a` in any role (public rows only), from kept counts. */
 export const artistSongCountSql = (a: string) => `public_artist_song_count(${a}.id)`
@@ -52,26 +28,6 @@ export const artistSummary = shape(
   { from: "public_artists a", args: ["a"] }
 )
 
-/** A role of an artist's credits: `{slug, title, count}`. */
-const ArtistRole = Schema.Struct({ slug: Schema.String, title: Schema.String, count: Schema.Int })
-
-/** Artist detail: the summary plus namesake, profile, role and group facts. */
-export const ArtistDetail = Schema.Struct({
-  ...artistIdentityFields,
-  disambiguator: Schema.NullOr(Schema.String).annotate({
-    description: "The editor-supplied note that tells namesakes apart, or null."
-  }),
-  username: Schema.NullOr(Schema.String).annotate({
-    description: "The artist's public member profile handle; null without a public profile."
-  }),
-  song_count: SongCount,
-  album_count: Schema.Int.annotate({ description: "Public albums listed under /v1/artists/{artistId}/albums." }),
-  roles: Schema.Array(ArtistRole).annotate({ description: "Roles credited on public songs, most public songs first." }),
-  members: Schema.Array(AlbumArtist).annotate({ description: "A group's visible members, A-Z." }),
-  member_of: Schema.Array(AlbumArtist).annotate({ description: "Visible groups the artist belongs to, A-Z." })
-}).annotate({ identifier: "ArtistDetail" })
-export type ArtistDetail = typeof ArtistDetail.Type
-
 /**
  * The detail of public_artists row `a`. `albumCount`: an SQL expression (the caller knows the
  * artist's albums). Roles are kept per role, not counted over the artist's credits.
@@ -93,18 +49,6 @@ export const artistDetail = shape(ArtistDetail, (a: string, albumCount: string) 
     FROM artist_memberships am JOIN public_artists ga ON ga.id = am.group_id WHERE am.member_id = ${a}.id)`
 }), { from: "public_artists a", args: ["a", "0"] })
 
-/** Namesake hint. */
-export const NamesakeHint = Schema.Struct({
-  id: Schema.Int,
-  disambiguator: Schema.String.annotate({
-    description: "The editor-supplied disambiguator, else one made of the role and best-known song."
-  }),
-  role: Schema.String.annotate({ description: "The artist's most-credited role on public songs." }),
-  song: Schema.String.annotate({ description: "The artist's best-known public song (most vidsvc views)." }),
-  song_year: Schema.Int.annotate({ description: "The release year of that song." })
-}).annotate({ identifier: "NamesakeHint" })
-export type NamesakeHint = typeof NamesakeHint.Type
-
 /** A namesake hint for row `h` of the hints query (src/Artists/Repo.ts). */
 export const namesakeHint = shape(NamesakeHint, (h: string) => ({
   id: `${h}.id`,
@@ -114,3 +58,4 @@ export const namesakeHint = shape(NamesakeHint, (h: string) => ({
   song: `${h}.song`,
   song_year: `${h}.song_year`
 }), { from: "(SELECT 1 AS id, NULL::text AS disambiguator, 'Penyanyi' AS role, 'Lagu' AS song, 2020 AS song_year) h", args: ["h"] })
+

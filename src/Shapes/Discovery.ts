@@ -1,24 +1,9 @@
-/** The discovery shape and the SQL that builds it (/v1/discovery). */
-import * as Schema from "effect/Schema"
-import { CuratedListSummary, curatedListSummary } from "./CuratedList.js"
+/** The SQL that builds the discovery shape (Schema: src/Contract/Discovery.ts). */
+import { Discovery } from "../Contract/Discovery.js"
+import { curatedListSummary } from "./CuratedList.js"
 import { jsonArraySql } from "./JsonSql.js"
 import { shape } from "./Shape.js"
-import { SongSummary, songSummary } from "./Song.js"
-
-/** Four selections, up to 12 each, the same all day (no randomness; cacheable). */
-export const Discovery = Schema.Struct({
-  new_releases: Schema.Array(SongSummary).annotate({
-    description: "Songs released in the last 30 days (none in the future), newest first."
-  }),
-  trending: Schema.Array(SongSummary).annotate({ description: "Songs with the most vidsvc views per day." }),
-  featured_lists: Schema.Array(CuratedListSummary).annotate({
-    description: "Published curated lists, most recently updated first."
-  }),
-  on_this_day: Schema.Array(SongSummary).annotate({
-    description: "Songs released on today's month and day in earlier years (exact dates only), most viewed first."
-  })
-}).annotate({ identifier: "Discovery" })
-export type Discovery = typeof Discovery.Type
+import { songSummary } from "./Song.js"
 
 /** One selection of songs: the public songs rows `source` (a subquery) as summaries in `order` over `s`. */
 export const discoverySongsSql = (source: string, order: string) =>
@@ -46,3 +31,4 @@ export const discovery = shape(
     ]
   }
 )
+

@@ -2,10 +2,10 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Statement from "effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { Statements } from "../Database.js"
-import type { ListMeta } from "./Envelope.js"
+import type { ListMeta } from "../Contract/Envelope.js"
 import type { KeyType, SortKey } from "./Cursor.js"
-import type { BadRequest } from "./Errors.js"
-import { jsonArraySql } from "./JsonSql.js"
+import type { BadRequest } from "../Contract/Errors.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
 import { type PageParamsInput, type PageRequest, pageMeta, resolvePage } from "./Pagination.js"
 import { unsafeFragment } from "../Database/SqlText.js"
 
@@ -76,7 +76,7 @@ export interface KeysetOptions {
    */
   readonly fromNearerEnd?: boolean | undefined
   /**
-   * How the page finds its rows instead of the plain walk: src/Domain/SteeredPage.ts's `steered`
+   * How the page finds its rows instead of the plain walk: src/Queries/SteeredPage.ts's `steered`
    * (an offset page steered by the exact `total`, which it requires)
    */
   readonly steer?: PageStrategy | undefined

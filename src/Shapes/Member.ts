@@ -1,23 +1,17 @@
-/**
- * The member shapes and the SQL that builds them: the contributor profile (/v1/users, search),
- * a member as history shows them, contributions and a song's contributors.
- */
-import * as Schema from "effect/Schema"
+/** The SQL that builds the member shapes (Schemas: src/Contract/Member.ts). */
+import {
+  ContributionDetails,
+  ContributionEntry,
+  ContributorProfile,
+  CreditChange,
+  LinkChange,
+  SongContribution,
+  SongContributors,
+  UserRef
+} from "../Contract/Member.js"
 import { jsonArraySql } from "./JsonSql.js"
 import { objectSql, shape } from "./Shape.js"
-import { PLACEHOLDER, SongSummary, songSummaryOf } from "./Song.js"
-
-/** Contributor profile. Email, roles, ban state and the internal id are never part of it. */
-export const ContributorProfile = Schema.Struct({
-  username: Schema.String,
-  name: Schema.String,
-  avatar_url: Schema.String,
-  is_fan: Schema.Boolean,
-  is_artist: Schema.Boolean,
-  is_group: Schema.Boolean,
-  joined_at: Schema.String.annotate({ description: "RFC 3339 UTC with milliseconds." }),
-  contribution_count: Schema.Int.annotate({ description: "Contributions on public songs." })
-}).annotate({ identifier: "ContributorProfile" })
+import { PLACEHOLDER, songSummaryOf } from "./Song.js"
 
 /** Contributions on public songs of members row `m`, from kept counts. */
 export const memberContributionCountSql = (m: string) =>
@@ -34,13 +28,6 @@ export const contributorProfile = shape(ContributorProfile, (m: string, contribu
   joined_at: `iso_time(${m}.joined_at)`,
   contribution_count: contributionCount
 }), { from: "public_members m", args: ["m", memberContributionCountSql("m")] })
-
-/** A member as history shows them; banned or handle-less members are "Former member". */
-export const UserRef = Schema.Struct({
-  username: Schema.String,
-  name: Schema.String,
-  avatar_url: Schema.String
-}).annotate({ identifier: "UserRef" })
 
 /** The member who made a contribution, or "Former member" when they are banned or have no handle. */
 export const formerMember = shape(UserRef, () => ({
@@ -60,23 +47,6 @@ export const userRef = shape(UserRef, (m: string) => ({
 export const userRefOrFormerSql = (m: string) => `CASE WHEN member_is_public(${m}.username, ${m}.is_banned)
   THEN ${userRef.json(m)}
   ELSE ${formerMember.json()} END`
-
-const CreditChange = Schema.Struct({ artist_name: Schema.String, role_name: Schema.String })
-const LinkChange = Schema.Struct({ service: Schema.String, change: Schema.String })
-
-/** Contribution entry `details`: every field always present; absent ones are [] or false. */
-export const ContributionDetails = Schema.Struct({
-  added_credits: Schema.Array(CreditChange),
-  removed_credits: Schema.Array(CreditChange),
-  changed_genres: Schema.Boolean,
-  changed_labels: Schema.Boolean,
-  changed_lyrics: Schema.Boolean,
-  changed_notes: Schema.Boolean,
-  changed_title: Schema.Boolean,
-  changed_release_date: Schema.Boolean,
-  changed_artwork: Schema.Boolean,
-  links: Schema.Array(LinkChange)
-}).annotate({ identifier: "ContributionDetails" })
 
 /** The object elements of jsonb array `details->key` (none when it is not an array) as `element`, in order. */
 const detailsArraySql = (details: string, key: string, element: string) => `(
@@ -114,15 +84,6 @@ export const contributionDetails = shape(ContributionDetails, (details: string) 
   )
 }), { from: "contributions c", args: ["c.details"] })
 
-/** Contribution entry. */
-export const ContributionEntry = Schema.Struct({
-  id: Schema.Int,
-  action: Schema.String.annotate({ description: "`add` or `edit`." }),
-  action_at: Schema.String.annotate({ description: "RFC 3339 UTC with milliseconds." }),
-  details: ContributionDetails,
-  song: SongSummary
-}).annotate({ identifier: "ContributionEntry" })
-
 /** Contribution entry for contributions row `c`; the song is a song summary. */
 export const contributionEntry = shape(ContributionEntry, (c: string) => ({
   id: `${c}.id`,
@@ -131,16 +92,6 @@ export const contributionEntry = shape(ContributionEntry, (c: string) => ({
   details: contributionDetails.json(`${c}.details`),
   song: songSummaryOf(`${c}.song_id`)
 }), { from: "contributions c", args: ["c"] })
-
-const SongContribution = Schema.Struct({ action: Schema.Literals(["add", "edit"]), action_at: Schema.String, user: UserRef })
-
-/** Song contributors. */
-export const SongContributors = Schema.Struct({
-  song_id: Schema.Int,
-  added_by: UserRef,
-  edited_by: UserRef,
-  contributions: Schema.Array(SongContribution).annotate({ description: "The song's add and edit history, newest first." })
-}).annotate({ identifier: "SongContributors" })
 
 /** The adder of song `s`: the first `add`, else the first contributor. */
 const adderSql = (s: string) => `(SELECT ${userRefOrFormerSql("m")} FROM contributions c JOIN members m ON m.id = c.member_id
@@ -169,3 +120,4 @@ export const songContributors = shape(SongContributors, (s: string) => ({
   }
       FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id = ${s}.id)`
 }), { from: "public_songs s", args: ["s"] })
+

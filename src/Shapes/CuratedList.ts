@@ -1,64 +1,19 @@
-/**
- * The curated list shapes and the SQL that builds them: the list without its tracks (the
- * /v1/curated-lists item, also in search results and discovery), the list, and staff's list.
- */
-import * as Schema from "effect/Schema"
+/** The SQL that builds the curated list shapes (Schemas: src/Contract/CuratedList.ts). */
+import { CuratedList, CuratedListSummary, StaffCuratedList } from "../Contract/CuratedList.js"
+import { ArtworkColors } from "../Contract/Song.js"
 import { albumSource } from "./Album.js"
 import { jsonArraySql } from "./JsonSql.js"
 import { objectSql, shape } from "./Shape.js"
 import {
-  ArtworkColors,
   type Audience,
-  ListAlbumEntry,
   listAlbumEntry,
-  ListSongEntry,
   listSongEntry,
   PLACEHOLDER,
-  PublicationStatus,
   publicationStatusSql,
   songSource,
-  StaffListAlbumEntry,
   staffListAlbumEntry,
-  StaffListSongEntry,
   staffListSongEntry
 } from "./Song.js"
-
-export const ContentType = Schema.Literals(["songs", "albums"])
-
-const listHeaderFields = {
-  id: Schema.Int,
-  title: Schema.String,
-  description: Schema.NullOr(Schema.String),
-  artwork_url: Schema.NullOr(Schema.String).annotate({ description: "Absolute URL, or null without artwork." }),
-  artwork_colors: Schema.NullOr(ArtworkColors).annotate({ description: "null until computed." }),
-  updated_at: Schema.String.annotate({ description: "RFC 3339 UTC: when the list was last edited." })
-}
-
-/** Curated list: only the array of the list's content_type has rows. */
-export const CuratedList = Schema.Struct({
-  ...listHeaderFields,
-  show_artists: Schema.Boolean,
-  show_writers: Schema.Boolean,
-  content_type: ContentType,
-  songs: Schema.Array(ListSongEntry).annotate({ description: "Published, non-deleted songs in curated order." }),
-  albums: Schema.Array(ListAlbumEntry).annotate({ description: "Published albums in curated order." })
-}).annotate({ identifier: "CuratedList" })
-export type CuratedList = typeof CuratedList.Type
-
-/** A list without its tracks; item_count counts the visible entries of its content_type. */
-export const CuratedListSummary = Schema.Struct({
-  ...listHeaderFields,
-  content_type: ContentType,
-  item_count: Schema.Int
-}).annotate({ identifier: "CuratedListSummary" })
-
-/** Curated list with every entry, each marked with its status. */
-export const StaffCuratedList = Schema.Struct({
-  ...CuratedList.fields,
-  songs: Schema.Array(StaffListSongEntry),
-  albums: Schema.Array(StaffListAlbumEntry),
-  status: PublicationStatus
-}).annotate({ identifier: "StaffCuratedList" })
 
 /** The lists an audience may see: a view or table name, fixed text. */
 export const curatedListSource = (audience: Audience) => (audience === "public" ? "public_curated_lists" : "curated_lists")
@@ -123,3 +78,4 @@ export const staffCuratedList = shape(StaffCuratedList, (l: string) => ({
   ...curatedListFields(l, "staff", staffListSongEntry.json("ts"), staffListAlbumEntry.json("xal")),
   status: publicationStatusSql(l, "curated_list_is_public")
 }), { from: "curated_lists l", args: ["l"] })
+

@@ -1,17 +1,6 @@
-/** The label shape and the SQL that builds it: shown by /v1/labels and by search. */
-import * as Schema from "effect/Schema"
+/** The SQL that builds the label shape (Schema: src/Contract/Label.ts). */
+import { Label } from "../Contract/Label.js"
 import { shape } from "./Shape.js"
-
-/** Label: formerly_known_as is "" when the label had no other name. */
-export const Label = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  formerly_known_as: Schema.String,
-  slug: Schema.String,
-  song_count: Schema.Int.annotate({ description: "Public songs." }),
-  album_count: Schema.Int.annotate({ description: "Public albums." })
-}).annotate({ identifier: "Label" })
-export type Label = typeof Label.Type
 
 /** Public counts of labels row `l` read from kept counts, one probe each. */
 export const labelCountsSql = (l: string) => ({
@@ -28,3 +17,4 @@ export const label = shape(Label, (l: string, counts: { readonly songCount: stri
   song_count: counts.songCount,
   album_count: counts.albumCount
 }), { from: "labels l", args: ["l", labelCountsSql("l")] })
+

@@ -3,9 +3,9 @@ import type * as Statement from "effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Statements } from "../Database.js"
-import { notFound } from "./Errors.js"
+import { notFound } from "../Contract/Errors.js"
 import { detailJson } from "./Json.js"
-import type { Audience } from "./Song.js"
+import type { Audience } from "../Shapes/Song.js"
 import { withSpan } from "../Spans.js"
 
 /**

@@ -98,6 +98,9 @@ export const IdParam = (name: string, description = `An id: a whole number from 
 
 export const DEFAULT_LIMIT = 20
 
+/** The most values one lookup (`ids=`, `vidsvc_id=`, ...) may ask for. */
+export const MAX_BATCH_IDS = 50
+
 export const LimitParam = wholeNumberText("limit", /^[1-9][0-9]{0,1}$/, 1, 80, {
   default: DEFAULT_LIMIT,
   description: `Items per page, 1 to 80 (default ${DEFAULT_LIMIT}).`
@@ -215,7 +218,7 @@ export const PageParams = {
   limit: Schema.optional(LimitParam),
   offset: Schema.optional(OffsetParam),
   cursor: Schema.optional(
-    // checked whole by the cursor codec (src/Domain/Cursor.ts), which has one message for any bad cursor
+    // checked whole by the cursor codec (src/Queries/Cursor.ts), which has one message for any bad cursor
     DocumentedText({
       type: "string",
       minLength: 1,

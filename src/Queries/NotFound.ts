@@ -4,7 +4,7 @@
  * never existed (docs/api.md, Visibility). `what` names it: "Song 12", "User aishah".
  */
 import * as Effect from "effect/Effect"
-import { notFound } from "./Errors.js"
+import { notFound } from "../Contract/Errors.js"
 import { pageJson } from "./Json.js"
 import type { KeysetResult } from "./Keyset.js"
 

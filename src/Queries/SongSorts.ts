@@ -1,5 +1,5 @@
 import type { TableKeysetSort } from "./Keyset.js"
-import { songSummary, songSummaryOf } from "./Song.js"
+import { songSummary, songSummaryOf } from "../Shapes/Song.js"
 
 export type SongSortName = "released" | "popular" | "title"
 
@@ -7,7 +7,8 @@ const item = songSummary.json("s")
 
 /**
  * The sorts of every list of public song summaries (/v1/songs, a label's and a genre's
- * songs): keys match the partial indexes of 0001 and 0002; `id` breaks ties (src/Domain/Keyset.ts).
+ * songs): keys match the partial indexes songs_public_released_idx, songs_public_popular_idx and
+ * songs_public_title_idx (sql/schema/2_catalogue.sql); `id` breaks ties (src/Queries/Keyset.ts).
  */
 export const songSortKeys: Record<SongSortName, Omit<TableKeysetSort, "descending">> = {
   released: { source: "public_songs s", alias: "s", key: "s.released_at", keyJson: "iso_date(s.released_at)", keyType: "date", item },
@@ -20,6 +21,16 @@ export const songSortKeys: Record<SongSortName, Omit<TableKeysetSort, "descendin
     item
   },
   title: { source: "public_songs s", alias: "s", key: "lower(s.title)", keyJson: "lower(s.title)", keyType: "text", item }
+}
+
+/**
+ * The function that finds where an ascending walk of all public songs in the sort's order reaches
+ * a position, from the sort's kept bucket counts (sql/definitions/4_orders.sql).
+ */
+export const songSortSeekFunction: Record<SongSortName, string> = {
+  released: "public_song_released_seek",
+  popular: "public_song_popular_seek",
+  title: "public_song_title_seek"
 }
 
 /** Whose songs a list is: one genre's or one label's (their links). */

@@ -4,8 +4,8 @@
  * is a bad_request with one message, never a failing statement.
  */
 import * as Option from "effect/Option"
-import { BadRequest } from "./Errors.js"
-import { hasLoneSurrogate, MAX_INT4 } from "./Params.js"
+import { BadRequest } from "../Contract/Errors.js"
+import { hasLoneSurrogate, MAX_INT4 } from "../Contract/Params.js"
 
 /** How SQL casts a cursor's key value back, and so what a key value may be. */
 export type KeyType = "id" | "int" | "bigint" | "text" | "date" | "dateOrEmpty" | "timestamptz" | "xid" | "position" | "micros"
@@ -80,16 +80,20 @@ interface Payload {
   readonly k: ReadonlyArray<unknown>
 }
 
-/** `{"s": scope, "o": offset, "k": [key...]}` (other members ignored); checked by hand, as it is on every cursor page. */
-const parsePayload = (text: string): Payload | undefined => {
+/** The JSON object `text` holds; undefined for other JSON or none. */
+export const parseJsonObject = (text: string): Record<string, unknown> | undefined => {
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
     return undefined
   }
-  if (typeof value !== "object" || value === null) return undefined
-  const { s, o, k } = value as Record<string, unknown>
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
+}
+
+/** `{"s": scope, "o": offset, "k": [key...]}` (other members ignored); checked by hand, as it is on every cursor page. */
+const parsePayload = (text: string): Payload | undefined => {
+  const { s, o, k } = parseJsonObject(text) ?? {}
   return typeof s === "string" && typeof o === "number" && Array.isArray(k) ? { s, o, k } : undefined
 }
 

@@ -1,30 +1,7 @@
-/** The genre shapes and the SQL that builds them: shown by /v1/genres and by search. */
-import * as Schema from "effect/Schema"
+/** The SQL that builds the genre shapes (Schemas: src/Contract/Genre.ts). */
+import { Genre, GenreEntry } from "../Contract/Genre.js"
 import { shape } from "./Shape.js"
 import { PLACEHOLDER } from "./Song.js"
-
-const genreFields = {
-  id: Schema.Int,
-  slug: Schema.String,
-  title: Schema.String,
-  color: Schema.String.annotate({ description: "Display colour, #rrggbb." }),
-  image_url: Schema.String.annotate({ description: "Absolute URL; a placeholder when the genre has no image." }),
-  song_count: Schema.Int.annotate({ description: "Public songs." })
-}
-
-/** Genre list entry. */
-export const GenreEntry = Schema.Struct(genreFields).annotate({ identifier: "GenreEntry" })
-
-/** Genre detail: description is "" when absent. */
-export const Genre = Schema.Struct({
-  id: genreFields.id,
-  slug: genreFields.slug,
-  title: genreFields.title,
-  description: Schema.String,
-  color: genreFields.color,
-  image_url: genreFields.image_url,
-  song_count: genreFields.song_count
-}).annotate({ identifier: "Genre" })
 
 /** Public songs of genres row `g` from kept counts. */
 export const genreSongCountSql = (g: string) => `coalesce(public_genre_song_count(${g}.id), 0)`
@@ -44,3 +21,4 @@ export const genre = shape(Genre, (g: string, songCount: string) => {
   const { id, slug, title, ...rest } = genreEntry.fields(g, songCount)
   return { id, slug, title, description: `coalesce(${g}.description, '')`, ...rest }
 }, { from: "genres g", args: ["g", genreSongCountSql("g")] })
+

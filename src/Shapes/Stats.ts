@@ -1,27 +1,8 @@
-/** The catalogue statistics shapes and the SQL that builds them: /v1/stats and /v1/admin/stats. */
+/** The SQL that builds the catalogue statistics (Schemas: src/Contract/Stats.ts). */
 import * as Schema from "effect/Schema"
+import { CatalogueStats, RecentReleases, StaffStats } from "../Contract/Stats.js"
 import { objectSql, shape } from "./Shape.js"
 import { songStatusCondition } from "./Song.js"
-
-const RecentReleases = Schema.Struct({ count: Schema.Int, released_from: Schema.String })
-
-/** Catalogue statistics. */
-export const CatalogueStats = Schema.Struct({
-  songs: Schema.Int,
-  artists: Schema.Int,
-  contributors: Schema.Int,
-  credits: Schema.Int,
-  earliest_year: Schema.Int,
-  genres: Schema.Int,
-  labels: Schema.Int,
-  recent_releases: RecentReleases
-}).annotate({ identifier: "CatalogueStats" })
-
-export const StaffStats = Schema.Struct({
-  ...CatalogueStats.fields,
-  unpublished_songs: Schema.Int.annotate({ description: "Songs not yet published (none or a future date), not deleted." }),
-  deleted_songs: Schema.Int
-}).annotate({ identifier: "StaffStats" })
 
 /** Catalogue statistics over public rows only, for public_catalogue_totals row `pc`; kept counts. */
 export const catalogueStats = shape(CatalogueStats, (pc: string) => ({
@@ -61,3 +42,4 @@ export const staffStatsJson = (catalogueStatsJson: string, hidden: { readonly un
     unpublished_songs: hidden.unpublished,
     deleted_songs: hidden.deleted
   })
+
