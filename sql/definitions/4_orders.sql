@@ -2,6 +2,7 @@
 -- the public rule, so a page deep in any order is a walk of one index, index-only; the sort
 -- buckets that turn an offset into a seek; the artists' and members' ranks. Kept by their own
 -- triggers and recounts, like the counts.
+-- refill: recount_member_contribution_ranks, recount_owner_song_orders, recount_member_contribution_orders, recount_artist_song_orders, recount_song_sort_buckets
 
 -- ---- A song's copies on its links and orders: release date, views, state -------------------
 
