@@ -9,10 +9,9 @@ import { sharedServer, type TestServer } from "./support/server.js"
 
 /**
  * Never called by a read: the write triggers' (name_grams, song_is_settled; search_lexemes and
- * search_split, which compute a search row's stored words), and one nothing calls any more
- * (contribution_details_json, src/Domain/Member.ts builds that JSON).
+ * search_split, which compute a search row's stored words).
  */
-const WRITE_PATH_ONLY = ["contribution_details_json", "name_grams", "search_lexemes", "search_split", "song_is_settled"]
+const WRITE_PATH_ONLY = ["name_grams", "search_lexemes", "search_split", "song_is_settled"]
 
 describe("functions a read calls are planned once per session", () => {
   let server: TestServer

@@ -6,6 +6,13 @@
 
 -- ---- A song's copies on its links and orders: release date, views, state -------------------
 
+-- The values a song's rows carry: written once, for the recount and both triggers.
+CREATE OR REPLACE VIEW song_order_values AS
+  SELECT s.id AS song_id, s.released_at, coalesce(s.vidsvc_views, -1) AS views, lower(s.title) AS title_key,
+         CASE WHEN song_is_live(s.published_at, s.deleted_at) THEN s.published_at END AS public_from,
+         s.vidsvc_views_per_day AS per_day
+  FROM songs s;
+
 -- A new or moved link takes its song's date (a bulk load writes the date itself).
 CREATE OR REPLACE FUNCTION song_link_release_date() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
@@ -48,13 +55,6 @@ BEGIN
   RETURN NULL;
 END $$;
 CREATE OR REPLACE TRIGGER songs_link_copies_update AFTER UPDATE ON songs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION songs_link_copies_trigger();
-
--- The values a song's rows carry: written once, for the recount and both triggers.
-CREATE OR REPLACE VIEW song_order_values AS
-  SELECT s.id AS song_id, s.released_at, coalesce(s.vidsvc_views, -1) AS views, lower(s.title) AS title_key,
-         CASE WHEN song_is_live(s.published_at, s.deleted_at) THEN s.published_at END AS public_from,
-         s.vidsvc_views_per_day AS per_day
-  FROM songs s;
 
 -- ---- A genre's and a label's songs in every order: owner_song_orders ------------------------
 
@@ -274,6 +274,7 @@ CREATE OR REPLACE TRIGGER members_rank_count_truncate AFTER TRUNCATE ON members 
 
 -- ---- Artists by name and by songs: the kept name key, the walk by song count ----------------
 
+-- An artist renamed: its kept name key and folded names (the artists list in name order, its q).
 CREATE OR REPLACE FUNCTION artists_name_key_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
   AS $$
@@ -287,6 +288,9 @@ BEGIN
 END $$;
 CREATE OR REPLACE TRIGGER artists_name_key_update AFTER UPDATE ON artists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION artists_name_key_trigger();
 
+-- The artists list by song count, most first: a walk of artist_song_counts' rank order (from its
+-- nearer end when the page is past the middle of the whole order), then the visible artists
+-- without a settled song, by id; while some songs are due, those are merged in by their counts.
 CREATE OR REPLACE FUNCTION artists_by_song_count(q text, after_count integer, after_id integer, skip integer, take integer) RETURNS TABLE(id integer, song_count bigint) LANGUAGE plpgsql STABLE AS $$
 DECLARE
   walked integer;
