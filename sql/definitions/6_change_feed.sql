@@ -412,9 +412,7 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_songs_delete AFTER DELETE ON songs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_songs_trigger();
-CREATE OR REPLACE TRIGGER feed_songs_insert AFTER INSERT ON songs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_songs_trigger();
-CREATE OR REPLACE TRIGGER feed_songs_update AFTER UPDATE ON songs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_songs_trigger();
+SELECT attach_after_statement('songs', 'feed_songs', 'feed_songs_trigger');
 
 -- Tables of a song's links: only links of a public song touch anything, and only what they change.
 -- A credit: the song, the artists whose roles on it moved, every row that shows the song when its
@@ -581,24 +579,12 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_album_tracks_delete AFTER DELETE ON album_tracks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_album_tracks_insert AFTER INSERT ON album_tracks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_album_tracks_update AFTER UPDATE ON album_tracks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_contributions_delete AFTER DELETE ON contributions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_contributions_insert AFTER INSERT ON contributions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_contributions_update AFTER UPDATE ON contributions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_credits_delete AFTER DELETE ON credits REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_credits_insert AFTER INSERT ON credits REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_credits_update AFTER UPDATE ON credits REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_song_genres_delete AFTER DELETE ON song_genres REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_song_genres_insert AFTER INSERT ON song_genres REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_song_genres_update AFTER UPDATE ON song_genres REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_song_labels_delete AFTER DELETE ON song_labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_song_labels_insert AFTER INSERT ON song_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_song_labels_update AFTER UPDATE ON song_labels REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_song_versions_delete AFTER DELETE ON song_versions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_song_versions_insert AFTER INSERT ON song_versions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
-CREATE OR REPLACE TRIGGER feed_song_versions_update AFTER UPDATE ON song_versions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_song_links_trigger();
+SELECT attach_after_statement('album_tracks', 'feed_album_tracks', 'feed_song_links_trigger');
+SELECT attach_after_statement('contributions', 'feed_contributions', 'feed_song_links_trigger');
+SELECT attach_after_statement('credits', 'feed_credits', 'feed_song_links_trigger');
+SELECT attach_after_statement('song_genres', 'feed_song_genres', 'feed_song_links_trigger');
+SELECT attach_after_statement('song_labels', 'feed_song_labels', 'feed_song_links_trigger');
+SELECT attach_after_statement('song_versions', 'feed_song_versions', 'feed_song_links_trigger');
 
 -- albums: a change of visibility touches the album, the rows that show its entry and its label;
 -- a change of what it shows, the album and those rows; a new label, the old and new one (album_count).
@@ -639,9 +625,7 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_albums_delete AFTER DELETE ON albums REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_albums_trigger();
-CREATE OR REPLACE TRIGGER feed_albums_insert AFTER INSERT ON albums REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_albums_trigger();
-CREATE OR REPLACE TRIGGER feed_albums_update AFTER UPDATE ON albums REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_albums_trigger();
+SELECT attach_after_statement('albums', 'feed_albums', 'feed_albums_trigger');
 
 -- album_artists: the artists it names and the album's entry, when the album is public (an album that
 -- names nobody is listed under the performers of its public tracks).
@@ -691,9 +675,7 @@ BEGIN
   PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_album_artists_delete AFTER DELETE ON album_artists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_album_artists_trigger();
-CREATE OR REPLACE TRIGGER feed_album_artists_insert AFTER INSERT ON album_artists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_album_artists_trigger();
-CREATE OR REPLACE TRIGGER feed_album_artists_update AFTER UPDATE ON album_artists REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_album_artists_trigger();
+SELECT attach_after_statement('album_artists', 'feed_album_artists', 'feed_album_artists_trigger');
 
 -- artists: the artist when public; a change of what others show of it touches what shows it, each
 -- only for the fields it shows: a song's credits (name, is_group, avatar, member), a song summary
@@ -744,9 +726,7 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_artists_delete AFTER DELETE ON artists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artists_trigger();
-CREATE OR REPLACE TRIGGER feed_artists_insert AFTER INSERT ON artists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artists_trigger();
-CREATE OR REPLACE TRIGGER feed_artists_update AFTER UPDATE ON artists REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artists_trigger();
+SELECT attach_after_statement('artists', 'feed_artists', 'feed_artists_trigger');
 
 -- artist_memberships: the group, when the member is visible (a group shows its visible members),
 -- and the member, when the group is visible; the due touches of their scheduled songs and albums.
@@ -773,9 +753,7 @@ BEGIN
     WHERE aa.artist_id IN (SELECT unnest(pairs)) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_artist_memberships_delete AFTER DELETE ON artist_memberships REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artist_memberships_trigger();
-CREATE OR REPLACE TRIGGER feed_artist_memberships_insert AFTER INSERT ON artist_memberships REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artist_memberships_trigger();
-CREATE OR REPLACE TRIGGER feed_artist_memberships_update AFTER UPDATE ON artist_memberships REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_artist_memberships_trigger();
+SELECT attach_after_statement('artist_memberships', 'feed_artist_memberships', 'feed_artist_memberships_trigger');
 
 -- curated_lists: the list when public now or before; its due touch when scheduled; the scheduled
 -- songs and albums on it, whose due touches name it if it is public by then.
@@ -795,9 +773,7 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_curated_lists_delete AFTER DELETE ON curated_lists REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_curated_lists_trigger();
-CREATE OR REPLACE TRIGGER feed_curated_lists_insert AFTER INSERT ON curated_lists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_curated_lists_trigger();
-CREATE OR REPLACE TRIGGER feed_curated_lists_update AFTER UPDATE ON curated_lists REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_curated_lists_trigger();
+SELECT attach_after_statement('curated_lists', 'feed_curated_lists', 'feed_curated_lists_trigger');
 
 -- curated_list_songs, curated_list_albums: the list, when the song or album on the entry is public;
 -- the due touches of a scheduled song or album on the entry (and of an album's scheduled tracks).
@@ -836,12 +812,8 @@ BEGIN
   PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND album_is_scheduled(al.published_at)));
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_curated_list_albums_delete AFTER DELETE ON curated_list_albums REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_list_entries_trigger();
-CREATE OR REPLACE TRIGGER feed_curated_list_albums_insert AFTER INSERT ON curated_list_albums REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_list_entries_trigger();
-CREATE OR REPLACE TRIGGER feed_curated_list_albums_update AFTER UPDATE ON curated_list_albums REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_list_entries_trigger();
-CREATE OR REPLACE TRIGGER feed_curated_list_songs_delete AFTER DELETE ON curated_list_songs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_list_entries_trigger();
-CREATE OR REPLACE TRIGGER feed_curated_list_songs_insert AFTER INSERT ON curated_list_songs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_list_entries_trigger();
-CREATE OR REPLACE TRIGGER feed_curated_list_songs_update AFTER UPDATE ON curated_list_songs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_list_entries_trigger();
+SELECT attach_after_statement('curated_list_albums', 'feed_curated_list_albums', 'feed_list_entries_trigger');
+SELECT attach_after_statement('curated_list_songs', 'feed_curated_list_songs', 'feed_list_entries_trigger');
 
 -- genres and labels are always public; a renamed one touches the songs (and albums) that show it.
 CREATE OR REPLACE FUNCTION feed_genres_labels_trigger() RETURNS trigger LANGUAGE plpgsql
@@ -864,12 +836,8 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_genres_delete AFTER DELETE ON genres REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_genres_labels_trigger();
-CREATE OR REPLACE TRIGGER feed_genres_insert AFTER INSERT ON genres REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_genres_labels_trigger();
-CREATE OR REPLACE TRIGGER feed_genres_update AFTER UPDATE ON genres REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_genres_labels_trigger();
-CREATE OR REPLACE TRIGGER feed_labels_delete AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_genres_labels_trigger();
-CREATE OR REPLACE TRIGGER feed_labels_insert AFTER INSERT ON labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_genres_labels_trigger();
-CREATE OR REPLACE TRIGGER feed_labels_update AFTER UPDATE ON labels REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_genres_labels_trigger();
+SELECT attach_after_statement('genres', 'feed_genres', 'feed_genres_labels_trigger');
+SELECT attach_after_statement('labels', 'feed_labels', 'feed_genres_labels_trigger');
 
 -- loves: the song's love count and the member's loves, when both the song and the member are public.
 CREATE OR REPLACE FUNCTION feed_loves_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
@@ -893,9 +861,7 @@ BEGIN
   PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_scheduled(s.published_at, s.deleted_at)));
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_loves_delete AFTER DELETE ON loves REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_loves_trigger();
-CREATE OR REPLACE TRIGGER feed_loves_insert AFTER INSERT ON loves REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_loves_trigger();
-CREATE OR REPLACE TRIGGER feed_loves_update AFTER UPDATE ON loves REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_loves_trigger();
+SELECT attach_after_statement('loves', 'feed_loves', 'feed_loves_trigger');
 
 -- members: a profile is keyed by its handle, so a new handle is the old one removed and the new
 -- one added; a ban or a new handle also changes how their contributions show, and the artists
@@ -936,9 +902,7 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER feed_members_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_members_trigger();
-CREATE OR REPLACE TRIGGER feed_members_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_members_trigger();
-CREATE OR REPLACE TRIGGER feed_members_update AFTER UPDATE ON members REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION feed_members_trigger();
+SELECT attach_after_statement('members', 'feed_members', 'feed_members_trigger');
 
 -- ---- The feed's first entries ------------------------------------------------------------
 
