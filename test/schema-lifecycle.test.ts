@@ -149,6 +149,18 @@ describe("the loader owns the definitions", () => {
     expect(await query<{ n: number }>(unlikePostings)).toEqual([{ n: 0 }])
   }, 120_000)
 
+  test("a database whose definitions no loader noted: the first migrate drops what no file makes, and keeps the table files'", async () => {
+    await query("DROP TABLE schema_objects")
+    await query("CREATE FUNCTION stray_definition() RETURNS integer LANGUAGE sql RETURN 1")
+    expect(await migrate()).toEqual([])
+    const [row] = await query<{ stray: string | null; computed: string | null }>(
+      "SELECT to_regproc('stray_definition')::text AS stray, to_regproc('fold_name')::text AS computed"
+    )
+    expect(row).toEqual({ stray: null, computed: "fold_name" })
+    const paths = await query<{ path: string }>("SELECT DISTINCT path FROM schema_objects ORDER BY 1")
+    expect(paths.map((p) => p.path).sort()).toEqual([...schemaFiles(copy).definitions.map((file) => file.path), "schema/"].sort())
+  }, 120_000)
+
   test("nothing changed: nothing applied, nothing refilled", async () => {
     await query("UPDATE search_docs SET popularity = popularity + 1 WHERE kind = search_kind('songs')")
     expect(await migrate()).toEqual([])

@@ -123,6 +123,75 @@ const nameOf = (object: SchemaObject) => /^"?([^"(\s]+)/.exec(object.identity)![
 
 const isDefinitions = (path: string) => path.startsWith("definitions/")
 
+type Recorded = { readonly path: string; readonly checksum: string; readonly statements: string | null }
+type SchemaFiles = ReturnType<typeof schemaFiles>
+
+/** Notes a file applied, with its checksums (applied_at: when its text last changed). */
+const record = (sql: SqlClient.SqlClient, file: SchemaFile) =>
+  sql`INSERT INTO schema_history (path, checksum, statements) VALUES (${file.path}, ${file.checksum}, ${file.statements})
+      ON CONFLICT (path) DO UPDATE SET checksum = EXCLUDED.checksum, statements = EXCLUDED.statements,
+        applied_at = CASE WHEN schema_history.checksum = EXCLUDED.checksum THEN schema_history.applied_at ELSE now() END`
+
+/** The table files and migrations not applied yet, applied; refused when an applied one changed since. */
+const applyTables = (sql: SqlClient.SqlClient, files: SchemaFiles, history: ReadonlyMap<string, Recorded>) =>
+  Effect.gen(function*() {
+    const applied: Array<SchemaFile> = []
+    for (const file of [...files.tables, ...files.migrations]) {
+      const recorded = history.get(file.path)
+      if (recorded === undefined) {
+        if (file.path.startsWith("schema/") && history.size > 0) {
+          return yield* refuse(
+            `sql/${file.path} is new since this database was made: a table change is a numbered migration ` +
+              "in sql/migrations/ (before the first release: recreate the database)"
+          )
+        }
+        yield* sql.unsafe(file.text).raw
+        yield* record(sql, file)
+        applied.push(file)
+      } else if (recorded.checksum !== file.checksum) {
+        return yield* refuse(
+          `sql/${file.path} changed after it was applied to this database: a table change is a numbered migration ` +
+            "in sql/migrations/ (before the first release: recreate the database)"
+        )
+      }
+    }
+    return applied
+  })
+
+/**
+ * Drops what the definitions made (`made`), applies every definitions file in order and notes
+ * what each made; what is left after the drops is not theirs (the table files', anything made by
+ * hand) and is noted apart, never dropped.
+ */
+const applyDefinitions = (sql: SqlClient.SqlClient, files: SchemaFiles, made: ReadonlyArray<SchemaObject>, gone: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    yield* dropAll(sql, made)
+    yield* sql`DELETE FROM schema_objects`
+    yield* noteNewObjects(sql, "schema/")
+    if (gone.length > 0) yield* sql`DELETE FROM schema_history WHERE path IN ${sql.in(gone)}`
+    for (const file of files.definitions) {
+      yield* sql.unsafe(file.text).raw
+      yield* noteNewObjects(sql, file.path)
+      yield* record(sql, file)
+    }
+  })
+
+/**
+ * The refills to run: those of the first definitions file whose statements changed (or that is
+ * gone) and of every file after it (later files build on earlier ones), then those the applied
+ * migrations name.
+ */
+const refillsDue = (files: SchemaFiles, history: ReadonlyMap<string, Recorded>, gone: ReadonlyArray<string>, migrated: ReadonlyArray<SchemaFile>) => {
+  const first = [
+    ...files.definitions.filter((file) => history.get(file.path)?.statements !== file.statements).map((file) => file.path),
+    ...gone
+  ].sort(byName)[0]
+  return [...new Set([
+    ...files.definitions.filter((file) => first !== undefined && byName(file.path, first) >= 0).flatMap(refillsOf),
+    ...migrated.flatMap(refillsOf)
+  ])]
+}
+
 /**
  * Brings the schema of `sqlDir` up to date; the files applied, in order (none when it was).
  * Refuses a database made by the numbered migration chain this layout replaced (its table
@@ -156,77 +225,30 @@ export const applySchemaFrom = (sqlDir: string) =>
         path text NOT NULL,
         PRIMARY KEY (kind, identity)
       )`
-      const history = new Map(
-        (yield* sql<{ readonly path: string; readonly checksum: string; readonly statements: string | null }>`
-          SELECT path, checksum, statements FROM schema_history`).map((row) => [row.path, row])
+      const history: ReadonlyMap<string, Recorded> = new Map(
+        (yield* sql<Recorded>`SELECT path, checksum, statements FROM schema_history`).map((row) => [row.path, row])
       )
       // bodies are checked when called: a file defines its functions by concern, not in call order
       yield* sql`SET LOCAL check_function_bodies = off`
-      const applied: Array<string> = []
-      // a definitions file is applied again with the others, but announced only when it changed
-      const record = (file: SchemaFile, announced = true) =>
-        Effect.gen(function*() {
-          yield* sql`INSERT INTO schema_history (path, checksum, statements) VALUES (${file.path}, ${file.checksum}, ${file.statements})
-                     ON CONFLICT (path) DO UPDATE SET checksum = EXCLUDED.checksum, statements = EXCLUDED.statements,
-                       applied_at = CASE WHEN schema_history.checksum = EXCLUDED.checksum THEN schema_history.applied_at ELSE now() END`
-          if (announced) applied.push(file.path)
-        })
-      for (const file of [...files.tables, ...files.migrations]) {
-        const recorded = history.get(file.path)
-        if (recorded === undefined) {
-          if (file.path.startsWith("schema/") && history.size > 0) {
-            return yield* refuse(
-              `sql/${file.path} is new since this database was made: a table change is a numbered migration ` +
-                "in sql/migrations/ (before the first release: recreate the database)"
-            )
-          }
-          yield* sql.unsafe(file.text).raw
-          yield* record(file)
-        } else if (recorded.checksum !== file.checksum) {
-          return yield* refuse(
-            `sql/${file.path} changed after it was applied to this database: a table change is a numbered migration ` +
-              "in sql/migrations/ (before the first release: recreate the database)"
-          )
-        }
-      }
+      const migrated = yield* applyTables(sql, files, history)
 
       const appliedBefore = [...history.keys()].filter(isDefinitions)
       const gone = appliedBefore.filter((path) => !files.definitions.some((file) => file.path === path))
       const changed = files.definitions.filter((file) => history.get(file.path)?.checksum !== file.checksum)
-      const bootstrap = noted?.present !== true && appliedBefore.length > 0
-      if (applied.length === 0 && changed.length === 0 && gone.length === 0 && !bootstrap) return applied
+      // a database whose definitions were applied before the loader noted what they made
+      const unnoted = noted?.present !== true && appliedBefore.length > 0
+      if (migrated.length === 0 && changed.length === 0 && gone.length === 0 && !unnoted) return []
 
-      // what the definitions made before: noted, or (on a database no loader noted them on) all
-      // but the table files'
-      const tableNames = namedByTableFiles([...files.tables, ...files.migrations])
-      const made = bootstrap
-        ? (yield* sql.unsafe<SchemaObject>(CATALOG_OBJECTS)).filter((object) => !tableNames.has(nameOf(object)))
+      const tables = namedByTableFiles([...files.tables, ...files.migrations])
+      const made = unnoted
+        ? (yield* sql.unsafe<SchemaObject>(CATALOG_OBJECTS)).filter((object) => !tables.has(nameOf(object)))
         : yield* sql<SchemaObject>`SELECT kind, identity FROM schema_objects WHERE path LIKE 'definitions/%'`
-      yield* dropAll(sql, made)
-      // what is left is not the definitions': the table files' objects (and any made by hand)
-      yield* sql`DELETE FROM schema_objects`
-      yield* noteNewObjects(sql, "schema/")
-      if (gone.length > 0) yield* sql`DELETE FROM schema_history WHERE path IN ${sql.in(gone)}`
-      for (const file of files.definitions) {
-        yield* sql.unsafe(file.text).raw
-        yield* noteNewObjects(sql, file.path)
-        yield* record(file, history.get(file.path)?.checksum !== file.checksum)
-      }
-
-      // the data kept by the first definitions file whose statements changed, and by every file
-      // after it (later files build on earlier ones), rebuilt; a new database has none to rebuild
+      yield* applyDefinitions(sql, files, made, gone)
+      // a new database has no data to refill
       if (appliedBefore.length > 0) {
-        const moved = [
-          ...files.definitions.filter((file) => history.get(file.path)?.statements !== file.statements).map((file) => file.path),
-          ...gone
-        ].sort(byName)[0]
-        const refills = [
-          ...files.definitions.filter((file) => moved !== undefined && byName(file.path, moved) >= 0).flatMap(refillsOf),
-          ...files.migrations.filter((file) => applied.includes(file.path)).flatMap(refillsOf)
-        ]
-        for (const refill of new Set(refills)) yield* sql.unsafe(`SELECT ${refill}()`).raw
+        for (const refill of refillsDue(files, history, gone, migrated)) yield* sql.unsafe(`SELECT ${refill}()`).raw
       }
-      return applied as ReadonlyArray<string>
+      return [...migrated, ...changed].map((file) => file.path) as ReadonlyArray<string>
     }))
   })
 
