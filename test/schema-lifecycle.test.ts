@@ -10,12 +10,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "effect/sql"
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { queryPathLayer } from "../src/Database.js"
-import { applySchemaFrom, refillsOf, schemaFiles, SQL_DIR } from "../src/Database/Schema.js"
+import { applySchemaFrom, pendingSchemaFilesFrom, refillsOf, schemaFiles, SQL_DIR } from "../src/Database/Schema.js"
 import { seedCatalogue } from "../src/Seed/generate.js"
 import { RECOUNTS } from "../src/Seed/keptCounts.js"
 
@@ -159,6 +159,18 @@ describe("the loader owns the definitions", () => {
     expect(row).toEqual({ stray: null, computed: "fold_name" })
     const paths = await query<{ path: string }>("SELECT DISTINCT path FROM schema_objects ORDER BY 1")
     expect(paths.map((p) => p.path).sort()).toEqual([...schemaFiles(copy).definitions.map((file) => file.path), "schema/"].sort())
+  }, 120_000)
+
+  test("a read replica's check names a definitions file changed or removed since the primary migrated", async () => {
+    expect(await run(pendingSchemaFilesFrom(copy))).toEqual([])
+    const formats = join(copy, "definitions/2_formats.sql")
+    writeFileSync(formats, `${readFileSync(formats, "utf8")}\n-- edited\n`)
+    expect(await run(pendingSchemaFilesFrom(copy))).toEqual(["sql/definitions/2_formats.sql"])
+    renameSync(formats, `${formats}.away`)
+    expect(await run(pendingSchemaFilesFrom(copy))).toEqual(["sql/definitions/2_formats.sql"])
+    renameSync(`${formats}.away`, formats)
+    await migrate()
+    expect(await run(pendingSchemaFilesFrom(copy))).toEqual([])
   }, 120_000)
 
   test("nothing changed: nothing applied, nothing refilled", async () => {

@@ -260,9 +260,9 @@ export const applySchema = applySchemaFrom(SQL_DIR)
  * files the primary's `bun run migrate` would still apply (new, or changed since) or drop the
  * objects of (removed), none when current.
  */
-export const pendingSchemaFiles = Effect.gen(function*() {
+export const pendingSchemaFilesFrom = (sqlDir: string) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const files = schemaFiles()
+  const files = schemaFiles(sqlDir)
   const [table] = yield* sql<{ readonly present: boolean }>`SELECT to_regclass('public.schema_history') IS NOT NULL AS present`
   const history = new Map(
     table?.present === true
@@ -276,3 +276,6 @@ export const pendingSchemaFiles = Effect.gen(function*() {
     ...[...history.keys()].filter((path) => isDefinitions(path) && !current.some((file) => file.path === path))
   ].map((path) => `sql/${path}`)
 })
+
+/** The same for sql/. */
+export const pendingSchemaFiles = pendingSchemaFilesFrom(SQL_DIR)
