@@ -3,6 +3,7 @@
 -- what the clock changed since (due rows) or subtract what is still scheduled. Counts of live rows
 -- (published or scheduled, not deleted) are kept as they are written; counts of settled songs
 -- (live and not listed in scheduled_song_links) are what the lists sort by.
+-- refill: recount_public_counts, recount_catalogue_counts, recount_artist_song_counts, recount_artist_role_counts, recount_artist_album_links, recount_member_settled_contributions, recount_public_member_kinds, recount_link_song_counts, recount_scheduled_label_albums, recount_song_facet_counts
 
 -- ---- Song writes: one trigger a table, one function a kept count ----------------------------
 -- songs_count_trigger() finds the songs a statement moved (became live, stopped, re-dated) and

@@ -1,5 +1,6 @@
 -- Search (docs/search.md): the search tables' upkeep, the query's terms and the ranking of
 -- /v1/search, and the kept name grams that answer one- and two-character name filters.
+-- refill: refill_search, refill_artist_name_grams, refill_member_name_grams
 
 -- ---- The search tables: their rows from the catalogue, kept by row and count triggers ---------
 
