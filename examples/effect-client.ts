@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
-import { Api } from "../src/Api.js"
+import { Api } from "../src/Contract/Api.js"
 
 const baseUrl = process.env.CATALOGUE_URL ?? "http://localhost:3000"
 

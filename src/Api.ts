@@ -1,50 +1,9 @@
-import * as HttpApi from "effect/http-api/HttpApi"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { AlbumsApi } from "./Albums/Api.js"
-import { ArtistsApi } from "./Artists/Api.js"
-import { ChangesApi } from "./Changes/Api.js"
-import { CuratedListsApi } from "./CuratedLists/Api.js"
-import { DiscoveryApi } from "./Discovery/Api.js"
-import { EnvelopeErrors, RateLimitedError } from "./Domain/Errors.js"
-import { GenresApi } from "./Genres/Api.js"
-import { LabelsApi } from "./Labels/Api.js"
-import { MetaApi } from "./Meta/Api.js"
+import { Api as ContractApi } from "./Contract/Api.js"
 import { describeDocument } from "./Meta/OpenApiDocument.js"
-import { SearchApi } from "./Search/Api.js"
-import { SnapshotsApi } from "./Snapshots/Api.js"
-import { SongsApi } from "./Songs/Api.js"
-import { StaffApi } from "./Staff/Api.js"
-import { UsersApi } from "./Users/Api.js"
-
-export const API_VERSION = "1.0.0"
 
 /**
- * The /v1 contract: every endpoint, grouped by tag (docs/api.md). Clients can import
- * it (HttpApiClient.make(Api)); the OpenAPI document and the service index derive from it.
- * Every endpoint may answer bad_request (decode), not_found (unknown path) and internal_error.
+ * The contract (src/Contract/Api.ts) as the service serves it: its OpenAPI document completed with
+ * what the server knows (src/Meta/OpenApiDocument.ts: examples, caching, rate limits).
  */
-export class Api extends HttpApi.make("catalogue")
-  .add(SongsApi)
-  .add(AlbumsApi)
-  .add(CuratedListsApi)
-  .add(ArtistsApi)
-  .add(GenresApi)
-  .add(LabelsApi)
-  .add(UsersApi)
-  .add(SearchApi)
-  .add(DiscoveryApi)
-  .add(ChangesApi)
-  .add(SnapshotsApi)
-  .add(MetaApi)
-  .add(StaffApi)
-  .middleware(EnvelopeErrors)
-  // answered by the edge, before any endpoint: declared here so that the document has its Schema
-  .annotate(HttpApi.AdditionalSchemas, [RateLimitedError])
-  .annotate(OpenApi.Transform, describeDocument)
-  .annotate(OpenApi.Title, "Malaysian music catalogue API")
-  .annotate(OpenApi.Version, API_VERSION)
-  .annotate(
-    OpenApi.Description,
-    "Public, read-only REST API over a catalogue of Malaysian music. Errors are always " +
-      "{ error: { code, message } }."
-  ) {}
+export class Api extends ContractApi.annotate(OpenApi.Transform, describeDocument) {}

@@ -1,14 +1,16 @@
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiSwagger from "effect/http-api/HttpApiSwagger"
 import * as HttpRouter from "effect/http/HttpRouter"
-import * as HttpPlatformServices from "effect/http/HttpServer"
+import * as HttpServer from "effect/http/HttpServer"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Context from "effect/Context"
+import * as Scope from "effect/Scope"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
 import { AlbumsLive } from "./Albums/Http.js"
-import { Api, API_VERSION } from "./Api.js"
+import { Api } from "./Api.js"
+import { API_VERSION } from "./Contract/Api.js"
 import { ArtistsLive } from "./Artists/Http.js"
 import { AppConfig } from "./Config.js"
 import { ChangesLive } from "./Changes/Http.js"
@@ -19,10 +21,11 @@ import { DiscoveryLive } from "./Discovery/Http.js"
 import { GenresLive } from "./Genres/Http.js"
 import { LabelsLive } from "./Labels/Http.js"
 import { Edge } from "./Http/Edge.js"
-import { EnvelopeErrorsLive } from "./Http/Errors.js"
+import { DecodeErrorsLive, EnvelopeErrorsLive } from "./Http/Errors.js"
 import { type App, makePipeline } from "./Http/Pipeline.js"
 import { MetricsListenerLive } from "./Http/MetricsListener.js"
-import { HttpServer, ServerLayer } from "./Http/Server.js"
+import { disagreement, ROUTER_CONFIG } from "./Http/Routes.js"
+import { ServerLayer } from "./Http/Server.js"
 import { ServerSpans } from "./Http/ServerSpans.js"
 import { logFeatures, LoggingLive } from "./Logging.js"
 import { DOCS_PATH, MetaLive, OPENAPI_PATH } from "./Meta/Http.js"
@@ -96,19 +99,16 @@ const GroupsLive = Layer.mergeAll(
   SnapshotsLive,
   MetaLive,
   StaffLive
-).pipe(Layer.provide(EnvelopeErrorsLive))
+).pipe(Layer.provide(Layer.merge(DecodeErrorsLive, EnvelopeErrorsLive)))
 
 /** The HttpApi's routes, its OpenAPI document and the docs page, on one router. */
 export const ApiLive = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }),
   HttpApiSwagger.layer(Api, { path: DOCS_PATH })
-).pipe(Layer.provide(GroupsLive), Layer.provide(HttpPlatformServices.layerServices))
+).pipe(Layer.provide(GroupsLive), Layer.provide(HttpServer.layerServices))
 
 /** The edge and its services: one instance each, shared by the front door, the pipeline and the Staff group. */
 const EdgeLive = Edge.layer.pipe(Layer.provideMerge(Layer.mergeAll(RateLimiter.layer, ResponseCache.layer, TokenVerifier.layer)))
-
-/** The router matches paths exactly as the edge does (docs/edge.md): case, slashes and all. */
-const EXACT_ROUTES = { caseSensitive: true, ignoreDuplicateSlashes: false, ignoreTrailingSlash: false }
 
 /**
  * Each group's handlers run with the context the group was built in (HttpApiBuilder.group) laid
@@ -118,22 +118,66 @@ const EXACT_ROUTES = { caseSensitive: true, ignoreDuplicateSlashes: false, ignor
 const withRequestsTracerSetting = <A, E, R>(build: Effect.Effect<A, E, R>) =>
   Effect.updateContext(build, (context: Context.Context<R>) => Context.omit(References.TracerEnabled)(context) as Context.Context<R>)
 
-/** The whole service on a Bun server: the API, its docs, and the one HTTP pipeline. */
-export const ServerLive = Layer.effectDiscard(
+/**
+ * Effect's router under the edge's settings (src/Http/Routes.ts ROUTER_CONFIG), which notes every
+ * path it is given: the service does not start unless they are the edge's routes, so the edge and
+ * the router, one matcher over one route list, find the same route for any path.
+ */
+const checkedRouter = (registered: Array<string>) =>
+  Layer.effect(
+    HttpRouter.HttpRouter,
+    Effect.map(HttpRouter.make, (router) =>
+      HttpRouter.HttpRouter.of({
+        ...router,
+        addAll: (routes) => {
+          for (const route of routes) registered.push(route.path)
+          return router.addAll(routes)
+        },
+        add: (method, path, handler, options) => {
+          registered.push(path)
+          return router.add(method, path, handler, options)
+        }
+      }))
+  ).pipe(Layer.provide(Layer.succeed(HttpRouter.RouterConfig, ROUTER_CONFIG)))
+
+/** The HttpApi's router as the app the server runs (HttpRouter.toHttpEffect, with the router checked). */
+const routerOf = <E, R>(api: Layer.Layer<never, E, R>) =>
   Effect.gen(function*() {
-    const router = yield* HttpRouter.toHttpEffect(ApiLive).pipe(
-      Effect.provideService(HttpRouter.RouterConfig, EXACT_ROUTES),
-      withRequestsTracerSetting
-    )
-    const pipeline = yield* makePipeline
-    const server = yield* HttpServer
-    yield* server.serve(pipeline(router as App))
-    yield* Effect.logInfo(`Listening on http://0.0.0.0:${server.port}`)
+    const registered: Array<string> = []
+    const build = Effect.contextWith((context: Context.Context<Scope.Scope>) =>
+      Layer.buildWithMemoMap(
+        Layer.provideMerge(api, checkedRouter(registered)),
+        Layer.CurrentMemoMap.forkOrCreate(context),
+        Context.get(context, Scope.Scope)
+      )
+    ) as Effect.Effect<Context.Context<HttpRouter.HttpRouter>, E, Exclude<HttpRouter.Request.Without<R>, HttpRouter.HttpRouter> | Scope.Scope>
+    const built = yield* withRequestsTracerSetting(build)
+    const differs = disagreement(registered)
+    if (differs !== undefined) return yield* Effect.die(new Error(differs))
+    return Context.get(built, HttpRouter.HttpRouter).asHttpEffect() as App
   })
-).pipe(
-  Layer.provideMerge(ServerLayer),
-  Layer.provide(Layer.merge(EdgeLive, ServerSpans.layer))
-)
+
+/**
+ * An app served through the one HTTP pipeline (observe -> edge -> app -> answer) on Effect's
+ * HttpServer, Bun's (src/Http/Server.ts). The service serves its HttpApi's router; a test may
+ * serve another router behind the same edge.
+ */
+export const servedThroughPipeline = <E, R>(app: Effect.Effect<App, E, R>) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const router = yield* app
+      const pipeline = yield* makePipeline
+      yield* HttpServer.serveEffect(pipeline(router))
+      const { address } = yield* HttpServer.HttpServer
+      yield* Effect.logInfo(`Listening on http://0.0.0.0:${address._tag === "UnixPathAddress" ? address.path : address.port}`)
+    })
+  ).pipe(
+    Layer.provideMerge(ServerLayer),
+    Layer.provide(Layer.merge(EdgeLive, ServerSpans.layer))
+  )
+
+/** The whole service: the API and its docs on one router, through the pipeline. */
+export const ServerLive = servedThroughPipeline(routerOf(ApiLive))
 
 /** The server, drained before it closes: built after it, so finalized before it. */
 const DrainedServerLive = GracefulShutdownLive.pipe(

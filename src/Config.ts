@@ -73,9 +73,9 @@ const rateLimitConfig = Config.all({
   maxInFlight: positiveInt("RATE_LIMIT_MAX_IN_FLIGHT", 1),
   maxQueued: nonNegativeInt("RATE_LIMIT_MAX_QUEUED", 32),
   redisUrl: setting("RATE_LIMIT_REDIS_URL", Option.none<Redacted.Redacted<string>>(), (url) =>
-    /^rediss?:\/\/\S+$/.test(url) && URL.canParse(url)
+    /^(rediss?|redis\+unix):\/\/\S+$/.test(url) && URL.canParse(url)
       ? Option.some(Redacted.make(url))
-      : problem("must be a redis:// or rediss:// URL"))
+      : problem("must be a redis://, rediss:// or redis+unix:// URL"))
 })
 
 const cacheConfig = Config.all({

@@ -44,7 +44,7 @@ export const sessionSettings = (cdnBaseUrl: string, statementTimeoutMs: number) 
   // and every statement here is an index range or a bounded collection: none gains from them.
   max_parallel_workers_per_gather: "0",
   // Every statement here is written for its generic plan (run-time gates on kept counts choose the
-  // arm, src/Domain/SteeredPage.ts). Left to choose, PostgreSQL planned some for their values at
+  // arm, src/Queries/SteeredPage.ts). Left to choose, PostgreSQL planned some for their values at
   // every execution (a list page: ~0.8 ms of planning for ~0.4 of work; a search ~0.5 ms of its
   // ~1.8), and every statement five times on each new connection (docs/query-plans.md).
   plan_cache_mode: "force_generic_plan",

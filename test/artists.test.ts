@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { Schema } from "effect"
-import { ArtistDetail, ArtistSummary, NamesakeHint } from "../src/Domain/Artist.js"
-import { DetailEnvelope, ListEnvelope } from "../src/Domain/Envelope.js"
-import { ErrorEnvelope } from "../src/Domain/Errors.js"
-import { ListAlbumEntry, SongSummary } from "../src/Domain/Song.js"
+import { ArtistDetail, ArtistSummary, NamesakeHint } from "../src/Contract/Artist.js"
+import { DetailEnvelope, ListEnvelope } from "../src/Contract/Envelope.js"
+import { ErrorEnvelope } from "../src/Contract/Errors.js"
+import { ListAlbumEntry, SongSummary } from "../src/Contract/Song.js"
 import { decodeWith, request, type Reply } from "./support/http.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 
@@ -105,7 +105,7 @@ describe("the artist list", () => {
     expect(await ids("aishah")).toEqual([6, 7])
     expect(await ids("canary")).toEqual([])
     expect(await ids("%")).toEqual([])
-    // one or two letters (shorter than a trigram: src/Domain/NameFilter.ts) still match anywhere
+    // one or two letters (shorter than a trigram: src/Queries/NameFilter.ts) still match anywhere
     expect(await ids("ID")).toContain(11)
     expect(await ids("í")).toContain(11)
     expect(await ids("sr")).toContain(1)

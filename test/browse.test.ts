@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { CuratedListSummary } from "../src/Domain/CuratedList.js"
-import { ListEnvelope } from "../src/Domain/Envelope.js"
-import { ErrorEnvelope } from "../src/Domain/Errors.js"
-import { ListAlbumEntry, SongSummary } from "../src/Domain/Song.js"
+import { CuratedListSummary } from "../src/Contract/CuratedList.js"
+import { ListEnvelope } from "../src/Contract/Envelope.js"
+import { ErrorEnvelope } from "../src/Contract/Errors.js"
+import { ListAlbumEntry, SongSummary } from "../src/Contract/Song.js"
 import { resolveTestDatabase } from "./support/database.js"
 import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 import { decodeWith, request } from "./support/http.js"
@@ -110,7 +110,7 @@ describe("GET /v1/songs", () => {
       "/v1/songs?limit=8&sort=title",
       "/v1/songs?limit=5&sort=title&order=desc&genre=pop",
       "/v1/songs?limit=6&genre=dangdut&order=asc",
-      // few matches: collected and sorted (src/Domain/SteeredPage.ts), cursors included
+      // few matches: collected and sorted (src/Queries/SteeredPage.ts), cursors included
       "/v1/songs?limit=1&label=1&sort=title",
       "/v1/songs?limit=2&label=1&genre=pop&sort=popular&order=asc"
     ]) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { DetailEnvelope } from "../src/Domain/Envelope.js"
-import { CatalogueStats } from "../src/Domain/Stats.js"
+import { DetailEnvelope } from "../src/Contract/Envelope.js"
+import { CatalogueStats } from "../src/Contract/Stats.js"
 import { decodeWith, request } from "./support/http.js"
 import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 import { startServer, type TestServer } from "./support/server.js"

@@ -102,6 +102,7 @@ describe("configuration", () => {
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
     [{ OTEL_SERVICE_NAME: " " }, "OTEL_SERVICE_NAME"],
     [{ RATE_LIMIT_REDIS_URL: "localhost:6379" }, "RATE_LIMIT_REDIS_URL"],
+    [{ RATE_LIMIT_REDIS_URL: "unix:///run/redis.sock" }, "RATE_LIMIT_REDIS_URL"],
     [{ ADMIN_JWT_SECRET: "short" }, "ADMIN_JWT_SECRET"],
     [{ ADMIN_JWT_PUBLIC_KEY: "ssh-ed25519 AAAA" }, "ADMIN_JWT_PUBLIC_KEY"],
     [{ ADMIN_JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----", ADMIN_JWT_JWKS_FILE: "/etc/staff-jwks.json" }, "ADMIN_JWT_PUBLIC_KEY"],

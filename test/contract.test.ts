@@ -72,7 +72,7 @@ const sampleWire = (schema: Schema.Codec<unknown, unknown> | undefined, count: n
     return FastCheck.sample(wireRecord(schema), { seed, numRuns: count })
   } catch (error) {
     // a custom filter that random values rarely pass: give the parameter an `arbitrary` annotation
-    throw new Error(`cannot generate parameters (add an arbitrary annotation, as src/Domain/Params.ts does): ${error}`)
+    throw new Error(`cannot generate parameters (add an arbitrary annotation, as src/Contract/Params.ts does): ${error}`)
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import * as fc from "fast-check"
 import { Option } from "effect"
-import { acceptsKey, decodeCursor, encodeCursor, type KeyType } from "../src/Domain/Cursor.js"
+import { acceptsKey, decodeCursor, encodeCursor, type KeyType } from "../src/Queries/Cursor.js"
 
 /** Values PostgreSQL takes for each key type, as the lists' statements produce them. */
 const pad = (n: number, width: number) => String(n).padStart(width, "0")

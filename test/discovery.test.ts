@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Discovery } from "../src/Domain/Discovery.js"
-import { DetailEnvelope } from "../src/Domain/Envelope.js"
+import { Discovery } from "../src/Contract/Discovery.js"
+import { DetailEnvelope } from "../src/Contract/Envelope.js"
 import { decodeWith, request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
 import { PUBLIC_LIST_SUMMARIES } from "./support/fixture.js"

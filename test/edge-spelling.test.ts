@@ -2,55 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { routes } from "../src/Http/Routes.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import { rawGet } from "./support/raw.js"
+import { concrete, spellingsOf } from "./support/spellings.js"
 import type { TestServer } from "./support/server.js"
 import { hs256 } from "./support/tokens.js"
-
-/** A public or hidden row of the fixture for every path parameter. */
-const FIXTURE_VALUES: Record<string, string> = {
-  songId: "1",
-  albumId: "1",
-  listId: "1",
-  artistId: "1",
-  slug: "pop",
-  labelId: "1",
-  username: "aishah_fan",
-  file: "songs-0123456789abcdef.ndjson.gz"
-}
-
-const concrete = (template: string) =>
-  template.replace(/:(\w+)/g, (_, name: string) => {
-    const value = FIXTURE_VALUES[name]
-    if (value === undefined) throw new Error(`no fixture value for :${name} in ${template}`)
-    return value
-  })
-
-/** Index of the first letter of the path's literal text after `/v1/` (or of `/docs`). */
-const firstLetterAt = (path: string) => path.search(/[a-z]/)
-
-/**
- * Other spellings of one path: each names no endpoint (not_found), or, where Bun resolves it
- * before the service sees it (dot segments), the same endpoint under the same rules.
- */
-const spellingsOf = (path: string): ReadonlyArray<{ readonly name: string; readonly path: string; readonly same: boolean }> => {
-  const at = firstLetterAt(path)
-  const letter = path[at]!
-  const segments = path.split("/")
-  const lastSlash = path.lastIndexOf("/")
-  return [
-    { name: "upper case", path: path.toUpperCase(), same: false },
-    { name: "one capital", path: path.slice(0, at) + letter.toUpperCase() + path.slice(at + 1), same: false },
-    { name: "doubled slash", path: path.replace("/", "//"), same: false },
-    { name: "inner doubled slash", path: segments.length > 2 ? path.slice(0, lastSlash) + "/" + path.slice(lastSlash) : path + "//", same: false },
-    { name: "escaped letter", path: path.slice(0, at) + `%${letter.charCodeAt(0).toString(16)}` + path.slice(at + 1), same: false },
-    { name: "escaped slash", path: segments.length > 2 ? path.slice(0, lastSlash) + "%2F" + path.slice(lastSlash + 1) : path + "%2F", same: false },
-    { name: "trailing slash", path: path + "/", same: false },
-    // the platform's router ends a path at `;`: after a middle segment it would serve the prefix
-    { name: "semicolon inside", path: lastSlash > 0 ? path.slice(0, lastSlash) + ";x" + path.slice(lastSlash) : path.slice(0, 2) + ";x" + path.slice(2), same: false },
-    { name: "semicolon at the end", path: path + ";x", same: false },
-    { name: "dot segment", path: path.slice(0, lastSlash) + "/." + path.slice(lastSlash), same: true },
-    { name: "dot-dot segment", path: "/v1/x/.." + path.slice(path.startsWith("/v1") ? 3 : 0), same: path.startsWith("/v1") }
-  ]
-}
 
 describe("paths match exactly as written; staff answers never go public, whatever the spelling", () => {
   let server: TestServer

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { ErrorEnvelope } from "../src/Domain/Errors.js"
+import { ErrorEnvelope } from "../src/Contract/Errors.js"
 import { onPostgres, resolveTestDatabase } from "./support/database.js"
 import { testWhen } from "./support/skips.js"
 import { decodeWith, request } from "./support/http.js"

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
-import { API_VERSION } from "../src/Api.js"
+import { API_VERSION } from "../src/Contract/Api.js"
 import { spawnService } from "./support/child.js"
 import { attributeOf, freePort, type RecordingCollector, startRecordingCollector, startSilentCollector } from "./support/collector.js"
 import { databaseEnv, onPostgres } from "./support/database.js"

@@ -3,7 +3,7 @@ import { onPostgres } from "./support/database.js"
 import { describeWhen, ON_POSTGRES_ONLY } from "./support/skips.js"
 import { Clock, Duration, Effect, Fiber, Redacted } from "effect"
 import * as TestClock from "effect/testing/TestClock"
-import { Redis } from "ioredis"
+import { RedisClient } from "bun"
 import { clientKey } from "../src/RateLimit/ClientAddress.js"
 import { makeClientSlots } from "../src/RateLimit/ClientSlots.js"
 import { makeMemoryStore, RateLimiter } from "../src/RateLimit/RateLimiter.js"
@@ -263,10 +263,9 @@ describe("without TRUST_PROXY (the shared server)", () => {
 /** Whether the Redis the tests are pointed at answers (RATE_LIMIT_REDIS_TEST_URL, else the local one). */
 const redisTestUrl = process.env.RATE_LIMIT_REDIS_TEST_URL ?? "redis://127.0.0.1:6379"
 const redisAnswers = await (async () => {
-  const probe = new Redis(redisTestUrl, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 })
-  probe.on("error", () => undefined)
+  const probe = new RedisClient(redisTestUrl, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 1000 })
   const answers = await probe.connect().then(() => probe.ping()).then(() => true, () => false)
-  probe.disconnect()
+  probe.close()
   return answers
 })()
 
@@ -297,10 +296,10 @@ describe("the Redis store (shared by replicas)", () => {
     ])
     expect(allowed.map((d) => d.remaining).sort()).toEqual([0, 1, 2, 3, 4])
     expect(result.fallbackTracked).toBe(0) // Redis answered every time
-    const redis = new Redis(url)
+    const redis = new RedisClient(url)
     const ttl = await redis.pttl(`catalogue:ratelimit:${prefix}:ip4:192.0.2.50`)
     await redis.del(`catalogue:ratelimit:${prefix}:ip4:192.0.2.50`)
-    redis.disconnect()
+    redis.close()
     // empty bucket of 5 per hour: full again in an hour
     expect(ttl).toBeGreaterThan(3_590_000)
     expect(ttl).toBeLessThanOrEqual(3_600_000)

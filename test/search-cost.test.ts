@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test"
-import { SEARCH_MAX_WORDS, SEARCH_TYPO_MAX_LENGTH } from "../src/Domain/SearchHit.js"
+import { SEARCH_MAX_WORDS, SEARCH_TYPO_MAX_LENGTH } from "../src/Contract/SearchHit.js"
 import { SEARCH_TYPES } from "../src/Search/Api.js"
 import { searchText } from "../src/Search/Repo.js"
 import { HOSTILE_CLASSES, HOSTILE_TYPES, hostilePath, type HostileTypes } from "./bench/hostileSearches.js"

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test"
-import { DetailEnvelope } from "../src/Domain/Envelope.js"
-import { ErrorEnvelope } from "../src/Domain/Errors.js"
+import { DetailEnvelope } from "../src/Contract/Envelope.js"
+import { ErrorEnvelope } from "../src/Contract/Errors.js"
 import { SearchResults } from "../src/Search/Api.js"
 import { decodeWith, request } from "./support/http.js"
 import { sharedServer, type TestServer } from "./support/server.js"

@@ -2,13 +2,13 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import * as Schema from "effect/Schema"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
-import { registeredShapes } from "../src/Domain/Shape.js"
+import { registeredShapes } from "../src/Shapes/Shape.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 
-// Every module of src/Domain, so that every shape (src/Domain/Shape.ts) is registered.
-const DOMAIN = resolve(import.meta.dir, "../src/Domain")
-for (const file of readdirSync(DOMAIN).filter((name) => name.endsWith(".ts")).sort()) {
-  await import(join(DOMAIN, file))
+// Every module of src/Shapes, so that every shape (src/Shapes/Shape.ts) is registered.
+const SHAPES = resolve(import.meta.dir, "../src/Shapes")
+for (const file of readdirSync(SHAPES).filter((name) => name.endsWith(".ts")).sort()) {
+  await import(join(SHAPES, file))
 }
 
 let server: TestServer
@@ -30,7 +30,7 @@ describe("every response shape: its SQL builds exactly its Schema", () => {
     }
   })
 
-  test("JSON objects are built only through shapes (src/Domain/Shape.ts)", () => {
+  test("JSON objects are built only through shapes (src/Shapes/Shape.ts)", () => {
     const SRC = resolve(import.meta.dir, "../src")
     const files = (dir: string): Array<string> =>
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -40,7 +40,7 @@ describe("every response shape: its SQL builds exactly its Schema", () => {
       .filter((file) => readFileSync(file, "utf8").includes("jsonObjectSql("))
       .map((file) => relative(SRC, file))
       .sort()
-    expect(building).toEqual(["Domain/JsonSql.ts", "Domain/Shape.ts"])
+    expect(building).toEqual(["Shapes/JsonSql.ts", "Shapes/Shape.ts"])
   })
 
   for (const shape of registeredShapes) {

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test"
-import { DetailEnvelope } from "../src/Domain/Envelope.js"
-import { ErrorEnvelope } from "../src/Domain/Errors.js"
-import { SongContributors } from "../src/Domain/Member.js"
-import { SimilarSongs, SongDetail } from "../src/Domain/SongDetail.js"
+import { DetailEnvelope } from "../src/Contract/Envelope.js"
+import { ErrorEnvelope } from "../src/Contract/Errors.js"
+import { SongContributors } from "../src/Contract/Member.js"
+import { SimilarSongs, SongDetail } from "../src/Contract/SongDetail.js"
 import { decodeWith, request, type Reply } from "./support/http.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 

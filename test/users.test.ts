@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
-import { ListEnvelope } from "../src/Domain/Envelope.js"
-import { ContributionEntry, ContributorProfile } from "../src/Domain/Member.js"
-import { SongSummary } from "../src/Domain/Song.js"
+import { ListEnvelope } from "../src/Contract/Envelope.js"
+import { ContributionEntry, ContributorProfile } from "../src/Contract/Member.js"
+import { SongSummary } from "../src/Contract/Song.js"
 import { decodeWith, request, type Reply } from "./support/http.js"
 import { expectBadRequest, expectNotFound, expectNothingPrivate, walkByCursor as walkCursor, walkByOffset as walkOffset } from "./support/pages.js"
 import { sharedServer, type TestServer } from "./support/server.js"
@@ -96,7 +96,7 @@ describe("GET /v1/users", () => {
     expect(byName.data[0]!.name).toBe("Nur Diána")
     const byUsername = decodeWith(ProfileList, (await get("/v1/users?q=sitinur")).body)
     expect(byUsername.data.map((row) => row.username)).toEqual(["sitinurhaliza"])
-    // one or two letters (shorter than a trigram: src/Domain/NameFilter.ts) still match anywhere
+    // one or two letters (shorter than a trigram: src/Queries/NameFilter.ts) still match anywhere
     const usernames = async (q: string) =>
       decodeWith(ProfileList, (await get(`/v1/users?q=${encodeURIComponent(q)}&limit=80`)).body).data.map((row) => row.username)
     expect(await usernames("iá")).toContain("Nur_Diana")

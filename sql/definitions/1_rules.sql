@@ -27,10 +27,6 @@ $$;
 CREATE OR REPLACE VIEW public_songs AS
   SELECT * FROM songs WHERE song_is_public(published_at, deleted_at);
 
--- the scheduled and due rows the public counts subtract or add.
-CREATE OR REPLACE VIEW scheduled_songs AS
-  SELECT s.id FROM songs s WHERE song_is_scheduled(s.published_at, s.deleted_at);
-
 -- Albums, and curated lists as albums: live with a published_at, public once it has passed.
 
 CREATE OR REPLACE FUNCTION album_is_live(published_at timestamp with time zone) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -152,10 +148,6 @@ END $$;
 CREATE OR REPLACE FUNCTION search_kind(type text) RETURNS smallint LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN CASE type WHEN 'songs' THEN 1 WHEN 'artists' THEN 2 WHEN 'albums' THEN 3 WHEN 'curated_lists' THEN 4
                    WHEN 'labels' THEN 5 WHEN 'genres' THEN 6 WHEN 'users' THEN 7 END;
-
--- A row of search_docs is shown now.
-CREATE OR REPLACE FUNCTION search_entry_is_public(public_from timestamp with time zone) RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
-  RETURN public_from <= now();
 
 -- Entry (kind, id, public_from) is shown now: its public_from has passed, or it is an artist
 -- without a settled song whom the rule above shows. No subquery of its own, so it is inlined

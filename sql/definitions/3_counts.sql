@@ -10,6 +10,7 @@
 -- rebuilds them from the same line. The counts that are not a sum of rows (an artist's distinct
 -- songs, the facets, the artists' albums, the scheduled lists and buckets) have their own
 -- functions below the declarations. Every trigger is attached in one list.
+-- refill: recount_scheduled_song_links, recount_artist_song_counts, recount_kept_counts, recount_artist_role_counts, recount_artist_album_links, recount_scheduled_label_albums, recount_song_facet_counts
 
 -- ---- The declarations ----------------------------------------------------------------------
 
@@ -629,23 +630,15 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- TRUNCATE and role tags: the recounts named by the arguments, in turn.
-CREATE OR REPLACE FUNCTION recount_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
-BEGIN
-  FOR i IN 0 .. TG_NARGS - 1 LOOP
-    EXECUTE format('SELECT %I()', TG_ARGV[i]);
-  END LOOP;
-  RETURN NULL;
-END $$;
-
 -- Every trigger of the counts, one line each: statement-level AFTER triggers with transition
--- tables, named <table>_<name>_<operation>; each source of kept_counts() gets <table>_count_*
--- calling kept_counts_trigger(). Triggers of a table fire in name order: the count triggers of
+-- tables, named <table>_<name>_<operation> (attach_after_statement's, with arguments and chosen
+-- operations), and the recounts' refill_trigger()s, <table>_<recount>_<operation>; each source of
+-- kept_counts() gets <table>_count_* calling kept_counts_trigger() and a refill on TRUNCATE. Triggers of a table fire in name order: the count triggers of
 -- songs and the link tables sort before *_scheduled_count_*, so they see scheduled_song_links as
 -- it was. Run again when kept_counts() changes (test/kept-count-declaration.test.ts does).
 CREATE OR REPLACE FUNCTION attach_count_triggers() RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  a record; op text;
+  a record; op text; fn text;
 BEGIN
   FOR a IN
     SELECT * FROM (VALUES
@@ -664,25 +657,29 @@ BEGIN
       ('song_genres',          'facet_count',       '{delete,insert,update}', 'song_links_facet_count_trigger(''genre_id'')'),
       ('song_labels',          'facet_count',       '{delete,insert,update}', 'song_links_facet_count_trigger(''label_id'')'),
       ('albums',               'scheduled_label_count', '{delete,insert,update}', 'albums_scheduled_label_trigger()'),
-      -- the recounts (TRUNCATE ... CASCADE empties the linked tables too), in their order
-      ('songs',         'recount', '{truncate}', 'recount_trigger(''recount_catalogue_counts'', ''recount_artist_song_counts'', ''recount_artist_role_counts'', ''recount_song_facet_counts'')'),
-      ('credits',       'recount', '{truncate}', 'recount_trigger(''recount_artist_song_counts'', ''recount_artist_role_counts'', ''recount_artist_album_links'')'),
-      ('album_artists', 'recount', '{truncate}', 'recount_trigger(''recount_artist_album_links'')'),
-      ('album_tracks',  'recount', '{truncate}', 'recount_trigger(''recount_artist_album_links'')'),
-      ('albums',        'recount', '{truncate}', 'recount_trigger(''recount_scheduled_label_albums'')'),
-      ('song_genres',   'recount', '{truncate}', 'recount_trigger(''recount_song_facet_counts'')'),
-      ('song_labels',   'recount', '{truncate}', 'recount_trigger(''recount_song_facet_counts'')'),
-      ('roles',         'recount', '{update of tag}', 'recount_trigger(''recount_artist_role_counts'', ''recount_artist_album_links'')')
+      -- the recounts, a refill_trigger each (TRUNCATE ... CASCADE empties the linked tables too)
+      ('songs',         'recount', '{truncate}', 'recount_catalogue_counts recount_artist_song_counts recount_artist_role_counts recount_song_facet_counts'),
+      ('credits',       'recount', '{truncate}', 'recount_artist_song_counts recount_artist_role_counts recount_artist_album_links'),
+      ('album_artists', 'recount', '{truncate}', 'recount_artist_album_links'),
+      ('album_tracks',  'recount', '{truncate}', 'recount_artist_album_links'),
+      ('albums',        'recount', '{truncate}', 'recount_scheduled_label_albums'),
+      ('song_genres',   'recount', '{truncate}', 'recount_song_facet_counts'),
+      ('song_labels',   'recount', '{truncate}', 'recount_song_facet_counts'),
+      ('roles',         'recount', '{update of tag}', 'recount_artist_role_counts recount_artist_album_links')
     ) AS x(tbl, name, ops, call)
     UNION ALL
-    SELECT DISTINCT k.source, 'count', '{delete,insert,update,truncate}', 'kept_counts_trigger()' FROM kept_counts() k
+    SELECT DISTINCT k.source, 'count', '{delete,insert,update}', 'kept_counts_trigger()' FROM kept_counts() k
+    UNION ALL
+    SELECT DISTINCT k.source, 'recount', '{truncate}', 'recount_kept_counts' FROM kept_counts() k
   LOOP
     FOREACH op IN ARRAY a.ops::text[] LOOP
-      EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER %s ON %I %s FOR EACH STATEMENT EXECUTE FUNCTION %s',
-        concat_ws('_', a.tbl, a.name, split_part(op, ' ', 1)), upper(op), a.tbl,
-        CASE op WHEN 'delete' THEN 'REFERENCING OLD TABLE AS old_rows' WHEN 'insert' THEN 'REFERENCING NEW TABLE AS new_rows'
-                WHEN 'update' THEN 'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows' ELSE '' END,
-        CASE WHEN op = 'truncate' AND a.call = 'kept_counts_trigger()' THEN 'recount_trigger(''recount_kept_counts'')' ELSE a.call END);
+      FOREACH fn IN ARRAY CASE a.name WHEN 'recount' THEN string_to_array(a.call, ' ') ELSE ARRAY[a.call] END LOOP
+        EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER %s ON %I %s FOR EACH STATEMENT EXECUTE FUNCTION %s',
+          concat_ws('_', a.tbl, CASE a.name WHEN 'recount' THEN fn ELSE a.name END, split_part(op, ' ', 1)), upper(op), a.tbl,
+          CASE op WHEN 'delete' THEN 'REFERENCING OLD TABLE AS old_rows' WHEN 'insert' THEN 'REFERENCING NEW TABLE AS new_rows'
+                  WHEN 'update' THEN 'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows' ELSE '' END,
+          CASE a.name WHEN 'recount' THEN format('refill_trigger(%L)', fn) ELSE fn END);
+      END LOOP;
     END LOOP;
   END LOOP;
 END $$;

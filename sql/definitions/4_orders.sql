@@ -2,8 +2,16 @@
 -- the public rule, so a page deep in any order is a walk of one index, index-only; the sort
 -- buckets that turn an offset into a seek; the artists' and members' ranks. Kept by their own
 -- triggers and recounts, like the counts.
+-- refill: recount_member_contribution_ranks, recount_owner_song_orders, recount_member_contribution_orders, recount_artist_song_orders, recount_song_sort_buckets
 
 -- ---- A song's copies on its links and orders: release date, views, state -------------------
+
+-- The values a song's rows carry: written once, for the recount and both triggers.
+CREATE OR REPLACE VIEW song_order_values AS
+  SELECT s.id AS song_id, s.released_at, coalesce(s.vidsvc_views, -1) AS views, lower(s.title) AS title_key,
+         CASE WHEN song_is_live(s.published_at, s.deleted_at) THEN s.published_at END AS public_from,
+         s.vidsvc_views_per_day AS per_day
+  FROM songs s;
 
 -- A new or moved link takes its song's date (a bulk load writes the date itself).
 CREATE OR REPLACE FUNCTION song_link_release_date() RETURNS trigger LANGUAGE plpgsql
@@ -48,13 +56,6 @@ BEGIN
 END $$;
 CREATE OR REPLACE TRIGGER songs_link_copies_update AFTER UPDATE ON songs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION songs_link_copies_trigger();
 
--- The values a song's rows carry: written once, for the recount and both triggers.
-CREATE OR REPLACE VIEW song_order_values AS
-  SELECT s.id AS song_id, s.released_at, coalesce(s.vidsvc_views, -1) AS views, lower(s.title) AS title_key,
-         CASE WHEN song_is_live(s.published_at, s.deleted_at) THEN s.published_at END AS public_from,
-         s.vidsvc_views_per_day AS per_day
-  FROM songs s;
-
 -- ---- A genre's and a label's songs in every order: owner_song_orders ------------------------
 
 -- Links added and removed move their rows (owner and song arrays, read from the statement's
@@ -96,12 +97,8 @@ BEGIN
                                  gone_owners, gone_songs, added_owners, added_songs);
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER song_genres_order_delete AFTER DELETE ON song_genres REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION song_links_order_trigger();
-CREATE OR REPLACE TRIGGER song_genres_order_insert AFTER INSERT ON song_genres REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION song_links_order_trigger();
-CREATE OR REPLACE TRIGGER song_genres_order_update AFTER UPDATE ON song_genres REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION song_links_order_trigger();
-CREATE OR REPLACE TRIGGER song_labels_order_delete AFTER DELETE ON song_labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION song_links_order_trigger();
-CREATE OR REPLACE TRIGGER song_labels_order_insert AFTER INSERT ON song_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION song_links_order_trigger();
-CREATE OR REPLACE TRIGGER song_labels_order_update AFTER UPDATE ON song_labels REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION song_links_order_trigger();
+SELECT attach_after_statement('song_genres', 'song_genres_order', 'song_links_order_trigger');
+SELECT attach_after_statement('song_labels', 'song_labels_order', 'song_links_order_trigger');
 
 CREATE OR REPLACE FUNCTION recount_owner_song_orders() RETURNS void LANGUAGE sql AS $$
   TRUNCATE owner_song_orders;
@@ -112,15 +109,8 @@ CREATE OR REPLACE FUNCTION recount_owner_song_orders() RETURNS void LANGUAGE sql
   JOIN song_order_values v ON v.song_id = x.song_id;
 $$;
 
-CREATE OR REPLACE FUNCTION recount_owner_song_orders_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
-BEGIN
-  PERFORM recount_owner_song_orders();
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER song_genres_order_truncate AFTER TRUNCATE ON song_genres FOR EACH STATEMENT EXECUTE FUNCTION recount_owner_song_orders_trigger();
-CREATE OR REPLACE TRIGGER song_labels_order_truncate AFTER TRUNCATE ON song_labels FOR EACH STATEMENT EXECUTE FUNCTION recount_owner_song_orders_trigger();
+CREATE OR REPLACE TRIGGER song_genres_order_truncate AFTER TRUNCATE ON song_genres FOR EACH STATEMENT EXECUTE FUNCTION refill_trigger('recount_owner_song_orders');
+CREATE OR REPLACE TRIGGER song_labels_order_truncate AFTER TRUNCATE ON song_labels FOR EACH STATEMENT EXECUTE FUNCTION refill_trigger('recount_owner_song_orders');
 
 -- ---- An artist's songs in order: artist_song_orders -----------------------------------------
 
@@ -150,9 +140,7 @@ BEGIN
   FROM artist_song_order_values v WHERE v.song_id = ANY (song_ids);
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER credits_order_delete AFTER DELETE ON credits REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION credits_order_trigger();
-CREATE OR REPLACE TRIGGER credits_order_insert AFTER INSERT ON credits REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION credits_order_trigger();
-CREATE OR REPLACE TRIGGER credits_order_update AFTER UPDATE ON credits REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION credits_order_trigger();
+SELECT attach_after_statement('credits', 'credits_order', 'credits_order_trigger');
 
 CREATE OR REPLACE FUNCTION recount_artist_song_orders() RETURNS void LANGUAGE sql AS $$
   TRUNCATE artist_song_orders;
@@ -160,15 +148,8 @@ CREATE OR REPLACE FUNCTION recount_artist_song_orders() RETURNS void LANGUAGE sq
   SELECT song_id, artist_id, released_at, public_from, performer, writer, per_day FROM artist_song_order_values;
 $$;
 
-CREATE OR REPLACE FUNCTION recount_artist_song_orders_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
-BEGIN
-  PERFORM recount_artist_song_orders();
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER credits_order_truncate AFTER TRUNCATE ON credits FOR EACH STATEMENT EXECUTE FUNCTION recount_artist_song_orders_trigger();
-CREATE OR REPLACE TRIGGER roles_artist_song_order_update AFTER UPDATE OF tag ON roles FOR EACH STATEMENT EXECUTE FUNCTION recount_artist_song_orders_trigger();
+CREATE OR REPLACE TRIGGER credits_order_truncate AFTER TRUNCATE ON credits FOR EACH STATEMENT EXECUTE FUNCTION refill_trigger('recount_artist_song_orders');
+CREATE OR REPLACE TRIGGER roles_artist_song_order_update AFTER UPDATE OF tag ON roles FOR EACH STATEMENT EXECUTE FUNCTION refill_trigger('recount_artist_song_orders');
 
 -- ---- A member's contributions in order: member_contribution_orders --------------------------
 
@@ -188,9 +169,7 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER contributions_order_delete AFTER DELETE ON contributions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contributions_order_trigger();
-CREATE OR REPLACE TRIGGER contributions_order_insert AFTER INSERT ON contributions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contributions_order_trigger();
-CREATE OR REPLACE TRIGGER contributions_order_update AFTER UPDATE ON contributions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contributions_order_trigger();
+SELECT attach_after_statement('contributions', 'contributions_order', 'contributions_order_trigger');
 
 CREATE OR REPLACE FUNCTION recount_member_contribution_orders() RETURNS void LANGUAGE sql AS $$
   TRUNCATE member_contribution_orders;
@@ -199,14 +178,7 @@ CREATE OR REPLACE FUNCTION recount_member_contribution_orders() RETURNS void LAN
   FROM contributions c JOIN song_order_values v ON v.song_id = c.song_id;
 $$;
 
-CREATE OR REPLACE FUNCTION recount_member_contribution_orders_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
-BEGIN
-  PERFORM recount_member_contribution_orders();
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER contributions_order_truncate AFTER TRUNCATE ON contributions FOR EACH STATEMENT EXECUTE FUNCTION recount_member_contribution_orders_trigger();
+CREATE OR REPLACE TRIGGER contributions_order_truncate AFTER TRUNCATE ON contributions FOR EACH STATEMENT EXECUTE FUNCTION refill_trigger('recount_member_contribution_orders');
 
 -- ---- Members by contributions: member_contribution_ranks ------------------------------------
 
@@ -230,9 +202,7 @@ BEGIN
   WHERE r.member_id = x.member_id AND r.settled <> x.settled;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER member_settled_rank_count_delete AFTER DELETE ON member_settled_contributions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION member_settled_rank_trigger();
-CREATE OR REPLACE TRIGGER member_settled_rank_count_insert AFTER INSERT ON member_settled_contributions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION member_settled_rank_trigger();
-CREATE OR REPLACE TRIGGER member_settled_rank_count_update AFTER UPDATE ON member_settled_contributions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION member_settled_rank_trigger();
+SELECT attach_after_statement('member_settled_contributions', 'member_settled_rank_count', 'member_settled_rank_trigger');
 
 CREATE OR REPLACE FUNCTION members_contribution_rank_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
@@ -250,9 +220,7 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER members_rank_count_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION members_contribution_rank_trigger();
-CREATE OR REPLACE TRIGGER members_rank_count_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION members_contribution_rank_trigger();
-CREATE OR REPLACE TRIGGER members_rank_count_update AFTER UPDATE ON members REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION members_contribution_rank_trigger();
+SELECT attach_after_statement('members', 'members_rank_count', 'members_contribution_rank_trigger');
 
 CREATE OR REPLACE FUNCTION recount_member_contribution_ranks() RETURNS void LANGUAGE sql AS $$
   DELETE FROM member_contribution_ranks;
@@ -262,17 +230,11 @@ CREATE OR REPLACE FUNCTION recount_member_contribution_ranks() RETURNS void LANG
   WHERE member_is_public(m.username, m.is_banned);
 $$;
 
-CREATE OR REPLACE FUNCTION recount_member_contribution_ranks_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
-BEGIN
-  PERFORM recount_member_contribution_ranks();
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER members_rank_count_truncate AFTER TRUNCATE ON members FOR EACH STATEMENT EXECUTE FUNCTION recount_member_contribution_ranks_trigger();
+CREATE OR REPLACE TRIGGER members_rank_count_truncate AFTER TRUNCATE ON members FOR EACH STATEMENT EXECUTE FUNCTION refill_trigger('recount_member_contribution_ranks');
 
 -- ---- Artists by name and by songs: the kept name key, the walk by song count ----------------
 
+-- An artist renamed: its kept name key and folded names (the artists list in name order, its q).
 CREATE OR REPLACE FUNCTION artists_name_key_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
   AS $$
@@ -286,6 +248,9 @@ BEGIN
 END $$;
 CREATE OR REPLACE TRIGGER artists_name_key_update AFTER UPDATE ON artists REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION artists_name_key_trigger();
 
+-- The artists list by song count, most first: a walk of artist_song_counts' rank order (from its
+-- nearer end when the page is past the middle of the whole order), then the visible artists
+-- without a settled song, by id; while some songs are due, those are merged in by their counts.
 CREATE OR REPLACE FUNCTION artists_by_song_count(q text, after_count integer, after_id integer, skip integer, take integer) RETURNS TABLE(id integer, song_count bigint) LANGUAGE plpgsql STABLE AS $$
 DECLARE
   walked integer;
@@ -443,14 +408,7 @@ CREATE OR REPLACE FUNCTION recount_song_sort_buckets(bucket_songs integer DEFAUL
   SELECT '', -2147483648, 0 WHERE NOT EXISTS (SELECT 1 FROM settled);
 $$;
 
-CREATE OR REPLACE FUNCTION recount_song_sort_buckets_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
-BEGIN
-  PERFORM recount_song_sort_buckets();
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER songs_sort_bucket_count_truncate AFTER TRUNCATE ON songs FOR EACH STATEMENT EXECUTE FUNCTION recount_song_sort_buckets_trigger();
+CREATE OR REPLACE TRIGGER songs_sort_bucket_count_truncate AFTER TRUNCATE ON songs FOR EACH STATEMENT EXECUTE FUNCTION refill_trigger('recount_song_sort_buckets');
 
 CREATE OR REPLACE FUNCTION public_song_released_seek(skip bigint) RETURNS TABLE(bound_key date, bound_id integer, songs_before bigint) LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column

@@ -1,5 +1,6 @@
 -- Search (docs/search.md): the search tables' upkeep, the query's terms and the ranking of
 -- /v1/search, and the kept name grams that answer one- and two-character name filters.
+-- refill: refill_search, refill_artist_name_grams, refill_member_name_grams
 
 -- ---- The search tables: their rows from the catalogue, kept by row and count triggers ---------
 
@@ -657,7 +658,7 @@ CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits in
 -- ---- Name filters of lists: folded names, kept grams of one and two characters -------------
 
 -- An artist's folded names contain the folded query `q`; NULL: every artist; '' none, as
--- src/Domain/NameFilter.ts (every name contains the empty text). One expression: inlined.
+-- src/Queries/NameFilter.ts (every name contains the empty text). One expression: inlined.
 CREATE OR REPLACE FUNCTION folded_names_contain(q text, search_name text, search_full_name text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
   SELECT q IS NULL OR (q <> '' AND (strpos(search_name, q) > 0 OR strpos(search_full_name, q) > 0))
 $$;
@@ -863,7 +864,7 @@ CREATE OR REPLACE FUNCTION refill_member_name_grams() RETURNS void LANGUAGE sql 
 $$;
 
 -- The public members whose folded name or username contains the folded `q`, by the kept grams: as
--- (member's handle) for src/Domain/SteeredPage.ts's key sets, and how many (NULL when the folded q
+-- (member's handle) for src/Queries/SteeredPage.ts's key sets, and how many (NULL when the folded q
 -- is not a gram: empty, or folded to more than two characters).
 -- (each handle a probe by primary key: a join was planned as a hash over every member, 10 ms at 1M)
 CREATE OR REPLACE FUNCTION short_member_query_handles(q text) RETURNS TABLE(handle text) LANGUAGE sql STABLE AS $$

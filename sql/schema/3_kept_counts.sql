@@ -208,7 +208,7 @@ CREATE TABLE public_member_kind_counts (
 
 -- Every genre's and label's songs in each order of the song lists, with what the public rule
 -- needs, so that a page of one owner's songs at any offset is an index-only range of its owner
--- (src/Domain/SongSorts.ts `ownSongSort`). Before, a genre's or label's deep page joined every
+-- (src/Queries/SongSorts.ts `ownSongSort`). Before, a genre's or label's deep page joined every
 -- skipped link to its song for the public rule (genre=pop at offset 130,000 of 263k: 0.47 s at
 -- 1M songs), and a genre's popular and title orders and a label's title order walked the whole
 -- catalogue's index with a link probe a row (offset 10,000: 0.14-0.49 s).

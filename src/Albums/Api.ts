@@ -1,11 +1,10 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { AlbumDetail } from "../Domain/Album.js"
-import { MAX_BATCH_IDS } from "../Domain/Batch.js"
-import { ChoiceParam, IdListParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
-import { ListAlbumEntry } from "../Domain/Song.js"
-import { detailEndpoint, listEndpoint } from "../Domain/Endpoints.js"
+import { AlbumDetail } from "../Contract/Album.js"
+import { ChoiceParam, IdListParam, IdParam, MAX_BATCH_IDS, OrderParam, PageParams } from "../Contract/Params.js"
+import { ListAlbumEntry } from "../Contract/Song.js"
+import { detailEndpoint, listEndpoint } from "../Contract/Endpoints.js"
 
 export const AlbumPath = Schema.Struct({ albumId: IdParam("albumId") })
 

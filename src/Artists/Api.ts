@@ -1,12 +1,11 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { ArtistDetail, ArtistSummary, NamesakeHint } from "../Domain/Artist.js"
-import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
-import { ChoiceParam, CommaSetParam, IdListParam, IdParam, MAX_INT4, PageParams } from "../Domain/Params.js"
-import { MAX_BATCH_IDS } from "../Domain/Batch.js"
-import { SearchTextParam } from "../Domain/SearchText.js"
-import { ListAlbumEntry, SongSummary } from "../Domain/Song.js"
+import { ArtistDetail, ArtistSummary, NamesakeHint } from "../Contract/Artist.js"
+import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Contract/Endpoints.js"
+import { ChoiceParam, CommaSetParam, IdListParam, IdParam, MAX_BATCH_IDS, MAX_INT4, PageParams } from "../Contract/Params.js"
+import { SearchTextParam } from "../Contract/SearchText.js"
+import { ListAlbumEntry, SongSummary } from "../Contract/Song.js"
 
 export const MAX_HINT_IDS = 100
 

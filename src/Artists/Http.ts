@@ -2,9 +2,9 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { browseOrLookup } from "../Domain/Batch.js"
-import { listJson } from "../Domain/Json.js"
-import { detailOrNotFound, listOrNotFound } from "../Domain/NotFound.js"
+import { browseOrLookup } from "../Queries/Batch.js"
+import { listJson } from "../Queries/Json.js"
+import { detailOrNotFound, listOrNotFound } from "../Queries/NotFound.js"
 import { ArtistsRepo } from "./Repo.js"
 
 export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>

@@ -1,23 +1,8 @@
-import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
-import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ForbiddenError, UnauthorizedError } from "../Domain/Errors.js"
-import { type StaffIdentity, TokenVerifier } from "./TokenVerifier.js"
-
-/** The staff member a request was verified for; handlers of the Staff group may read it. */
-export class CurrentStaff extends Context.Service<CurrentStaff, StaffIdentity>()("catalogue/CurrentStaff") {}
-
-/**
- * Bearer-token security for the Staff group: 401 for a missing or bad token, 403 for a
- * valid token without the staff role. WWW-Authenticate is added with every header, in src/Http/Answer.ts.
- */
-export class StaffAuth extends HttpApiMiddleware.Service<StaffAuth, { provides: CurrentStaff }>()("catalogue/StaffAuth", {
-  error: [UnauthorizedError, ForbiddenError],
-  security: { bearer: HttpApiSecurity.bearer }
-}) {}
+import { CurrentStaff, StaffAuth } from "../Contract/StaffAuth.js"
+import { TokenVerifier } from "./TokenVerifier.js"
 
 /**
  * The header is read here, not the decoded token (the platform strips 7 characters unchecked);

@@ -9,14 +9,9 @@ import * as Redacted from "effect/Redacted"
 import * as jose from "jose"
 import { readFileSync } from "node:fs"
 import { AppConfig } from "../Config.js"
-import { Forbidden, Unauthorized } from "../Domain/Errors.js"
+import { Forbidden, Unauthorized } from "../Contract/Errors.js"
+import type { StaffIdentity } from "../Contract/StaffAuth.js"
 import { withSpan } from "../Spans.js"
-
-/** Who a valid staff token speaks for. */
-export interface StaffIdentity {
-  readonly subject: string
-  readonly role: "staff" | "admin"
-}
 
 export const CLOCK_SKEW_SECONDS = 30
 const STAFF_ROLES = new Set(["staff", "admin"])

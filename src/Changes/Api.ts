@@ -1,9 +1,9 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { Change } from "../Domain/Change.js"
-import { DocumentedText, FeedLimitParam } from "../Domain/Params.js"
-import { listEndpoint } from "../Domain/Endpoints.js"
+import { Change } from "../Contract/Change.js"
+import { DocumentedText, FeedLimitParam } from "../Contract/Params.js"
+import { listEndpoint } from "../Contract/Endpoints.js"
 
 export const ChangesParams = Schema.Struct({
   since: Schema.optional(

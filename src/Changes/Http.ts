@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { listJson } from "../Domain/Json.js"
+import { listJson } from "../Queries/Json.js"
 import { ChangesRepo } from "./Repo.js"
 
 export const DEFAULT_FEED_LIMIT = 100

@@ -2,41 +2,14 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import { badCursor, decodeCursor, encodeCursor } from "../Domain/Cursor.js"
-import { change } from "../Domain/Change.js"
-import { jsonArraySql } from "../Domain/JsonSql.js"
+import { badCursor } from "../Queries/Cursor.js"
+import { change } from "../Shapes/Change.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
 import { withSpan } from "../Spans.js"
 import { unsafeFragment } from "../Database/SqlText.js"
-import { type CursorSeal, makeCursorSeal } from "./CursorSeal.js"
+import { makeCursorSeal } from "./CursorSeal.js"
+import { type FeedCursor, feedCursor, type FeedPosition } from "./FeedCursor.js"
 
-const SCOPE = "changes"
-
-/**
- * Where a reader stands: the immediate stream by (xid, position) of the last touch read, the due
- * stream by (due_at, kind, row_key) of the last due touch read, and the horizon its rows were
- * judged at. Times are microseconds since 1970, xids and positions decimal text (64-bit).
- */
-export interface FeedPosition {
-  readonly xid: string
-  readonly position: string
-  readonly dueAt: number
-  readonly dueKind: string
-  readonly dueKey: string
-  readonly horizon: number
-  /**
-   * The late stream by (xid, due_at, kind, row_key): due touches the due stream passed while their
-   * writer was still running (it committed after a reader's horizon passed their time). Every
-   * such touch not yet served lies after this position.
-   */
-  readonly lateXid: string
-  readonly lateDueAt: number
-  readonly lateKind: string
-  readonly lateKey: string
-}
-
-/** A feed position in a cursor: the immediate, due and late streams' positions and the horizon. */
-const FEED_KEY = ["xid", "position", "micros", "text", "text", "micros", "xid", "micros", "text", "text"] as const
 /**
  * How far a cursor's horizon may lie ahead of the reader's clock: replicas' clocks drift apart a
  * little. Further ahead is no clock this feed trusts: the cursor is bad_request.
@@ -45,33 +18,6 @@ const CLOCK_DRIFT_TOLERATED = unsafeFragment("interval '1 minute'")
 
 /** A new reader has passed no due touch: nothing can be late for it. */
 const MAX_XID = (2n ** 64n - 1n).toString()
-
-/** The position a `since` cursor names; bad_request for anything this endpoint did not make. */
-const decodeSince = (seal: CursorSeal, since: string) =>
-  // a due time is at most one microsecond past the horizon (the due stream read to its end)
-  Option.match(
-    Option.filter(
-      Option.flatMap(Option.fromUndefinedOr(seal.open(since)), (text) => decodeCursor(text, SCOPE, FEED_KEY)),
-      ({ key }) => Number(key[2]) <= Number(key[5]) + 1
-    ), {
-    onNone: () => Effect.fail(badCursor),
-    onSome: ({ key: [xid, position, dueAt, dueKind, dueKey, horizon, lateXid, lateDueAt, lateKind, lateKey] }) =>
-      Effect.succeed<FeedPosition>({
-        xid: String(xid),
-        position: String(position),
-        dueAt: Number(dueAt),
-        dueKind: String(dueKind),
-        dueKey: String(dueKey),
-        horizon: Number(horizon),
-        lateXid: String(lateXid),
-        lateDueAt: Number(lateDueAt),
-        lateKind: String(lateKind),
-        lateKey: String(lateKey)
-      })
-  })
-
-const encodePosition = (p: FeedPosition) =>
-  encodeCursor(SCOPE, 0, [p.xid, p.position, p.dueAt, p.dueKind, p.dueKey, p.horizon, p.lateXid, p.lateDueAt, p.lateKind, p.lateKey])
 
 /**
  * The cursor of a copy read in one transaction snapshot (docs/changes.md, "Snapshots"): `xmin` is
@@ -82,7 +28,7 @@ const encodePosition = (p: FeedPosition) =>
  * could not see comes after, and some of what it saw comes again (judged when read: harmless).
  */
 export const snapshotCursor = (cursorKey: Buffer, xmin: string, at: number) =>
-  makeCursorSeal(cursorKey).seal(encodePosition({
+  feedCursor(makeCursorSeal(cursorKey)).encode({
     xid: xmin,
     position: "0",
     dueAt: at,
@@ -93,7 +39,7 @@ export const snapshotCursor = (cursorKey: Buffer, xmin: string, at: number) =>
     lateDueAt: 0,
     lateKind: "",
     lateKey: ""
-  }))
+  })
 
 interface PageRow {
   readonly valid: boolean
@@ -120,40 +66,14 @@ interface PageRow {
 /** The page's entries as compact JSON, in feed order. */
 const FEED_ENTRIES = unsafeFragment(jsonArraySql(change.json("c"), "c.ord"))
 
-export interface ChangesPage {
-  readonly itemsJson: string
-  readonly total: number
-  readonly nextCursor: string
-}
+type Sql = SqlClient.SqlClient
 
-export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/ChangesRepo", {
-  make: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-
-    /** The cursor seal, from the key the migration stored (read once, on the first feed request). */
-    let seal: CursorSeal | undefined
-    const cursorSeal = Effect.suspend(() =>
-      seal !== undefined
-        ? Effect.succeed(seal)
-        : sql<{ readonly key: string }>`SELECT encode(cursor_key, 'hex') AS key FROM change_feed_origin`.pipe(
-          Effect.orDie,
-          Effect.map(([row]) => (seal = makeCursorSeal(Buffer.from(row!.key, "hex"))))
-        )
-    )
-
-    /**
-     * One page in one statement. The immediate stream serves only transactions older than this
-     * snapshot's xmin (all finished), so one that commits late is never passed over. The horizon
-     * (the time schedules are judged at) never passes the start of a transaction still running,
-     * since that one may be withdrawing a row about to appear, and never goes back for a reader.
-     * Each row touched in the page appears once, judged now: upsert when public at the horizon,
-     * remove when not but public at some moment before, else left out.
-     */
-    const page = (from: FeedPosition | undefined, limit: number) =>
-      sql<PageRow>`
-        -- the start is read through scalar subqueries: an index range bound, not a join the planner
-        -- may answer by walking the whole log in order (an empty poll took 0.6 s at 1M that way)
-        WITH origin AS (
+/**
+ * `origin`, `start`: where the page starts, the cursor's position or, for a new reader, the feed's
+ * origin. Read through scalar subqueries: an index range bound, not a join the planner may answer
+ * by walking the whole log in order (an empty poll took 0.6 s at 1M that way).
+ */
+const startOf = (sql: Sql, from: FeedPosition | undefined) => sql`origin AS (
           SELECT (extract(epoch FROM started_at) * 1000000)::bigint AS us FROM change_feed_origin
         ),
         start AS (
@@ -167,10 +87,15 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
                  timestamptz 'epoch' + coalesce(${from?.lateDueAt ?? null}::bigint, 0) * interval '1 microsecond' AS late_due_at,
                  coalesce(${from?.lateKind ?? null}::text, '') AS late_kind,
                  coalesce(${from?.lateKey ?? null}::text, '') AS late_key
-        ),
-        -- Transaction ids are the cluster's: one running in another database writes no change of
-        -- this one, so only those positively seen there are let by; any other holds the feed.
-        h AS (
+        )`
+
+/**
+ * `h`: this reader's xmin and horizon. Transaction ids are the cluster's: one running in another
+ * database writes no change of this one, so only those positively seen there are let by; any other
+ * holds the feed. The horizon never passes the start of a transaction still running (it may be
+ * withdrawing a row about to appear) and never goes back for a reader.
+ */
+const readerHorizon = (sql: Sql) => sql`h AS (
           SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(pg_current_snapshot()) ELSE coalesce(
               (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
                WHERE NOT EXISTS (
@@ -182,18 +107,23 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
               (SELECT min(xact_start) FROM pg_stat_activity
                WHERE backend_xid IS NOT NULL AND datname = current_database() AND pid <> pg_backend_pid()),
               now()))) AS horizon
-        ),
-        -- A reader whose clock has not reached the cursor's horizon (the replica that issued it
-        -- runs ahead) reads nothing: judged at an earlier time, a row that reader saw public
-        -- could come out removed, with its due touch already passed. A reader that has not seen
-        -- every transaction the cursor's reader had seen (a staler standby) leaves the due and
-        -- late streams where they are: it could not vouch for them.
-        may AS (
+        )`
+
+/**
+ * `may`: which streams this reader may read. One whose clock has not reached the cursor's horizon
+ * (the replica that issued it runs ahead) reads nothing: judged at an earlier time, a row that
+ * reader saw public could come out removed, with its due touch already passed. One that has not
+ * seen every transaction the cursor's reader had seen (a staler standby) leaves the due and late
+ * streams where they are: it could not vouch for them.
+ */
+const mayRead = (sql: Sql) => sql`may AS (
           SELECT c.reached AS immediate,
                  c.reached AND ((SELECT late_xid FROM start) = ${MAX_XID}::xid8 OR (SELECT xmin FROM h) >= (SELECT late_xid FROM start)) AS due
           FROM (SELECT (SELECT horizon FROM start) <= now() AS reached) c
-        ),
-        immediate AS (
+        )`
+
+/** `immediate`: the touches after the start position of transactions older than `h.xmin` (all finished), in log order. */
+const immediateStream = (sql: Sql, limit: number) => sql`immediate AS (
           SELECT l.xid, l.position, l.kind, l.row_key, true AS may_remove, l.at,
                  row_number() OVER (ORDER BY l.xid, l.position) AS ord
           FROM (SELECT l.* FROM change_log l
@@ -201,10 +131,13 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
                   AND (l.xid, l.position) > ((SELECT xid FROM start), (SELECT position FROM start))
                   AND l.xid < (SELECT xmin FROM h)
                 ORDER BY l.xid, l.position LIMIT ${limit}) l
-        ),
-        -- due touches the due stream passed while their writer was still running: behind its
-        -- position, at or after the late position, their writer finished now
-        late AS (
+        )`
+
+/**
+ * `late`: due touches the due stream passed while their writer was still running: behind its
+ * position, at or after the late position, their writer finished now.
+ */
+const lateStream = (sql: Sql, limit: number) => sql`late AS (
           SELECT l.xid, l.due_at, l.kind, l.row_key, false AS may_remove, l.due_at AS at,
                  ${limit} + row_number() OVER (ORDER BY l.xid, l.due_at, l.kind, l.row_key) AS ord
           FROM (SELECT DISTINCT l.xid, l.due_at, l.kind, l.row_key FROM change_due l
@@ -213,11 +146,15 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
                   AND l.xid < (SELECT xmin FROM h)
                   AND (l.due_at, l.kind, l.row_key) <= ((SELECT due_at FROM start), (SELECT due_kind FROM start), (SELECT due_key FROM start))
                 ORDER BY l.xid, l.due_at, l.kind, l.row_key LIMIT ${limit} - (SELECT count(*) FROM immediate)) l
-        ),
-        -- due touches are keyed by what they say (no position: their writes are not counted);
-        -- rows of the same (due_at, kind, row_key) from several sources are one entry; only those
-        -- of finished writers (a running one's are the late stream's once it ends)
-        due AS (
+        )`
+
+/**
+ * `due`: scheduled rows whose time came, up to the horizon. Due touches are keyed by what they say
+ * (no position: their writes are not counted); rows of the same (due_at, kind, row_key) from several
+ * sources are one entry; only those of finished writers (a running one's are the late stream's once
+ * it ends).
+ */
+const dueStream = (sql: Sql, limit: number) => sql`due AS (
           SELECT l.due_at, l.kind, l.row_key, false AS may_remove, l.due_at AS at,
                  2 * ${limit} + row_number() OVER (ORDER BY l.due_at, l.kind, l.row_key) AS ord
           FROM (SELECT DISTINCT l.due_at, l.kind, l.row_key FROM change_due l
@@ -226,8 +163,13 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
                   AND l.due_at <= (SELECT horizon FROM h)
                   AND l.xid < (SELECT xmin FROM h)
                 ORDER BY l.due_at, l.kind, l.row_key LIMIT ${limit} - (SELECT count(*) FROM immediate) - (SELECT count(*) FROM late)) l
-        ),
-        touched AS (
+        )`
+
+/**
+ * `touched`, `judged`, `served`: each row touched in the three streams once, judged at the
+ * horizon: upsert when public then, remove when not but public at some moment before, else left out.
+ */
+const JUDGED = unsafeFragment(`touched AS (
           SELECT kind, row_key, bool_or(may_remove) AS may_remove, max(at) AS at, max(ord) AS ord
           FROM (SELECT kind, row_key, may_remove, at, ord FROM immediate
                 UNION ALL SELECT kind, row_key, may_remove, at, ord FROM late
@@ -237,8 +179,13 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
         judged AS (
           SELECT t.*, feed_public(t.kind, t.row_key, (SELECT horizon FROM h)) AS public FROM touched t
         ),
-        served AS (SELECT * FROM judged WHERE public OR may_remove)
-        SELECT
+        served AS (SELECT * FROM judged WHERE public OR may_remove)`)
+
+/**
+ * The page's one row (PageRow): whether the cursor is valid here, the entries, how many each
+ * stream read and the last position each reached, and this reader's xmin and horizon.
+ */
+const pageRow = (sql: Sql) => sql`SELECT
           (SELECT horizon FROM start) <= now() + ${CLOCK_DRIFT_TOLERATED} AND (SELECT due_at FROM start) >= (SELECT started_at FROM change_feed_origin) - interval '1 second' AS valid,
           (SELECT ${FEED_ENTRIES} FROM served c)::text AS json,
           (SELECT count(*) FROM served)::int AS total,
@@ -257,21 +204,59 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
           (SELECT due FROM may) AS due_read,
           (SELECT xmin::text FROM h) AS xmin,
           (SELECT (extract(epoch FROM horizon) * 1000000)::bigint::text FROM h) AS horizon,
-          (SELECT us::text FROM origin) AS origin`.pipe(Effect.orDie)
+          (SELECT us::text FROM origin) AS origin`
+
+/**
+ * One page in one statement, its parts above in order. The immediate stream serves only
+ * transactions older than this snapshot's xmin (all finished), so one that commits late is never
+ * passed over.
+ */
+const pageStatement = (sql: Sql, from: FeedPosition | undefined, limit: number) =>
+  sql<PageRow>`
+        WITH ${startOf(sql, from)},
+        ${readerHorizon(sql)},
+        ${mayRead(sql)},
+        ${immediateStream(sql, limit)},
+        ${lateStream(sql, limit)},
+        ${dueStream(sql, limit)},
+        ${JUDGED}
+        ${pageRow(sql)}`
+
+export interface ChangesPage {
+  readonly itemsJson: string
+  readonly total: number
+  readonly nextCursor: string
+}
+
+export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/ChangesRepo", {
+  make: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The cursor codec, sealed with the key the migration stored (read once, on the first feed request). */
+    let cursors: FeedCursor | undefined
+    const feedCursors = Effect.suspend(() =>
+      cursors !== undefined
+        ? Effect.succeed(cursors)
+        : sql<{ readonly key: string }>`SELECT encode(cursor_key, 'hex') AS key FROM change_feed_origin`.pipe(
+          Effect.orDie,
+          Effect.map(([row]) => (cursors = feedCursor(makeCursorSeal(Buffer.from(row!.key, "hex")))))
+        )
+    )
 
     /** The changes after `since` (a cursor of this endpoint), at most `limit` read. */
     const listChanges = (since: string | undefined, limit: number) =>
       Effect.gen(function*() {
-        const sealer = yield* cursorSeal
-        const from = since === undefined ? undefined : yield* decodeSince(sealer, since)
-        const [row] = yield* page(from, limit)
+        const codec = yield* feedCursors
+        const from = since === undefined ? undefined : codec.decode(since)
+        if (since !== undefined && from === undefined) return yield* Effect.fail(badCursor)
+        const [row] = yield* pageStatement(sql, from, limit).pipe(Effect.orDie)
         if (row === undefined || !row.valid) return yield* Effect.fail(badCursor)
         const origin = Number(row.origin)
         const start: FeedPosition = from ??
           { xid: "0", position: "0", dueAt: origin, dueKind: "", dueKey: "", horizon: origin, lateXid: MAX_XID, lateDueAt: 0, lateKind: "", lateKey: "" }
         // nothing read: the cursor given comes back as it was (a client has caught up when it does)
         if (row.immediate + row.late + row.due === 0) {
-          return { itemsJson: row.json, total: row.total, nextCursor: since ?? sealer.seal(encodePosition(start)) } satisfies ChangesPage
+          return { itemsJson: row.json, total: row.total, nextCursor: since ?? codec.encode(start) } satisfies ChangesPage
         }
         const horizon = Number(row.horizon)
         // The immediate stream resumes after the last touch read: every touch of a transaction below
@@ -294,7 +279,7 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
           lateKind: lateDone ? "" : row.last_late_kind ?? start.lateKind,
           lateKey: lateDone ? "" : row.last_late_key ?? start.lateKey
         }
-        return { itemsJson: row.json, total: row.total, nextCursor: sealer.seal(encodePosition(next)) } satisfies ChangesPage
+        return { itemsJson: row.json, total: row.total, nextCursor: codec.encode(next) } satisfies ChangesPage
       }).pipe(withSpan("ChangesRepo.listChanges"))
 
     return { listChanges } as const

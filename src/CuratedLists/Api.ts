@@ -1,9 +1,9 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { CuratedList, CuratedListSummary } from "../Domain/CuratedList.js"
-import { IdParam, PageParams } from "../Domain/Params.js"
-import { detailEndpoint, listEndpoint } from "../Domain/Endpoints.js"
+import { CuratedList, CuratedListSummary } from "../Contract/CuratedList.js"
+import { IdParam, PageParams } from "../Contract/Params.js"
+import { detailEndpoint, listEndpoint } from "../Contract/Endpoints.js"
 
 export const ListPath = Schema.Struct({ listId: IdParam("listId") })
 

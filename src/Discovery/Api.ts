@@ -1,7 +1,7 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Discovery } from "../Domain/Discovery.js"
-import { resourceEndpoint } from "../Domain/Endpoints.js"
+import { Discovery } from "../Contract/Discovery.js"
+import { resourceEndpoint } from "../Contract/Endpoints.js"
 
 export const DISCOVERY_SIZE = 12
 

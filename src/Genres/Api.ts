@@ -1,11 +1,11 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { Genre, GenreEntry } from "../Domain/Genre.js"
-import { TextParam } from "../Domain/Params.js"
-import { SongSummary } from "../Domain/Song.js"
+import { Genre, GenreEntry } from "../Contract/Genre.js"
+import { TextParam } from "../Contract/Params.js"
+import { SongSummary } from "../Contract/Song.js"
 import { SongListParams } from "../Labels/Api.js"
-import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
+import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Contract/Endpoints.js"
 
 const bySlug = Schema.Struct({ slug: TextParam("slug", { type: "string", minLength: 1, description: "The genre's slug, e.g. rock-kapak." }) })
 

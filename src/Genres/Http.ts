@@ -2,9 +2,9 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { echo } from "../Domain/Errors.js"
-import { listJson } from "../Domain/Json.js"
-import { detailOrNotFound, listOrNotFound } from "../Domain/NotFound.js"
+import { echo } from "../Contract/Errors.js"
+import { listJson } from "../Queries/Json.js"
+import { detailOrNotFound, listOrNotFound } from "../Queries/NotFound.js"
 import { GenresRepo } from "./Repo.js"
 
 export const GenresLive = HttpApiBuilder.group(Api, "Genres", (handlers) =>

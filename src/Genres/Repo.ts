@@ -3,12 +3,12 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { genre, genreEntry } from "../Domain/Genre.js"
-import { jsonArraySql } from "../Domain/JsonSql.js"
-import type { PublicRows } from "../Domain/Detail.js"
-import type { PageParamsInput } from "../Domain/Pagination.js"
-import { songBrowsePage } from "../Domain/SongBrowse.js"
-import type { SongSortName } from "../Domain/SongSorts.js"
+import { genre, genreEntry } from "../Shapes/Genre.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
+import type { PublicRows } from "../Queries/Detail.js"
+import type { PageParamsInput } from "../Queries/Pagination.js"
+import { songBrowsePage } from "../Queries/SongBrowse.js"
+import type { SongSortName } from "../Queries/SongSorts.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
 import { unsafeFragment } from "../Database/SqlText.js"
@@ -47,7 +47,7 @@ export class GenresRepo extends Context.Service<GenresRepo>()("catalogue/GenresR
         withSpan("GenresRepo.findGenre")
       )
 
-    /** The genre's public songs, as /v1/songs?genre= (src/Domain/SongBrowse.ts). found=false: no genre has the slug. */
+    /** The genre's public songs, as /v1/songs?genre= (src/Queries/SongBrowse.ts). found=false: no genre has the slug. */
     const listGenreSongs = (slug: string, sortName: SongSortName, page: PageParamsInput) =>
       songBrowsePage(sql, { genre: slug, sort: sortName }, page, {
         scope: `genre-songs|${slug}|${sortName}`,

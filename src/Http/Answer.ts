@@ -1,5 +1,6 @@
+import type * as HttpBody from "effect/http/HttpBody"
 import { chooseCoding, COMPRESS_ABOVE_BYTES, encodeBody, etagOf, type Representation } from "../Cache/Representation.js"
-import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
+import { JSON_CONTENT_TYPE } from "../Queries/Json.js"
 import { type RateLimitDecision, rateLimitHeaders } from "../RateLimit/RateLimiter.js"
 import type { Freshness } from "../Cache/Freshness.js"
 import { nextPageLink } from "./NextLink.js"
@@ -15,8 +16,11 @@ import type { RouteKind } from "./Routes.js"
 export interface Answer {
   readonly status: number
   readonly headers: Record<string, string>
-  /** undefined: no body (204, 304); a Blob: a file, streamed from disk as it is sent */
-  readonly body: Uint8Array | string | Blob | undefined
+  /**
+   * undefined: no body (204, 304); a Blob: a file, streamed from disk as it is sent; an
+   * HttpBody.Stream: a handler's stream, sent as it comes
+   */
+  readonly body: Uint8Array | string | Blob | HttpBody.Stream | undefined
 }
 
 /** What the headers of one request's answer depend on, decided once at the edge. */
@@ -135,16 +139,61 @@ export const bareErrorAnswer = (status: number, envelope: string): Answer => ({
   body: envelope
 })
 
-/** The answer as a web Response; HEAD says the length GET would send, as the pipeline's responses do. */
+/**
+ * The answer as a web Response; HEAD says the length GET would send, as the pipeline's responses do.
+ * Only for answers made before a handler ran (the front door, not serving): no stream among them.
+ */
 export const toWebResponse = (method: string, answer: Answer): Response => {
-  if (method !== "HEAD" || answer.body === undefined) return new Response(answer.body ?? null, answer)
+  if (method !== "HEAD" || answer.body === undefined) return new Response((answer.body ?? null) as Uint8Array | string | Blob | null, answer)
   const length = bodyBytes(answer.body)
   return new Response(null, { status: answer.status, headers: { ...answer.headers, "content-length": String(length) } })
 }
 
-/** Bytes of a body as sent. */
-export const bodyBytes = (body: Uint8Array | string | Blob) =>
-  typeof body === "string" ? Buffer.byteLength(body) : body instanceof Blob ? body.size : body.byteLength
+/** Bytes of a body as sent (a stream of unknown length: 0). */
+export const bodyBytes = (body: NonNullable<Answer["body"]>) =>
+  typeof body === "string"
+    ? Buffer.byteLength(body)
+    : body instanceof Uint8Array
+    ? body.byteLength
+    : body instanceof Blob
+    ? body.size
+    : body.contentLength ?? 0
+
+/**
+ * The router response's own headers an answer keeps: what describes the body or the resource
+ * and no rule here decides. Every other header of the router's is dropped: the rules above
+ * decide caching, CORS, validators and the rest.
+ */
+const KEPT_HEADERS = ["content-disposition", "content-language", "content-location", "last-modified", "location"] as const
+
+/** The kept headers among a router response's; undefined when it has none (the usual case, nothing made). */
+export const keptHeaders = (routed: Readonly<Record<string, string>>): Record<string, string> | undefined => {
+  let kept: Record<string, string> | undefined
+  for (const name of KEPT_HEADERS) {
+    const value = routed[name]
+    if (value !== undefined) (kept ??= {})[name] = value
+  }
+  return kept
+}
+
+/**
+ * A handler's streamed body: passed on as it comes, with its own content type (and length when it
+ * says one), never compressed, hashed nor stored; the headers of its kind and status as any answer.
+ */
+export const streamedAnswer = (
+  settings: AnswerSettings,
+  context: AnswerContext,
+  status: number,
+  body: HttpBody.Stream,
+  kept: Readonly<Record<string, string>> | undefined
+): Answer => {
+  const headers = baseHeaders(settings, context, status)
+  // never compressed here: nothing varies by Accept-Encoding
+  if (context.kind !== "staff") delete headers["vary"]
+  headers["content-type"] = body.contentType === "application/json" ? JSON_CONTENT_TYPE : body.contentType
+  if (body.contentLength !== undefined) headers["content-length"] = String(body.contentLength)
+  return { status, headers: kept === undefined ? headers : Object.assign(headers, kept), body }
+}
 
 /**
  * An answer its handler made whole, with its own validator and ranges (a snapshot file): passed on
@@ -156,7 +205,7 @@ export const ownAnswer = (
   context: AnswerContext,
   status: number,
   own: Readonly<Record<string, string>>,
-  body: Uint8Array | string | Blob | undefined
+  body: Uint8Array | Blob | undefined
 ): Answer => {
   const headers = baseHeaders(settings, context, status)
   if (status === 206 && context.kind === "public") headers["cache-control"] = context.freshness.cacheControl

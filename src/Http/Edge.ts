@@ -6,8 +6,9 @@ import { type Freshness, PUBLIC_FRESHNESS } from "../Cache/Freshness.js"
 import { makeRepresentation, matchIfNoneMatch, type Representation } from "../Cache/Representation.js"
 import { ResponseCache } from "../Cache/ResponseCache.js"
 import { AppConfig } from "../Config.js"
-import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
-import { pathAndQuery, pathOf } from "../Domain/Url.js"
+import type * as HttpBody from "effect/http/HttpBody"
+import { JSON_CONTENT_TYPE, NEXT_CURSOR_HEADER } from "../Queries/Json.js"
+import { pathAndQuery, pathOf } from "./Url.js"
 import { add, cacheHit, cacheMiss } from "../Metrics.js"
 import { makeClientKeys } from "../RateLimit/ClientAddress.js"
 import { makeClientSlots } from "../RateLimit/ClientSlots.js"
@@ -21,9 +22,11 @@ import {
   type AnswerSettings,
   errorAnswer,
   givenBack,
+  keptHeaders,
   optionsAnswer,
   ownAnswer,
   publicAnswer,
+  streamedAnswer,
   uncachedAnswer
 } from "./Answer.js"
 import {
@@ -260,25 +263,42 @@ const makeEdge = Effect.gen(function*() {
   }
 
   /**
-   * The answer for what the handler (or the router's error encoder) made; a public 200 is stored.
-   * `nextCursor`: a list page's next cursor (src/Domain/Json.ts pageJson), answered as a Link.
+   * The answer for the bytes the handler (or the router's error encoder) made, with the router
+   * response's kept headers (Answer.keptHeaders); a public 200 is stored unless it has some (the
+   * cache keeps bytes). A list page's next cursor (src/Queries/Json.ts pageJson) is answered as a Link.
    */
-  const finish = (admitted: Admitted, status: number, body: Uint8Array, bodyType: string, nextCursor?: string): Answer => {
-    const { cacheKey, context, facts } = admitted
+  const finish = (
+    admitted: Admitted,
+    status: number,
+    body: Uint8Array,
+    bodyType: string,
+    routed: Readonly<Record<string, string>>
+  ): Answer => {
+    const { context, facts } = admitted
+    const nextCursor = routed[NEXT_CURSOR_HEADER]
+    const kept = keptHeaders(routed)
     // the router's encoder says plain application/json: every JSON answer names its charset
     const contentType = bodyType === "application/json" ? JSON_CONTENT_TYPE : bodyType
+    let answer: Answer
     if (status !== 200 || context.kind !== "public") {
       const next = nextCursor === undefined ? undefined : { target: facts.target, cursor: nextCursor }
-      return uncachedAnswer(settings, context, status, body, contentType, facts.source.headers.get("accept-encoding") ?? undefined, next)
+      answer = uncachedAnswer(settings, context, status, body, contentType, facts.source.headers.get("accept-encoding") ?? undefined, next)
+    } else {
+      const representation = makeRepresentation(body, contentType, nextCursor)
+      const cacheKey = kept === undefined ? admitted.cacheKey : undefined
+      answer = answerRepresentation(facts, context, representation, conditionOf(facts, representation), cacheKey === undefined ? undefined : "miss")
+      if (cacheKey !== undefined) {
+        add(cacheMiss)
+        cache.storeAt(cacheKey, representation, Date.now(), admitted.route.freshness)
+      }
     }
-    const representation = makeRepresentation(body, contentType, nextCursor)
-    const answer = answerRepresentation(facts, context, representation, conditionOf(facts, representation), cacheKey === undefined ? undefined : "miss")
-    if (cacheKey !== undefined) {
-      add(cacheMiss)
-      cache.storeAt(cacheKey, representation, Date.now(), admitted.route.freshness)
-    }
+    if (kept !== undefined) Object.assign(answer.headers, kept)
     return answer
   }
+
+  /** A handler's streamed body, passed on as it comes (src/Http/Answer.ts, streamedAnswer). */
+  const stream = (admitted: Admitted, status: number, body: HttpBody.Stream, routed: Readonly<Record<string, string>>): Answer =>
+    streamedAnswer(settings, admitted.context, status, body, keptHeaders(routed))
 
   /** What a handler made whole (src/Http/Answer.ts, ownAnswer): its status, headers and body, a file streamed. */
   const passOn = (admitted: Admitted, status: number, own: Readonly<Record<string, string>>, body: Uint8Array | Blob | undefined): Answer =>
@@ -303,6 +323,7 @@ const makeEdge = Effect.gen(function*() {
     decide,
     inSlot,
     finish,
+    stream,
     passOn,
     failed,
     handOn,

@@ -1,4 +1,5 @@
-import * as HttpApiError from "effect/http-api/HttpApiError"
+import type * as HttpApiError from "effect/http-api/HttpApiError"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as SqlError from "effect/sql/SqlError"
 import * as Cause from "effect/Cause"
@@ -7,7 +8,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { isDatabaseUnavailable } from "../Database.js"
-import { BadRequest, echo, EnvelopeErrors, type ErrorCode, InternalError, Unavailable } from "../Domain/Errors.js"
+import { BadRequest, DecodeErrors, echo, EnvelopeErrors, type ErrorCode, InternalError, Unavailable } from "../Contract/Errors.js"
 import type { RateLimitDecision } from "../RateLimit/RateLimiter.js"
 import { requestLogIds } from "../RequestTrace.js"
 import { add, databaseUnavailable } from "../Metrics.js"
@@ -74,6 +75,15 @@ const badRequestFrom = (url: string, error: HttpApiError.HttpApiSchemaError) => 
   return new BadRequest({ message: clipQuotes(first === undefined ? "The request is not valid." : issueText(url, first)) })
 }
 
+/**
+ * Through the framework's transform, a request it cannot decode is the client's: 400, no log line
+ * above warn. A body that does not encode is ours: left to the envelope step, a 500.
+ */
+export const DecodeErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(DecodeErrors, (error) =>
+  error.kind === "Body"
+    ? Effect.fail(error)
+    : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => Effect.fail(badRequestFrom(request.url, error))))
+
 const ENVELOPE_TAGS = new Set(["NotFound", "BadRequest", "Unauthorized", "Forbidden", "RateLimited", "InternalError", "Unavailable"])
 
 const isEnvelopeError = (error: unknown) =>
@@ -81,7 +91,7 @@ const isEnvelopeError = (error: unknown) =>
 
 /**
  * Inside every endpoint: every failure becomes one of the declared envelope errors, which the
- * HttpApi encodes. Decode errors are the client's (400, no log line above warn); a lost database
+ * HttpApi encodes. Decode errors arrive as bad_request already (DecodeErrorsLive); a lost database
  * is 503 with one line; anything else is a defect: 500, logged at ERROR with its cause for the operator.
  */
 const toEnvelopeErrors = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
@@ -90,9 +100,7 @@ const toEnvelopeErrors = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
       const request = yield* HttpServerRequest.HttpServerRequest
       const failure = Cause.findErrorOption(cause)
       if (Option.isSome(failure)) {
-        const error: unknown = failure.value
-        if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body") return yield* badRequestFrom(request.url, error)
-        if (isEnvelopeError(error)) return yield* Effect.failCause(cause)
+        if (isEnvelopeError(failure.value)) return yield* Effect.failCause(cause)
       }
       if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
       const squashed = Cause.squash(cause)

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../Config.js"
-import { pathAndQuery, pathOf } from "../Domain/Url.js"
+import { pathAndQuery, pathOf } from "./Url.js"
 import { prometheusText } from "../Metrics.js"
 import { bareErrorAnswer, toWebResponse } from "./Answer.js"
 import { envelope } from "./Errors.js"

@@ -1,6 +1,6 @@
 import type { LineSink } from "../Logging.js"
 import { type Answer, bodyBytes } from "./Answer.js"
-import { echo } from "../Domain/Errors.js"
+import { echo } from "../Contract/Errors.js"
 
 /** What one request's log line says. */
 export interface RequestLine {

@@ -10,8 +10,7 @@ import * as Option from "effect/Option"
 import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
 import { AppConfig } from "../Config.js"
-import { NEXT_CURSOR_HEADER } from "../Domain/Json.js"
-import { pathAndQuery, pathOf } from "../Domain/Url.js"
+import { pathAndQuery, pathOf } from "./Url.js"
 import { LogWriter } from "../Logging.js"
 import { rememberRequestIds } from "../RequestTrace.js"
 import { inFlightHooks, InFlightRequests } from "../Shutdown.js"
@@ -32,11 +31,14 @@ export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, 
 const toResponse = (answer: Answer): HttpServerResponse.HttpServerResponse => {
   const options = { status: answer.status, headers: answer.headers, contentType: answer.headers["content-type"] }
   if (answer.body === undefined) return HttpServerResponse.empty(options)
+  if (typeof answer.body === "string") return HttpServerResponse.text(answer.body, options)
+  if (answer.body instanceof Uint8Array) return HttpServerResponse.uint8Array(answer.body, options)
   if (answer.body instanceof Blob) return HttpServerResponse.raw(answer.body, options)
-  return typeof answer.body === "string" ? HttpServerResponse.text(answer.body, options) : HttpServerResponse.uint8Array(answer.body, options)
+  return HttpServerResponse.stream(answer.body.stream, { ...options, contentLength: answer.body.contentLength })
 }
 
 const EMPTY = new Uint8Array(0)
+const NO_HEADERS: Readonly<Record<string, string>> = {}
 const ENCODER = new TextEncoder()
 
 const isRouteNotFound = (error: unknown) =>
@@ -69,15 +71,15 @@ export const makePipeline = Effect.gen(function*() {
           const own = body._tag === "Raw" && body.body instanceof Blob ? body.body : body._tag === "Uint8Array" ? body.body : undefined
           if (body._tag === "Empty" || own !== undefined) return Effect.succeed(edge.passOn(admitted, status, headers, own))
         }
-        if (body._tag === "Uint8Array") {
-          return Effect.succeed(edge.finish(admitted, status, body.body, body.contentType, headers[NEXT_CURSOR_HEADER]))
-        }
-        if (body._tag === "Empty") return Effect.succeed(edge.finish(admitted, status, EMPTY, ""))
+        if (body._tag === "Uint8Array") return Effect.succeed(edge.finish(admitted, status, body.body, body.contentType, headers))
+        if (body._tag === "Empty") return Effect.succeed(edge.finish(admitted, status, EMPTY, "", headers))
+        // a stream goes out as it comes: never read whole here, so never compressed nor stored
+        if (body._tag === "Stream") return Effect.succeed(edge.stream(admitted, status, body, headers))
       } else if (Cause.hasInterruptsOnly(exit.cause)) {
         return Effect.interrupt
       } else if (isRouteNotFound(Cause.squash(exit.cause))) {
         const body = ENCODER.encode(envelope("not_found", routeNotFoundMessage(admitted.facts.path)))
-        return Effect.succeed(edge.finish(admitted, 404, body, "application/json"))
+        return Effect.succeed(edge.finish(admitted, 404, body, "application/json", NO_HEADERS))
       }
       return Effect.as(
         Effect.logError("response not answerable", Exit.isFailure(exit) ? exit.cause : "unexpected body"),

@@ -1,4 +1,5 @@
 import * as HttpApi from "effect/http-api/HttpApi"
+import * as FindMyWay from "effect/http/FindMyWay"
 import * as AST from "effect/SchemaAST"
 import { Api } from "../Api.js"
 import { DOCS_PATH, OPENAPI_PATH } from "../Meta/Http.js"
@@ -64,42 +65,24 @@ export const routes: ReadonlyArray<Route> = (() => {
   return found
 })()
 
-/** The routes as a tree of segments: a literal child per text, one parameter child, the route ending here. */
-interface Node {
-  readonly literals: Map<string, Node>
-  parameter: Node | undefined
-  route: Route | undefined
+/**
+ * How paths match, for the router and the edge alike (docs/edge.md, "Paths match exactly"):
+ * case-sensitive, `//` is not `/`, no trailing slash; no length limit on a parameter of its own
+ * (a target over MAX_TARGET_BYTES is our 414 before any match).
+ */
+export const ROUTER_CONFIG: FindMyWay.RouterConfig = {
+  caseSensitive: true,
+  ignoreDuplicateSlashes: false,
+  ignoreTrailingSlash: false,
+  maxParamLength: 8192
 }
 
-const newNode = (): Node => ({ literals: new Map(), parameter: undefined, route: undefined })
-
-const tree: Node = (() => {
-  const root = newNode()
-  for (const route of routes) {
-    let node = root
-    for (const segment of route.segments) {
-      if ("literal" in segment) {
-        let next = node.literals.get(segment.literal)
-        if (next === undefined) node.literals.set(segment.literal, (next = newNode()))
-        node = next
-      } else {
-        node = node.parameter ??= newNode()
-      }
-    }
-    node.route = route
-  }
-  return root
+/** The one matcher: find-my-way, as the HttpApi's router uses it, over the same routes with the same settings. */
+const matcher: FindMyWay.Router<Route> = (() => {
+  const router = FindMyWay.make<Route>(ROUTER_CONFIG)
+  for (const route of routes) router.on("GET", route.template as FindMyWay.PathInput, route)
+  return router
 })()
-
-/** Literal segments first, a parameter where no literal leads to a route (as the router prefers them). */
-const walk = (node: Node, segments: ReadonlyArray<string>, at: number): Route | undefined => {
-  if (at === segments.length) return node.route
-  const segment = segments[at]!
-  const literal = node.literals.get(segment)
-  const found = literal === undefined ? undefined : walk(literal, segments, at + 1)
-  if (found !== undefined || node.parameter === undefined || segment === "") return found
-  return walk(node.parameter, segments, at + 1)
-}
 
 /**
  * A `%` escape of a character that may stand in the path as itself (RFC 3986 unreserved): such a
@@ -114,14 +97,41 @@ const ESCAPED_UNRESERVED = /%(?:[46][1-9a-fA-F]|[57][0-9aA]|3[0-9]|2[dDeE]|5[fF]
 const ROUTER_PATH_END = /[;#]/
 
 /**
- * The route a path names, matched exactly as written: case-sensitive, `//` is not `/`, no
- * trailing slash, no escaped letters or digits, no `;`. Literal segments win over parameters:
+ * An empty segment (`//`, a trailing slash): find-my-way would take it for an empty parameter,
+ * `/v1/songs/` for song "". No path of the API has one.
+ */
+const emptySegment = (path: string) => (path.length > 1 && path.endsWith("/")) || path.includes("//")
+
+/**
+ * The route a path names, by the router's own matcher, stricter by three rules of the edge's: no
+ * empty segment, no escaped letters or digits, no `;`. Every other escape is of a character that no literal segment
+ * holds, so it stands in a parameter; it is matched as a plain character there (`%` -> `~`), so a
+ * parameter that is not valid UTF-8 still finds its route (and is answered 400 naming it) where
+ * find-my-way would give up decoding the path. Literal segments win over parameters:
  * `/v1/artists/namesake-hints` is not artist `namesake-hints`.
  * Dot segments never get here: Bun resolves them while parsing the request target.
  */
 export const matchRoute = (path: string): Route | undefined => {
-  if (path[0] !== "/" || ROUTER_PATH_END.test(path) || (path.includes("%") && ESCAPED_UNRESERVED.test(path))) return undefined
-  return walk(tree, path.slice(1).split("/"), 0)
+  if (path[0] !== "/" || ROUTER_PATH_END.test(path) || emptySegment(path)) return undefined
+  if (path.includes("%")) {
+    if (ESCAPED_UNRESERVED.test(path)) return undefined
+    path = path.replaceAll("%", "~")
+  }
+  return matcher.find("GET", path)?.handler
+}
+
+/**
+ * The routes the router was given, checked against the edge's when the server starts: the same
+ * paths under the same settings (ROUTER_CONFIG) into the same matcher, so both find the same route
+ * for any path. Undefined when they agree, else what differs.
+ */
+export const disagreement = (registered: ReadonlyArray<string>): string | undefined => {
+  const known = new Set(routes.map((route) => route.template))
+  const given = new Set(registered)
+  const unknown = [...given].filter((path) => !known.has(path))
+  const missing = [...known].filter((path) => !given.has(path))
+  if (unknown.length === 0 && missing.length === 0) return undefined
+  return `the router and the edge have different routes: only the router has [${unknown.join(", ")}], only the edge [${missing.join(", ")}]`
 }
 
 /** The parameters of `path` under `route` (which it matched), still percent-encoded. */

@@ -1,11 +1,13 @@
 import * as HttpEffect from "effect/http/HttpEffect"
+import type * as HttpMiddleware from "effect/http/HttpMiddleware"
+import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { AppConfig } from "../Config.js"
@@ -13,7 +15,6 @@ import { InFlightRequests, whenLetGo } from "../Shutdown.js"
 import { bareErrorAnswer, toWebResponse } from "./Answer.js"
 import { envelope } from "./Errors.js"
 import { makeFrontDoor } from "./FrontDoor.js"
-import type { App } from "./Pipeline.js"
 
 type BunServer = ReturnType<typeof Bun.serve>
 type Handler = (request: Request, server: BunServer) => Response | Promise<Response>
@@ -27,18 +28,6 @@ const thrown = (error: Error) => {
   console.error(`request failed: ${error.name}: ${error.message}`)
   return toWebResponse("GET", bareErrorAnswer(500, envelope("internal_error", "Something went wrong on our side; it has been logged.")))
 }
-
-/**
- * The HTTP server: Bun.serve with the front door (src/Http/FrontDoor.ts) ahead of the Effect
- * app, one fiber per request (interrupted when the client hangs up; HEAD without a body), and
- * the Bun server handed to the graceful shutdown. The service needs nothing else of a platform
- * package (docs/decisions.md).
- */
-export class HttpServer extends Context.Service<HttpServer, {
-  /** Serves `app` until the scope closes. */
-  readonly serve: (app: App) => Effect.Effect<void, never, Scope.Scope>
-  readonly port: number
-}>()("catalogue/HttpServer") {}
 
 const make = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -61,7 +50,10 @@ const make = Effect.gen(function*() {
   // stop listening, let open responses finish (the drain came first)
   yield* Effect.addFinalizer(() => Effect.sync(() => void server.stop()))
 
-  const serve = (httpApp: App) =>
+  const serve = (
+    httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>,
+    middleware?: HttpMiddleware.HttpMiddleware
+  ) =>
     Effect.gen(function*() {
       const runFork = yield* FiberSet.makeRuntime<never>()
       const context = yield* Effect.context<never>()
@@ -73,7 +65,7 @@ const make = Effect.gen(function*() {
           const resolve = resolvers.get(source)
           resolvers.delete(source)
           resolve?.(whenLetGo(inFlight, HttpServerResponse.toWeb(response, { withoutBody: request.method === "HEAD", context })))
-        }))
+        }), middleware)
       const handle: Handler = (request, bun) =>
         new Promise((resolve) => {
           resolvers.set(request, resolve)
@@ -96,7 +88,17 @@ const make = Effect.gen(function*() {
       )
     })
 
-  return HttpServer.of({ serve, port: server.port ?? config.port })
+  return HttpServer.make({
+    serve,
+    address: NetAddress.socketAddressFromInputUnsafe({ address: "0.0.0.0", port: server.port ?? config.port })
+  })
 })
 
-export const ServerLayer = Layer.effect(HttpServer, make)
+/**
+ * Effect's own `HttpServer` on Bun.serve, with the front door (src/Http/FrontDoor.ts) ahead of
+ * the Effect app: one fiber per request (interrupted when the client hangs up; HEAD without a
+ * body), and the Bun server handed to the graceful shutdown. Whatever serves through
+ * `HttpServer.HttpServer` (`HttpServer.serveEffect`, `HttpRouter.serve`, `layerTestClient`) runs
+ * here. The service needs nothing else of a platform package (docs/decisions.md).
+ */
+export const ServerLayer = Layer.effect(HttpServer.HttpServer, make)

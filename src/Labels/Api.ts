@@ -1,12 +1,12 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { BadRequestError } from "../Domain/Errors.js"
-import { ChoiceParam, DescribedChoiceParam, IdParam, OrderParam, PageParams } from "../Domain/Params.js"
-import { Label } from "../Domain/Label.js"
-import { SearchTextParam } from "../Domain/SearchText.js"
-import { SongSummary } from "../Domain/Song.js"
-import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
+import { BadRequestError } from "../Contract/Errors.js"
+import { ChoiceParam, DescribedChoiceParam, IdParam, OrderParam, PageParams } from "../Contract/Params.js"
+import { Label } from "../Contract/Label.js"
+import { SearchTextParam } from "../Contract/SearchText.js"
+import { SongSummary } from "../Contract/Song.js"
+import { detailEndpoint, listEndpoint, ownedListEndpoint } from "../Contract/Endpoints.js"
 
 /** The sorts of a song list inside a label or genre. */
 export const SongListSort = ChoiceParam("sort", "released", "popular", "title")

@@ -2,8 +2,8 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { pageJson } from "../Domain/Json.js"
-import { detailOrNotFound, listOrNotFound } from "../Domain/NotFound.js"
+import { pageJson } from "../Queries/Json.js"
+import { detailOrNotFound, listOrNotFound } from "../Queries/NotFound.js"
 import { LabelsRepo } from "./Repo.js"
 
 export const LabelsLive = HttpApiBuilder.group(Api, "Labels", (handlers) =>

@@ -4,13 +4,13 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { keysetPage, type KeysetSort } from "../Domain/Keyset.js"
-import { foldedNameContains } from "../Domain/NameFilter.js"
-import { label } from "../Domain/Label.js"
-import type { PublicRows } from "../Domain/Detail.js"
-import type { PageParamsInput } from "../Domain/Pagination.js"
-import { songBrowsePage } from "../Domain/SongBrowse.js"
-import type { SongSortName } from "../Domain/SongSorts.js"
+import { keysetPage, type KeysetSort } from "../Queries/Keyset.js"
+import { foldedNameContains } from "../Queries/NameFilter.js"
+import { label } from "../Shapes/Label.js"
+import type { PublicRows } from "../Queries/Detail.js"
+import type { PageParamsInput } from "../Queries/Pagination.js"
+import { songBrowsePage } from "../Queries/SongBrowse.js"
+import type { SongSortName } from "../Queries/SongSorts.js"
 import { withSpan } from "../Spans.js"
 import { databaseContext } from "../Database.js"
 import { unsafeFragment } from "../Database/SqlText.js"
@@ -77,7 +77,7 @@ export class LabelsRepo extends Context.Service<LabelsRepo>()("catalogue/LabelsR
         withSpan("LabelsRepo.findLabel")
       )
 
-    /** The label's public songs, as /v1/songs?label= (src/Domain/SongBrowse.ts). found=false: no such label. */
+    /** The label's public songs, as /v1/songs?label= (src/Queries/SongBrowse.ts). found=false: no such label. */
     const listLabelSongs = (labelId: number, sortName: SongSortName, page: PageParamsInput) =>
       songBrowsePage(sql, { label: labelId, sort: sortName }, page, {
         scope: `label-songs|${labelId}|${sortName}`,

@@ -1,8 +1,8 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { CatalogueStats } from "../Domain/Stats.js"
-import { resourceEndpoint } from "../Domain/Endpoints.js"
+import { CatalogueStats } from "../Contract/Stats.js"
+import { resourceEndpoint } from "../Contract/Endpoints.js"
 
 export const ServiceIndex = Schema.Struct({
   name: Schema.String,

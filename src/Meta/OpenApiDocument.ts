@@ -221,7 +221,7 @@ const formatField = (name: string, schema: JsonObject): JsonObject => {
 }
 
 /**
- * A parameter's own description of what it must be (src/Domain/Params.ts) in place of the
+ * A parameter's own description of what it must be (src/Contract/Params.ts) in place of the
  * text it travels as: Effect writes `{ type: "string", allOf: [{ type: "integer", ... }] }`.
  */
 const flattenDescribed = (node: JsonObject): JsonObject => {

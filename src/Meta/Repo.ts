@@ -2,7 +2,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { catalogueStats } from "../Domain/Stats.js"
+import { catalogueStats } from "../Shapes/Stats.js"
 import { withSpan } from "../Spans.js"
 import { unsafeFragment } from "../Database/SqlText.js"
 

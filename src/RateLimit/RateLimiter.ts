@@ -149,7 +149,7 @@ export class RateLimiter extends Context.Service<
       const policy = { capacity: rateLimit.capacity, windowSeconds: rateLimit.windowSeconds }
       const memory = makeMemoryStore(policy, rateLimit.maxClients)
       if (Option.isNone(rateLimit.redisUrl)) return RateLimiter.fromStore(policy, memory)
-      // loaded only when configured: ioredis costs ~15 MiB of memory in every process that imports it
+      // loaded only when configured
       const { makeRedisStore } = yield* Effect.promise(() => import("./RedisStore.js"))
       const redis = yield* makeRedisStore(rateLimit.redisUrl.value, policy, memory, rateLimit.maxClients)
       yield* Effect.logInfo("rate limit: buckets shared through Redis")

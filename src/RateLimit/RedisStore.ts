@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto"
+import { RedisClient } from "bun"
+import { createHash, randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { Redis } from "ioredis"
 import { setRedisFallback } from "../Metrics.js"
 import type { BucketStore, MemoryBucketStore, RateLimitPolicy } from "./RateLimiter.js"
 import { makeSliceStore, SLICE_LIFETIME_MS, type SliceSource } from "./Slices.js"
@@ -71,6 +71,54 @@ return {granted, tostring(tokens)}
 
 type SliceReply = [number, string]
 
+const SLICE_SCRIPT_SHA = createHash("sha1").update(SLICE_SCRIPT).digest("hex")
+
+/** Every command's bound: a Redis that holds the connection and answers nothing must not hold requests. */
+const COMMAND_TIMEOUT_MS = 250
+const CONNECT_TIMEOUT_MS = 2_000
+/** While the connection is down, one attempt a second to open it again. */
+const RECONNECT_EVERY_MS = 1_000
+
+/**
+ * Bun's Redis client with the bounds the rate limiter needs: no offline queue (a command sent while
+ * disconnected fails at once, and the limiter falls back to memory), a timeout on every command,
+ * and reconnection at a steady pace for as long as Redis is away (the client's own backoff gives
+ * up after its retries).
+ */
+const openConnection = (url: string) => {
+  const client = new RedisClient(url, { enableOfflineQueue: false, autoReconnect: false, connectionTimeout: CONNECT_TIMEOUT_MS })
+  let connecting: Promise<void> | undefined
+  const connect = () =>
+    connecting ??= client.connect().finally(() => {
+      connecting = undefined
+    })
+  const reconnect = setInterval(() => {
+    if (!client.connected) connect().catch(() => undefined)
+  }, RECONNECT_EVERY_MS)
+  reconnect.unref()
+  const send = (command: string, args: ReadonlyArray<string>): Promise<unknown> => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer ${command} within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS)
+    })
+    return Promise.race([client.send(command, [...args]), timeout]).finally(() => clearTimeout(timer))
+  }
+  return {
+    connect,
+    connected: () => client.connected,
+    send,
+    /** the slice script by its hash; loaded with EVAL the first time a server does not know it */
+    evalSlice: (key: string, args: ReadonlyArray<string>) =>
+      send("EVALSHA", [SLICE_SCRIPT_SHA, "1", key, ...args]).catch((error: unknown) =>
+        String(error).includes("NOSCRIPT") ? send("EVAL", [SLICE_SCRIPT, "1", key, ...args]) : Promise.reject(error)
+      ) as Promise<SliceReply>,
+    close: () => {
+      clearInterval(reconnect)
+      client.close()
+    }
+  }
+}
+
 /**
  * Buckets in Redis, shared by every replica, spent in slices (src/RateLimit/Slices.ts). While
  * Redis does not answer, requests are limited by `fallback` (this process's memory) rather than
@@ -78,24 +126,12 @@ type SliceReply = [number, string]
  */
 export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimitPolicy, fallback: MemoryBucketStore, maxClients: number) =>
   Effect.gen(function*() {
-    const client = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const redis = new Redis(Redacted.value(url), {
-          lazyConnect: true,
-          enableOfflineQueue: false,
-          maxRetriesPerRequest: 1,
-          commandTimeout: 250,
-          connectTimeout: 2_000
-        })
-        // Connection errors are reported per command; an unhandled 'error' event would crash.
-        redis.on("error", () => undefined)
-        redis.defineCommand("takeSlice", { numberOfKeys: 1, lua: SLICE_SCRIPT })
-        return redis
-      }),
-      (redis) => Effect.promise(() => redis.quit().catch(() => redis.disconnect()))
+    const redis = yield* Effect.acquireRelease(
+      Effect.sync(() => openConnection(Redacted.value(url))),
+      (redis) => Effect.sync(redis.close)
     )
     // Commands are not queued while disconnected (they fall back at once), so connect first.
-    yield* Effect.tryPromise(() => client.connect()).pipe(
+    yield* Effect.tryPromise(redis.connect).pipe(
       Effect.timeout("3 seconds"),
       Effect.catch((error) =>
         Effect.andThen(
@@ -103,11 +139,6 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
           Effect.logWarning("rate limit: Redis is not reachable at start; limiting in memory until it is", String(error))
         ))
     )
-    const run = client as unknown as {
-      takeSlice: (
-        key: string, capacity: number, perMs: number, lifetimeMs: number, process: string, want: number, held: number, returned: number
-      ) => Promise<SliceReply>
-    }
     let lastWarningMs = 0
     const warn = (cause: unknown) =>
       Effect.suspend(() => {
@@ -120,10 +151,10 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
     // this process's name in the buckets' `lent:` fields
     const processId = randomBytes(8).toString("hex")
     const source: SliceSource = {
-      ready: () => client.status === "ready",
+      ready: redis.connected,
       take: (key, want, held, returned) =>
-        run.takeSlice(KEY_PREFIX + key, policy.capacity, perMs, SLICE_LIFETIME_MS, processId, want, held, returned)
-          .then(([granted, tokens]) => ({ granted, bucket: Number(tokens) }))
+        redis.evalSlice(KEY_PREFIX + key, [policy.capacity, perMs, SLICE_LIFETIME_MS, processId, want, held, returned].map(String))
+          .then(([granted, tokens]) => ({ granted: Number(granted), bucket: Number(tokens) }))
     }
     const slices = makeSliceStore({ policy, source, fallback, maxClients, warn })
     // what is left of slices of clients gone idle goes back to their buckets even when no request comes
@@ -135,7 +166,7 @@ export const makeRedisStore = (url: Redacted.Redacted<string>, policy: RateLimit
       let cursor = "0"
       let count = 0
       do {
-        const [next, keys] = await client.scan(cursor, "MATCH", `${KEY_PREFIX}*`, "COUNT", 1000)
+        const [next, keys] = await redis.send("SCAN", [cursor, "MATCH", `${KEY_PREFIX}*`, "COUNT", "1000"]) as [string, Array<string>]
         cursor = next
         count += keys.length
       } while (cursor !== "0")

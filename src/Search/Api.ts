@@ -2,10 +2,11 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { DetailEnvelope } from "../Domain/Envelope.js"
-import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeShapes as shapes } from "../Domain/SearchHit.js"
-import { CommaSetParam, wholeNumberText } from "../Domain/Params.js"
-import { searchTextParam } from "../Domain/SearchText.js"
+import { DetailEnvelope } from "../Contract/Envelope.js"
+import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeSchemas as schemas } from "../Contract/SearchHit.js"
+import { CommaSetParam, wholeNumberText } from "../Contract/Params.js"
+import { SEARCH_ORDER } from "../Contract/SearchRanking.js"
+import { searchTextParam } from "../Contract/SearchText.js"
 
 export const SEARCH_TYPES = ["songs", "artists", "albums", "curated_lists", "labels", "genres", "users"] as const
 export type SearchType = (typeof SEARCH_TYPES)[number]
@@ -14,13 +15,13 @@ export const MAX_SEARCH_LIMIT = 20
 
 /** One section per type asked, in this order. */
 export const SearchResults = Schema.Struct({
-  songs: Schema.optionalKey(shapes.songs.section.schema),
-  artists: Schema.optionalKey(shapes.artists.section.schema),
-  albums: Schema.optionalKey(shapes.albums.section.schema),
-  curated_lists: Schema.optionalKey(shapes.curated_lists.section.schema),
-  labels: Schema.optionalKey(shapes.labels.section.schema),
-  genres: Schema.optionalKey(shapes.genres.section.schema),
-  users: Schema.optionalKey(shapes.users.section.schema)
+  songs: Schema.optionalKey(schemas.songs.section),
+  artists: Schema.optionalKey(schemas.artists.section),
+  albums: Schema.optionalKey(schemas.albums.section),
+  curated_lists: Schema.optionalKey(schemas.curated_lists.section),
+  labels: Schema.optionalKey(schemas.labels.section),
+  genres: Schema.optionalKey(schemas.genres.section),
+  users: Schema.optionalKey(schemas.users.section)
 }).annotate({ identifier: "SearchResults" })
 export type SearchResults = typeof SearchResults.Type
 
@@ -68,8 +69,7 @@ export class SearchApi extends HttpApiGroup.make("Search")
           "names. The last word is a prefix. Each word may carry a typo: one edit for words of 4-7 letters, two for " +
           "8 or more (a swap of neighbours is one). Case, diacritics, apostrophes and punctuation do not matter. " +
           `Only the first ${SEARCH_MAX_WORDS} distinct words of q are searched. ` +
-          "Rows holding every word rank first, then exact words before typos, title before performers before " +
-          "album, then popularity, then id; when no row holds every word of three to six, rows missing one come. " +
+          `Within a type: ${SEARCH_ORDER}; when no row holds every word of three to six, rows missing one come. ` +
           `Hidden rows are never found. Each type's total is exact below ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")}; ` +
           `a total of ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} means ${SEARCH_TOTAL_BOUND.toLocaleString("en-US")} or more.`
       )

@@ -3,7 +3,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { JSON_CONTENT_TYPE } from "../Domain/Json.js"
+import { JSON_CONTENT_TYPE } from "../Queries/Json.js"
 import { DEFAULT_SEARCH_LIMIT, SEARCH_TYPES } from "./Api.js"
 import { SearchRepo } from "./Repo.js"
 

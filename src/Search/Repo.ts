@@ -2,14 +2,15 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { jsonArraySql } from "../Domain/JsonSql.js"
-import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH, searchTypeShapes } from "../Domain/SearchHit.js"
+import { jsonArraySql } from "../Shapes/JsonSql.js"
+import { SEARCH_MAX_WORDS, SEARCH_TOTAL_BOUND, SEARCH_TYPO_MAX_LENGTH } from "../Contract/SearchHit.js"
+import { searchTypeShapes } from "../Shapes/SearchHit.js"
 import { SEARCH_TYPES, type SearchType } from "./Api.js"
 import { type Prepared, Statements } from "../Database.js"
 import { withSpan } from "../Spans.js"
 
 
-/** One type of search result: the table its hits are read from (alias `x`); its hit and section shapes are in src/Domain/SearchHit.ts. */
+/** One type of search result: the table its hits are read from (alias `x`); its hit and section shapes are in src/Shapes/SearchHit.ts. */
 interface SearchSource {
   readonly table: string
 }

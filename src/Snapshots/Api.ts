@@ -3,10 +3,13 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { DetailEnvelope } from "../Domain/Envelope.js"
-import { NotFoundError } from "../Domain/Errors.js"
-import { TextParam } from "../Domain/Params.js"
-import { SNAPSHOT_TYPES } from "./Manifest.js"
+import { DetailEnvelope } from "../Contract/Envelope.js"
+import { NotFoundError } from "../Contract/Errors.js"
+import { TextParam } from "../Contract/Params.js"
+
+/** The feed's type names, in the order a snapshot lists them. */
+export const SNAPSHOT_TYPES = ["songs", "albums", "curated_lists", "artists", "genres", "labels", "users"] as const
+export type SnapshotType = (typeof SNAPSHOT_TYPES)[number]
 
 export const SnapshotFile = Schema.Struct({
   type: Schema.Literals(SNAPSHOT_TYPES),

@@ -5,10 +5,8 @@
  */
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import type { SnapshotType } from "./Api.js"
 
-/** The feed's type names, in the order a snapshot lists them. */
-export const SNAPSHOT_TYPES = ["songs", "albums", "curated_lists", "artists", "genres", "labels", "users"] as const
-export type SnapshotType = (typeof SNAPSHOT_TYPES)[number]
 
 export interface SnapshotFile {
   readonly type: SnapshotType

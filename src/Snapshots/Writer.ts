@@ -15,7 +15,7 @@ import { publicAlbumRows } from "../Albums/Repo.js"
 import { publicArtistRows } from "../Artists/Repo.js"
 import { snapshotCursor } from "../Changes/Repo.js"
 import { publicCuratedListRows } from "../CuratedLists/Repo.js"
-import type { PublicRows } from "../Domain/Detail.js"
+import type { PublicRows } from "../Queries/Detail.js"
 import { publicGenreRows } from "../Genres/Repo.js"
 import { publicLabelRows } from "../Labels/Repo.js"
 import { publicSongRows } from "../Songs/Repo.js"
@@ -28,9 +28,9 @@ import {
   type Manifest,
   PREVIOUS_MANIFEST,
   readManifest,
-  type SnapshotFile,
-  type SnapshotType
+  type SnapshotFile
 } from "./Manifest.js"
+import type { SnapshotType } from "./Api.js"
 
 const SOURCES: ReadonlyArray<readonly [SnapshotType, PublicRows]> = [
   ["songs", publicSongRows],

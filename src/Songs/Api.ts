@@ -1,12 +1,11 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { CheckedText, ChoiceParam, ExternalIdListParam, IdListParam, IdParam, OrderParam, PageParams, wholeNumberText } from "../Domain/Params.js"
-import { MAX_BATCH_IDS } from "../Domain/Batch.js"
-import { SongContributors } from "../Domain/Member.js"
-import { SONG_EXTERNAL_IDS, SongSummary } from "../Domain/Song.js"
-import { SimilarSongs, SongDetail } from "../Domain/SongDetail.js"
-import { detailEndpoint, listEndpoint } from "../Domain/Endpoints.js"
+import { CheckedText, ChoiceParam, ExternalIdListParam, IdListParam, IdParam, MAX_BATCH_IDS, OrderParam, PageParams, wholeNumberText } from "../Contract/Params.js"
+import { SongContributors } from "../Contract/Member.js"
+import { SONG_EXTERNAL_IDS, SongSummary } from "../Contract/Song.js"
+import { SimilarSongs, SongDetail } from "../Contract/SongDetail.js"
+import { detailEndpoint, listEndpoint } from "../Contract/Endpoints.js"
 
 export const SongPath = Schema.Struct({ songId: IdParam("songId") })
 

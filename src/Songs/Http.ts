@@ -2,8 +2,8 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { browseOrLookup } from "../Domain/Batch.js"
-import { detailOrNotFound } from "../Domain/NotFound.js"
+import { browseOrLookup } from "../Queries/Batch.js"
+import { detailOrNotFound } from "../Queries/NotFound.js"
 import { SongsRepo } from "./Repo.js"
 
 export const SongsLive = HttpApiBuilder.group(Api, "Songs", (handlers) =>

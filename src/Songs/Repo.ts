@@ -1,15 +1,16 @@
 import * as SqlClient from "effect/sql/SqlClient"
-import { batchLookup, ID_KEY, type LookupKey } from "../Domain/Batch.js"
+import { batchLookup, ID_KEY, type LookupKey } from "../Queries/Batch.js"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { type SongBrowse, songBrowsePage } from "../Domain/SongBrowse.js"
+import { type SongBrowse, songBrowsePage } from "../Queries/SongBrowse.js"
 import { databaseContext, Statements } from "../Database.js"
-import { detailReader, jsonById, type PublicRows } from "../Domain/Detail.js"
-import { songContributors } from "../Domain/Member.js"
-import type { PageParamsInput } from "../Domain/Pagination.js"
-import { type Audience, SONG_EXTERNAL_IDS, songSource, songSummary } from "../Domain/Song.js"
-import { songDetail, staffSongDetail } from "../Domain/SongDetail.js"
+import { detailReader, jsonById, type PublicRows } from "../Queries/Detail.js"
+import { songContributors } from "../Shapes/Member.js"
+import type { PageParamsInput } from "../Queries/Pagination.js"
+import { SONG_EXTERNAL_IDS } from "../Contract/Song.js"
+import { type Audience, songSource, songSummary } from "../Shapes/Song.js"
+import { songDetail, staffSongDetail } from "../Shapes/SongDetail.js"
 import { similarSql } from "./Similar.js"
 import { withSpan } from "../Spans.js"
 
@@ -27,7 +28,7 @@ export const songDetailSql = (audience: Audience) => `${songRows(audience)}
 /** Every public song's detail, by id (the snapshots). */
 export const publicSongRows: PublicRows = { select: songRows("public"), key: "s.id" }
 
-/** Song contributors (src/Domain/Member.ts). Zero rows when the audience may not see the song. */
+/** Song contributors (src/Shapes/Member.ts). Zero rows when the audience may not see the song. */
 const contributorsSql = (audience: Audience) => `
   SELECT ${songContributors.json("s")}::text AS json
   FROM ${songSource(audience)} s

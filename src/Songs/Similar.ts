@@ -5,7 +5,7 @@
  * that order (the kept orders' similar indexes), merged. Why, and what bounds it: docs/query-plans.md ("Similar songs").
  */
 import type * as SqlClient from "effect/sql/SqlClient"
-import { similarSongs } from "../Domain/SongDetail.js"
+import { similarSongs } from "../Shapes/SongDetail.js"
 
 /** The song's own performers, writers and genres, as arrays of ids (a column of `mine` each). */
 const performers = "(SELECT performers FROM mine)::int[]"

@@ -1,11 +1,11 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { CheckedText, ChoiceParam, isDatabaseText, OrderParam, PageParams } from "../Domain/Params.js"
-import { ContributionEntry, ContributorProfile } from "../Domain/Member.js"
-import { SearchTextParam } from "../Domain/SearchText.js"
-import { SongSummary } from "../Domain/Song.js"
-import { listEndpoint, ownedListEndpoint } from "../Domain/Endpoints.js"
+import { CheckedText, ChoiceParam, isDatabaseText, OrderParam, PageParams } from "../Contract/Params.js"
+import { ContributionEntry, ContributorProfile } from "../Contract/Member.js"
+import { SearchTextParam } from "../Contract/SearchText.js"
+import { SongSummary } from "../Contract/Song.js"
+import { listEndpoint, ownedListEndpoint } from "../Contract/Endpoints.js"
 
 /** A public handle. A purely numeric value is an internal user id, never accepted (docs/api.md). */
 export const UsernameParam = CheckedText(

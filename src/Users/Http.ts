@@ -2,9 +2,9 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../Api.js"
-import { echo } from "../Domain/Errors.js"
-import { pageJson } from "../Domain/Json.js"
-import { listOrNotFound } from "../Domain/NotFound.js"
+import { echo } from "../Contract/Errors.js"
+import { pageJson } from "../Queries/Json.js"
+import { listOrNotFound } from "../Queries/NotFound.js"
 import { UsersRepo } from "./Repo.js"
 
 /** A list owned by a member: not_found when no public member has the handle. */

@@ -6,14 +6,19 @@
  * - `pg`: Bun.serve plus a `pg` pool with named prepared statements;
  * - `httpapi`: the stack's floor: the same `pg` reads as the answers of a bare Effect 4 `HttpApi`
  *   (`HttpRouter.toWebHandler` under Bun.serve), tracer off, nothing of the service's (no edge,
- *   cache, log line or repository), so what it costs over `pg` is the stack's.
+ *   cache, log line or repository), so what it costs over `pg` is the stack's;
+ * - the SQL client spike (./sql-clients.ts), Bun.serve plus an Effect `SqlClient` (`sql.unsafe`)
+ *   as the `pg` baseline answers: `runner`, the service's own (`pg` and src/Database/Runner.ts,
+ *   with the service's waiting bounds); `pgclient`, `@effect/sql-pg`'s own wire client (its
+ *   prepared-statement cache); `pgclient-multiplex`, the same with `multiplex` (statements of
+ *   several fibers pipelined on one connection). Each with a pool of 10.
  *
  * Only what the scenarios ask:
  *
  *   GET /v1/songs/{id}                     song detail
  *   GET /v1/songs?limit=20[&cursor=...]    the default browse list, page 1 or after a cursor
  *
- * Usage: DATABASE_URL=... bun test/bench/baseline.ts <bunsql|pg|httpapi> <port> <statements.json>
+ * Usage: DATABASE_URL=... bun test/bench/baseline.ts <driver> <port> <statements.json>
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
@@ -30,10 +35,13 @@ import * as Schema from "effect/Schema"
 import pg from "pg"
 import type { BaselineStatements } from "./statements.js"
 
-const [driver, portText, statementsFile] = process.argv.slice(2)
+const DRIVERS = ["bunsql", "pg", "httpapi", "runner", "pgclient", "pgclient-multiplex"] as const
+export type Driver = (typeof DRIVERS)[number]
+
+const [driver, portText, statementsFile] = process.argv.slice(2) as [Driver | undefined, string | undefined, string | undefined]
 const databaseUrl = process.env.DATABASE_URL
-if ((driver !== "bunsql" && driver !== "pg" && driver !== "httpapi") || portText === undefined || statementsFile === undefined || !databaseUrl) {
-  console.error("usage: DATABASE_URL=... bun test/bench/baseline.ts <bunsql|pg|httpapi> <port> <statements.json>")
+if (driver === undefined || !DRIVERS.includes(driver) || portText === undefined || statementsFile === undefined || !databaseUrl) {
+  console.error(`usage: DATABASE_URL=... bun test/bench/baseline.ts <${DRIVERS.join("|")}> <port> <statements.json>`)
   process.exit(2)
 }
 const statements = (await Bun.file(statementsFile).json()) as BaselineStatements
@@ -47,17 +55,23 @@ const bunSqlQuery = (): Query => {
   return async (_name, text, params) => (await sql.unsafe(text, [...params])) as Array<Row>
 }
 
+/** The session settings as startup options, as the service's pool sends them. */
+const sessionOptions = Object.entries(statements.session)
+  .map(([name, value]) => `-c ${name}=${value.replace(/([\\ ])/g, "\\$1")}`)
+  .join(" ")
+
 const pgQuery = (): Query => {
-  const options = Object.entries(statements.session)
-    .map(([name, value]) => `-c ${name}=${value.replace(/([\\ ])/g, "\\$1")}`)
-    .join(" ")
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, options })
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, options: sessionOptions })
   // counts as numbers, as the service's client does
   pg.types.setTypeParser(20, Number)
   return async (name, text, params) => (await pool.query({ name, text, values: [...params] })).rows as Array<Row>
 }
 
-const query = driver === "bunsql" ? bunSqlQuery() : pgQuery()
+const query = driver === "bunsql"
+  ? bunSqlQuery()
+  : driver === "pg" || driver === "httpapi"
+  ? pgQuery()
+  : (await import("./sqlClients.js")).effectClientQuery(driver, databaseUrl, statements.session, sessionOptions, POOL_SIZE)
 
 /** An answer, made a Response by Bun.serve's drivers and an HttpServerResponse by the floor. */
 interface Answer {

@@ -1,5 +1,5 @@
 /**
- * The hostile-query suite (test/bench/README.md, "Hostile searches"): the queries a client could
+ * The hostile-query suite (test/bench/README.md, "Search relevance"): the queries a client could
  * type to make one search cost many (docs/search.md, "What a query costs"), by class, each asked
  * for every type and for songs alone at the largest limit. The CI test (test/search-cost.test.ts)
  * runs it over the fixture; `bun run bench --relevance` runs it at scale beside the relevance suite.

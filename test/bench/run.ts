@@ -339,15 +339,14 @@ const main = async () => {
 
 /** The deployed shape's buckets need Redis: without it the service would limit in memory, and measure that. */
 const ensureRedis = async (url: string) => {
-  const { default: Redis } = await import("ioredis")
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000 })
+  const redis = new Bun.RedisClient(url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 2000 })
   try {
     await redis.connect()
     await redis.ping()
   } catch (error) {
     throw new Error(`no Redis at ${url} (BENCH_REDIS_URL) for the deployed shape: ${error instanceof Error ? error.message : String(error)}`)
   } finally {
-    redis.disconnect()
+    redis.close()
   }
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test"
-import { Redis } from "ioredis"
+import { RedisClient } from "bun"
 import { redisUrl, replicaUrl, type ReplicaSpec } from "../../cluster/Cluster.js"
 import { cluster, get } from "./support.js"
 
@@ -9,12 +9,12 @@ const PER_SECOND = 6
 /** The most a replica holds for one client (src/RateLimit/Slices.ts, largestSlice at 360 per 60 s). */
 const LARGEST_SLICE = 16
 
-const redis = new Redis(redisUrl(state), { maxRetriesPerRequest: 1 })
-afterAll(() => redis.disconnect())
+const redis = new RedisClient(redisUrl(state))
+afterAll(() => redis.close())
 
 /** Rate-limit scripts Redis has run so far. */
 const scriptCalls = async () => {
-  const info = await redis.info("commandstats")
+  const info = String(await redis.send("INFO", ["commandstats"]))
   return [...info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[2]), 0)
 }
 

@@ -1,4 +1,4 @@
-import type { CuratedListSummary } from "../../src/Domain/CuratedList.js"
+import type { CuratedListSummary } from "../../src/Contract/CuratedList.js"
 
 /** What the fixture (test/fixture/0001_base.sql) shows on public endpoints, for tests of several groups. */
 

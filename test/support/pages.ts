@@ -1,5 +1,5 @@
 import { expect } from "bun:test"
-import { ErrorEnvelope } from "../../src/Domain/Errors.js"
+import { ErrorEnvelope } from "../../src/Contract/Errors.js"
 import { decodeWith, type Reply, request } from "./http.js"
 
 /** Every row of a list, walked page by page with `meta.next_cursor`; each page's offset is checked. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Redis } from "ioredis"
+import { RedisClient } from "bun"
 
 export interface ThrowawayRedis {
   /** for RATE_LIMIT_REDIS_URL: the server listens on a Unix socket of its own, no TCP port */
@@ -28,8 +28,8 @@ export const startThrowawayRedis = async (): Promise<ThrowawayRedis> => {
   const dir = mkdtempSync(join(tmpdir(), "catalogue-redis-"))
   const socket = join(dir, "redis.sock")
   let child: ReturnType<typeof Bun.spawn> | undefined
-  const probe = new Redis({ path: socket, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false })
-  probe.on("error", () => undefined)
+  const url = `redis+unix://${socket}`
+  const probe = new RedisClient(url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 1000 })
 
   const start = async () => {
     child = Bun.spawn(
@@ -38,7 +38,7 @@ export const startThrowawayRedis = async (): Promise<ThrowawayRedis> => {
     )
     const deadline = Date.now() + 10_000
     while (Date.now() < deadline) {
-      if (probe.status !== "ready") await probe.connect().catch(() => undefined)
+      if (!probe.connected) await probe.connect().catch(() => undefined)
       if (await probe.ping().then(() => true, () => false)) return
       await Bun.sleep(50)
     }
@@ -50,11 +50,11 @@ export const startThrowawayRedis = async (): Promise<ThrowawayRedis> => {
     child.kill("SIGKILL")
     await child.exited
     child = undefined
-    probe.disconnect()
+    probe.close()
   }
 
   const scriptCalls = async () => {
-    const info = await probe.info("commandstats")
+    const info = String(await probe.send("INFO", ["commandstats"]))
     let calls = 0
     for (const match of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) calls += Number(match[2])
     return calls
@@ -62,7 +62,7 @@ export const startThrowawayRedis = async (): Promise<ThrowawayRedis> => {
 
   await start()
   return {
-    url: `redis://localhost/?path=${encodeURIComponent(socket)}`,
+    url,
     scriptCalls,
     stop,
     start,

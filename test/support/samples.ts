@@ -2,11 +2,11 @@ import * as fc from "fast-check"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
-import type { Sample } from "../../src/Domain/Params.js"
+import type { Sample } from "../../src/Contract/Params.js"
 
 /**
  * Parameters as a client sends them (text), drawn from an endpoint's own parameter Schema: each
- * parameter as its `sample` annotation says (src/Domain/Params.ts), any text where it has none;
+ * parameter as its `sample` annotation says (src/Contract/Params.ts), any text where it has none;
  * optional parameters sometimes absent. Only records the Schema decodes are drawn.
  */
 export const wireRecord = (schema: Schema.Top): fc.Arbitrary<Record<string, string>> => {

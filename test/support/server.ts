@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { AppLive } from "../../src/App.js"
 import { databaseEnv, resolveTestDatabase, type TestDatabase } from "./database.js"
-import { HttpServer } from "../../src/Http/Server.js"
+import * as HttpServer from "effect/http/HttpServer"
 
 const FIXTURE_DIR = resolve(import.meta.dir, "../fixture")
 
@@ -66,11 +66,11 @@ export const startServer = async (
   )
   const { port, sql } = await runtime.runPromise(
     Effect.gen(function*() {
-      const server = yield* HttpServer
+      const { address } = yield* HttpServer.HttpServer
       const sql = yield* SqlClient.SqlClient
       const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM roles`) as [{ count: number }]
       if (count === 0) yield* loadFixture(sql)
-      return { port: server.port, sql }
+      return { port: (address as { readonly port: number }).port, sql }
     })
   )
   for (const text of options.statements ?? []) await runtime.runPromise(sql.unsafe(text))
