@@ -13,38 +13,125 @@ CREATE OR REPLACE FUNCTION search_phrase(folded text) RETURNS text LANGUAGE sql 
 CREATE OR REPLACE FUNCTION search_title_size(title_text text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN cardinality(string_to_array(title_text, ' '));
 
+-- ---- Other spellings (docs/search.md, "Other spellings"): Malay short forms, Han characters by
+-- pinyin, Tamil by a phonetic key. A query word matches them one edit away, below the word as typed.
+
+-- The common texting forms of Malay words: a short form and a word it stands for (both ways).
+CREATE OR REPLACE FUNCTION search_short_forms() RETURNS TABLE(short text, word text) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  VALUES ('x', 'tak'), ('x', 'tidak'), ('tak', 'tidak'), ('xkan', 'takkan'), ('xde', 'takde'), ('xde', 'tiada'),
+    ('takde', 'tiada'), ('yg', 'yang'), ('utk', 'untuk'), ('dgn', 'dengan'), ('ngan', 'dengan'), ('sy', 'saya'),
+    ('ak', 'aku'), ('aq', 'aku'), ('ko', 'kau'), ('ko', 'engkau'), ('kau', 'engkau'), ('lg', 'lagi'),
+    ('jgn', 'jangan'), ('tp', 'tapi'), ('sgt', 'sangat'), ('dlm', 'dalam'), ('pd', 'pada'), ('kpd', 'kepada'),
+    ('org', 'orang'), ('blh', 'boleh'), ('mcm', 'macam'), ('sbb', 'sebab'), ('bkn', 'bukan'),
+    ('skrg', 'sekarang'), ('tu', 'itu'), ('ni', 'ini'), ('je', 'sahaja'), ('je', 'saja'), ('saja', 'sahaja'),
+    ('nk', 'nak'), ('nk', 'hendak'), ('nak', 'hendak'), ('dh', 'dah'), ('dah', 'sudah'), ('dr', 'dari'),
+    ('drpd', 'daripada'), ('blm', 'belum'), ('kt', 'kat'), ('kat', 'dekat'), ('mmg', 'memang'), ('hr', 'hari'),
+    ('thn', 'tahun'), ('kwn', 'kawan'), ('ckp', 'cakap'), ('tgk', 'tengok'), ('tau', 'tahu'), ('byk', 'banyak'),
+    ('bnyk', 'banyak'), ('sume', 'semua'), ('smua', 'semua'), ('sll', 'selalu'), ('slalu', 'selalu'),
+    ('sbg', 'sebagai'), ('trs', 'terus'), ('knp', 'kenapa'), ('npe', 'kenapa'), ('sape', 'siapa'),
+    ('mne', 'mana'), ('bg', 'bagi'), ('jd', 'jadi'), ('gak', 'juga'), ('jugak', 'juga'), ('kn', 'kan'),
+    ('sj', 'saja'), ('bt', 'buat'), ('wat', 'buat'), ('lps', 'lepas'), ('hny', 'hanya'), ('cntik', 'cantik')
+$$;
+
+-- A word search holds in another spelling: a Han character's reading, readings joined, marked by a
+-- leading '~' (which no query word holds: folding makes it a space).
+CREATE OR REPLACE FUNCTION search_is_form(word text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN word ^@ '~';
+
+-- The pinyin of a folded name's Han characters, each a form: each character's readings, and the
+-- readings of each run of two to four characters in a row joined (with each character's two
+-- commonest readings), so "yue liang", "yueliang" and, typing, "yue li" find 月亮.
+CREATE OR REPLACE FUNCTION search_han_forms(folded text) RETURNS text[] LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN ARRAY(
+    WITH RECURSIVE r AS MATERIALIZED (
+      SELECT u.at, h.reading, h.rank FROM unnest(string_to_array(search_phrase(folded), ' ')) WITH ORDINALITY u(w, at)
+      JOIN search_han_readings h ON h.han = u.w),
+    joined(first, last, form) AS (
+      SELECT r.at, r.at, r.reading FROM r WHERE r.rank <= 2
+      UNION ALL
+      SELECT j.first, r.at, j.form || r.reading FROM joined j JOIN r ON r.at = j.last + 1 AND r.rank <= 2
+      WHERE j.last - j.first < 3)
+    SELECT '~' || r.reading FROM r
+    UNION
+    SELECT '~' || j.form FROM joined j WHERE j.last > j.first);
+END $$;
+
+-- A Tamil word's letters in Latin, one way of many (the phonetic key folds the others): each
+-- consonant with its vowel sign, or its inherent a unless a virama (்) ends it; ற்ற as tr and ன்ற
+-- as ndr, as they are said.
+CREATE OR REPLACE FUNCTION search_tamil_latin(word text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN (
+    SELECT replace(replace(replace(string_agg(coalesce(m.latin, c.ch), '' ORDER BY c.at), '@#', ''), '@', 'a'), '#', '')
+    FROM regexp_split_to_table(replace(replace(word, 'ற்ற', 'ட்ர'), 'ன்ற', 'ன்ட்ர'), '') WITH ORDINALITY c(ch, at)
+    LEFT JOIN (VALUES
+      ('அ', 'a'), ('ஆ', 'a'), ('இ', 'i'), ('ஈ', 'i'), ('உ', 'u'), ('ஊ', 'u'), ('எ', 'e'), ('ஏ', 'e'), ('ஐ', 'ai'),
+      ('ஒ', 'o'), ('ஓ', 'o'), ('ஔ', 'au'), ('ஃ', ''),
+      ('க', 'k@'), ('ங', 'n@'), ('ச', 'c@'), ('ஞ', 'n@'), ('ட', 't@'), ('ண', 'n@'), ('த', 't@'), ('ந', 'n@'),
+      ('ப', 'p@'), ('ம', 'm@'), ('ய', 'y@'), ('ர', 'r@'), ('ல', 'l@'), ('வ', 'v@'), ('ழ', 'zh@'), ('ள', 'l@'),
+      ('ற', 'r@'), ('ன', 'n@'), ('ஜ', 'j@'), ('ஷ', 'sh@'), ('ஸ', 's@'), ('ஹ', 'h@'), ('ஶ', 'sh@'),
+      ('ா', '#a'), ('ி', '#i'), ('ீ', '#i'), ('ு', '#u'), ('ூ', '#u'), ('ெ', '#e'), ('ே', '#e'), ('ை', '#ai'),
+      ('ொ', '#o'), ('ோ', '#o'), ('ௌ', '#au'), ('்', '#')) m(tamil, latin) ON m.tamil = c.ch);
+END $$;
+
+-- The phonetic key of a word in Latin letters, as Tamil is spelled in them: zh as l; an h after
+-- k g t d p b s c dropped (th, dh, ch...); ae as e, ee as i, oo as u; g h q as k, d as t, b f as p,
+-- c j x as s, z as l, w as v; then any letter repeated once (vowel length, doubled consonants).
+CREATE OR REPLACE FUNCTION search_latin_key(word text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN regexp_replace(translate(
+    regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(word,
+      'zh', 'l', 'g'), '([kgtdpbsc])h', '\1', 'g'), 'ae', 'e', 'g'), 'ee', 'i', 'g'), 'oo', 'u', 'g'),
+    'ghqdbfcjxzw', 'kkktppssslv'), '(.)\1+', '\1', 'g');
+
+-- A word's Tamil phonetic key: of its Latin letters, or of its Tamil letters read in Latin; NULL for
+-- a word in neither (digits, another script).
+CREATE OR REPLACE FUNCTION search_tamil_key(word text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN CASE WHEN word ~ '^[a-z]+$' THEN search_latin_key(word)
+              WHEN word ~ '^[\u0b80-\u0bff]+$' THEN search_latin_key(search_tamil_latin(word)) END;
+
+-- The words search keeps of a folded name (search_split) with their forms (the pinyin of its Han
+-- characters).
+CREATE OR REPLACE FUNCTION search_words_of(folded text) RETURNS text[] LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+  IF folded ~ '[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]' THEN
+    RETURN ARRAY(SELECT DISTINCT w FROM unnest(search_split(folded) || search_han_forms(folded)) w ORDER BY w);
+  END IF;
+  RETURN search_split(folded);
+END $$;
+
 -- Every searchable row's names by field, from the catalogue (live rows only; docs/search.md).
 CREATE OR REPLACE VIEW search_sources AS
-  SELECT search_kind('songs') AS kind, s.id, search_split(s.search_title) AS title_words,
+  SELECT search_kind('songs') AS kind, s.id, search_words_of(s.search_title) AS title_words,
          ARRAY(SELECT DISTINCT w FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
                JOIN artists a ON a.id = c.artist_id
-               CROSS JOIN LATERAL unnest(search_split(a.search_full_name)) w
+               CROSS JOIN LATERAL unnest(search_words_of(a.search_full_name)) w
                WHERE c.song_id = s.id ORDER BY w) AS other_words,
          coalesce(al.words, '{}') AS album_words, al.public_from AS album_from, search_phrase(s.search_title) AS title_text,
          coalesce(s.vidsvc_views, 0)::bigint AS popularity, s.published_at AS public_from, NULL::text AS handle
   FROM songs s
   LEFT JOIN LATERAL (
-    SELECT ARRAY(SELECT DISTINCT w FROM unnest(array_agg(x.search_title)) t CROSS JOIN LATERAL unnest(search_split(t)) w ORDER BY w) AS words,
+    SELECT ARRAY(SELECT DISTINCT w FROM unnest(array_agg(x.search_title)) t CROSS JOIN LATERAL unnest(search_words_of(t)) w ORDER BY w) AS words,
            max(x.published_at) AS public_from
     FROM album_tracks tr JOIN albums x ON x.id = tr.album_id
     WHERE tr.song_id = s.id AND album_is_live(x.published_at)
     HAVING count(*) > 0) al ON true
   WHERE song_is_live(s.published_at, s.deleted_at)
   UNION ALL
-  SELECT search_kind('artists'), a.id, search_split(a.search_name), search_split(fold_name(a.prefix_title)), '{}', NULL, search_phrase(a.search_name),
+  SELECT search_kind('artists'), a.id, search_words_of(a.search_name), search_words_of(fold_name(a.prefix_title)), '{}', NULL, search_phrase(a.search_name),
          coalesce((SELECT ac.live_credits FROM artist_counts ac WHERE ac.artist_id = a.id), 0)::bigint,
          CASE WHEN (SELECT c.settled_songs FROM artist_song_counts c WHERE c.artist_id = a.id) > 0
               THEN '-infinity'::timestamptz END,
          NULL
   FROM artists a
   UNION ALL
-  SELECT search_kind('albums'), al.id, search_split(al.search_title), '{}', '{}', NULL, search_phrase(al.search_title),
+  SELECT search_kind('albums'), al.id, search_words_of(al.search_title), '{}', '{}', NULL, search_phrase(al.search_title),
          (SELECT count(*) FROM album_tracks t JOIN songs ts ON ts.id = t.song_id
           WHERE t.album_id = al.id AND song_is_live(ts.published_at, ts.deleted_at)),
          al.published_at, NULL
   FROM albums al WHERE album_is_live(al.published_at)
   UNION ALL
-  SELECT search_kind('curated_lists'), l.id, search_split(l.search_title), '{}', '{}', NULL, search_phrase(l.search_title),
+  SELECT search_kind('curated_lists'), l.id, search_words_of(l.search_title), '{}', '{}', NULL, search_phrase(l.search_title),
          CASE WHEN l.content_type = 'songs'
            THEN (SELECT count(*) FROM curated_list_songs e JOIN songs es ON es.id = e.song_id
                  WHERE e.list_id = l.id AND song_is_live(es.published_at, es.deleted_at))
@@ -54,24 +141,24 @@ CREATE OR REPLACE VIEW search_sources AS
          l.published_at, NULL
   FROM curated_lists l WHERE curated_list_is_live(l.published_at)
   UNION ALL
-  SELECT search_kind('labels'), lb.id, search_split(lb.search_name), search_split(lb.search_former_name), '{}', NULL, search_phrase(lb.search_name),
+  SELECT search_kind('labels'), lb.id, search_words_of(lb.search_name), search_words_of(lb.search_former_name), '{}', NULL, search_phrase(lb.search_name),
          coalesce((SELECT lc.live_songs FROM label_counts lc WHERE lc.label_id = lb.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM labels lb
   UNION ALL
-  SELECT search_kind('genres'), g.id, search_split(g.search_title), '{}', '{}', NULL, search_phrase(g.search_title),
+  SELECT search_kind('genres'), g.id, search_words_of(g.search_title), '{}', '{}', NULL, search_phrase(g.search_title),
          coalesce((SELECT gc.live_songs FROM genre_counts gc WHERE gc.genre_id = g.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM genres g
   UNION ALL
-  SELECT search_kind('users'), m.id, search_split(m.search_name), search_split(m.search_username), '{}', NULL, search_phrase(m.search_name),
+  SELECT search_kind('users'), m.id, search_words_of(m.search_name), search_words_of(m.search_username), '{}', NULL, search_phrase(m.search_name),
          coalesce((SELECT mc.live FROM member_contribution_counts mc WHERE mc.member_id = m.id), 0)::bigint,
          '-infinity'::timestamptz, lower(m.username)
   FROM members m WHERE member_is_public(m.username, m.is_banned);
 
 -- A row's postings: one per word and field; an album's words count from album_from.
 CREATE OR REPLACE FUNCTION search_doc_postings(kind smallint, id integer, title_words text[], other_words text[], album_words text[], album_from timestamp with time zone, popularity bigint, public_from timestamp with time zone, handle text) RETURNS SETOF search_postings LANGUAGE sql IMMUTABLE AS $$
-  SELECT kind, w, 1::smallint, cardinality(title_words) = 1, popularity, handle, id, public_from FROM unnest(title_words) w
+  SELECT kind, w, 1::smallint, (SELECT count(*) FROM unnest(title_words) t WHERE NOT search_is_form(t)) = 1, popularity, handle, id, public_from FROM unnest(title_words) w
   UNION ALL
   SELECT kind, w, 2::smallint, false, popularity, handle, id, public_from FROM unnest(other_words) w
   UNION ALL
@@ -154,8 +241,11 @@ BEGIN
     CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p
     RETURNING word),
   known AS (
-    INSERT INTO search_words (word) SELECT DISTINCT p.word FROM posted p
-    ON CONFLICT DO NOTHING RETURNING word)
+    INSERT INTO search_words (word) SELECT DISTINCT p.word FROM posted p WHERE NOT search_is_form(p.word)
+    ON CONFLICT DO NOTHING RETURNING word),
+  keyed AS (
+    INSERT INTO search_word_keys (key, word) SELECT search_tamil_key(k.word), k.word FROM known k WHERE search_tamil_key(k.word) IS NOT NULL
+    ON CONFLICT DO NOTHING)
   INSERT INTO search_word_variants (variant, word, deletions)
   SELECT v.variant, k.word, v.deletions FROM known k CROSS JOIN LATERAL search_word_deletions(k.word, search_typo_reach(k.word)) v
   ON CONFLICT DO NOTHING;
@@ -330,17 +420,18 @@ BEGIN
                    WHERE x.indrelid IN ('search_docs'::regclass, 'search_postings'::regclass, 'search_word_variants'::regclass) AND NOT x.indisprimary LOOP
     EXECUTE statement;
   END LOOP;
-  TRUNCATE search_docs, search_postings, search_words, search_word_variants;
+  TRUNCATE search_docs, search_postings, search_words, search_word_variants, search_word_keys;
   INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle)
   SELECT kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle FROM search_sources;
   INSERT INTO search_postings SELECT p.* FROM search_docs d CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p;
-  INSERT INTO search_words SELECT DISTINCT word FROM search_postings;
+  INSERT INTO search_words SELECT DISTINCT word FROM search_postings WHERE NOT search_is_form(word);
+  INSERT INTO search_word_keys (key, word) SELECT k.key, w.word FROM search_words w CROSS JOIN LATERAL search_tamil_key(w.word) k(key) WHERE k.key IS NOT NULL;
   INSERT INTO search_word_variants (variant, word, deletions)
   SELECT v.variant, w.word, v.deletions FROM search_words w CROSS JOIN LATERAL search_word_deletions(w.word, search_typo_reach(w.word)) v;
   FOREACH statement IN ARRAY coalesce(definitions, '{}') LOOP
     EXECUTE statement;
   END LOOP;
-  ANALYZE search_docs, search_postings, search_words, search_word_variants;
+  ANALYZE search_docs, search_postings, search_words, search_word_variants, search_word_keys;
 END $$;
 
 -- ---- A query: its terms, and each kind's page --------------------------------------------
@@ -351,6 +442,23 @@ BEGIN
   RETURN ARRAY(
     SELECT u.w FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY u(w, i)
     WHERE u.w <> '' GROUP BY u.w ORDER BY min(u.i));
+END $$;
+
+-- The query's words as typed, repeats kept, up to the first word past the first `most` distinct
+-- ones: the text a title begins with, and how many words a title covered has ("kanne kanne nee").
+CREATE OR REPLACE FUNCTION search_query_phrase(q text, most integer) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  distinct_words text[] := search_query_words(q);
+BEGIN
+  RETURN coalesce((
+    SELECT string_agg(u.w, ' ' ORDER BY u.i) FROM (
+      SELECT u.w, row_number() OVER (ORDER BY u.i) AS i
+      FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY u(w, i) WHERE u.w <> '') u
+    WHERE u.w = ANY (distinct_words[1:most])
+      AND u.i < coalesce((SELECT min(x.i) FROM (
+        SELECT v.w, row_number() OVER (ORDER BY v.i) AS i
+        FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY v(w, i) WHERE v.w <> '') x
+        WHERE x.w = distinct_words[most + 1]), 2147483647)), '');
 END $$;
 
 -- What each query word matches (docs/search.md, "What a query costs"): the first `most` words,
@@ -381,12 +489,32 @@ BEGIN
     FROM (SELECT t.grp, t.w, k.word, min(t.deletions + k.deletions) FILTER (WHERE t.deletions = 0 OR k.deletions = 0) AS deleted
           FROM tried t JOIN known k ON k.variant = t.variant AND k.deletions <= t.reach
           WHERE k.word <> t.w
-          GROUP BY t.grp, t.w, k.word) p)
+          GROUP BY t.grp, t.w, k.word) p),
+  forms AS (
+    -- other spellings (docs/search.md, "Other spellings"), one edit away: a Malay word's short forms
+    -- and the words a short form stands for
+    SELECT w.grp, f.word AS form, false AS prefix FROM words w JOIN search_short_forms() f ON f.short = w.w
+    UNION
+    SELECT w.grp, f.short, false FROM words w JOIN search_short_forms() f ON f.word = w.w
+    UNION
+    -- Han characters by pinyin: a reading or readings joined (the last word typed as a prefix)
+    SELECT w.grp, '~' || w.w, w.last FROM words w WHERE w.w ~ '^[a-z]+$' AND length(w.w) <= longest
+    UNION
+    -- a word of the other script, Latin or Tamil, with the same phonetic key (a few at most)
+    SELECT w.grp, k.word, false FROM words w
+    CROSS JOIN LATERAL (
+      SELECT k.word FROM search_word_keys k
+      WHERE k.key = search_tamil_key(w.w) AND (k.word ~ '^[a-z]') <> (w.w ~ '^[a-z]') AND length(w.w) <= longest
+      ORDER BY k.word LIMIT 20) k)
   SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
   FROM (
-    SELECT w.grp, w.w AS word, 0::smallint AS edits, w.last AS prefix FROM words w
-    UNION ALL
-    SELECT p.grp, p.word, p.edits::smallint, false FROM partners p WHERE p.edits <= search_typo_allowance(p.longer)
+    SELECT t.grp, t.word, min(t.edits)::smallint AS edits, bool_or(t.prefix) AS prefix FROM (
+      SELECT w.grp, w.w AS word, 0 AS edits, w.last AS prefix FROM words w
+      UNION ALL
+      SELECT p.grp, p.word, p.edits, false FROM partners p WHERE p.edits <= search_typo_allowance(p.longer)
+      UNION ALL
+      SELECT f.grp, f.form, 1, f.prefix FROM forms f) t
+    GROUP BY t.grp, t.word
   ) t);
 END $$;
 
@@ -398,12 +526,15 @@ BEGIN
   RETURN (
   SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
   FROM unnest(terms) t
-  WHERE t.edits = 0 OR EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = t.word));
+  WHERE t.edits = 0 OR EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = t.word)
+    OR (t.prefix AND EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word > t.word AND p.word < t.word || U&'\+10FFFF')));
 END $$;
 
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
--- kind's total (exact below `bound`, else `bound`).
-CREATE OR REPLACE FUNCTION search_kind_page(k smallint, terms search_term[], take integer, bound integer)
+-- kind's total (exact below `bound`, else `bound`). `typed`: the query's words as typed
+-- (search_query_phrase).
+DROP FUNCTION IF EXISTS search_kind_page(smallint, search_term[], integer, integer);
+CREATE OR REPLACE FUNCTION search_kind_page(k smallint, terms search_term[], typed text, take integer, bound integer)
   RETURNS TABLE(id integer, score double precision, popularity bigint, handle text, total integer)
   LANGUAGE plpgsql STABLE
   SET plan_cache_mode = force_generic_plan
@@ -419,7 +550,7 @@ DECLARE
   -- words of a query at most for which rows missing one are looked for (each word one index pass)
   guessable CONSTANT integer := 6;
   n integer := coalesce((SELECT max(t.grp) FROM unnest(terms) t), 0);
-  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[];
+  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[]; g_whole tsquery[];
   q_all tsquery;
   q_own tsquery;
   -- rows missing one word: all words but one, and what the index is asked of them
@@ -431,14 +562,24 @@ DECLARE
   q_exact tsquery;
   -- what the index is asked: the `askable` words of by_rarity; the others are tested on the rows found
   q_index tsquery;
-  -- the query's words as typed, for the titles that begin with them
-  q_phrase text := (SELECT string_agg(t.word, ' ' ORDER BY t.grp) FROM unnest(terms) t WHERE t.edits = 0);
-  -- the same with one word's typo partner in its place (a name begins with the words typed, one mistyped)
+  -- the query's words as typed, repeats kept, for the titles that begin with them
+  q_phrase text := typed;
+  -- how many words a title covered holds at most, and how many times each query word was typed
+  typed_size integer := greatest(cardinality(string_to_array(typed, ' ')), n);
+  times integer[] := ARRAY(
+    SELECT greatest((SELECT count(*) FROM unnest(string_to_array(typed, ' ')) x(w) WHERE x.w = t.word), 1)::integer
+    FROM unnest(terms) t WHERE t.edits = 0 ORDER BY t.grp);
+  -- the same with one word's typo partner or short form in its place (a name begins with the words
+  -- typed, one mistyped)
   q_phrases text[] := ARRAY(
-    SELECT string_agg(CASE WHEN e.grp = s.grp THEN s.word ELSE e.word END, ' ' ORDER BY e.grp)
-    FROM (SELECT 0::smallint AS grp, NULL::text AS word UNION ALL SELECT t.grp, t.word FROM unnest(terms) t WHERE t.edits > 0) s
-    CROSS JOIN unnest(terms) e WHERE e.edits = 0
+    SELECT string_agg(CASE WHEN e.grp = s.grp THEN s.word ELSE e.word END, ' ' ORDER BY x.at)
+    FROM (SELECT 0::smallint AS grp, NULL::text AS word
+          UNION ALL SELECT t.grp, t.word FROM unnest(terms) t WHERE t.edits > 0 AND NOT search_is_form(t.word)) s
+    CROSS JOIN unnest(string_to_array(typed, ' ')) WITH ORDINALITY x(w, at)
+    JOIN unnest(terms) e ON e.edits = 0 AND e.word = x.w
     GROUP BY s.grp, s.word);
+  -- the last word found as a whole word, not only as the beginning of a longer one
+  q_whole tsquery;
   -- the words the index may be asked, the likeliest rarest first: whole words before the word being
   -- typed, longer before shorter; never a last word typed in part shorter than 3 characters (its
   -- prefix would read the lists of every word it begins)
@@ -456,8 +597,9 @@ BEGIN
   -- per query word, the OR of its terms' lexemes: in the title and other names, the album, the
   -- title, the other names; exact terms in any field; terms one edit away in any field
   SELECT array_agg(x.own ORDER BY x.grp), array_agg(x.album ORDER BY x.grp), array_agg(x.title ORDER BY x.grp),
-         array_agg(x.other ORDER BY x.grp), array_agg(x.exact ORDER BY x.grp), array_agg(x.one ORDER BY x.grp), array_agg(x.top ORDER BY x.grp)
-    INTO g_own, g_album, g_title, g_other, g_exact, g_one, g_top
+         array_agg(x.other ORDER BY x.grp), array_agg(x.exact ORDER BY x.grp), array_agg(x.one ORDER BY x.grp), array_agg(x.top ORDER BY x.grp),
+         array_agg(x.whole ORDER BY x.grp)
+    INTO g_own, g_album, g_title, g_other, g_exact, g_one, g_top, g_whole
   FROM (
     SELECT t.grp,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field <> 'a')::tsquery AS own,
@@ -466,12 +608,15 @@ BEGIN
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 'o')::tsquery AS other,
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0)::tsquery AS exact,
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 1)::tsquery AS one,
-           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND l.field = 't')::tsquery AS top
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND l.field = 't')::tsquery AS top,
+           string_agg(l.whole, ' | ')::tsquery AS whole
     FROM unnest(terms) t
     CROSS JOIN LATERAL (
-      SELECT f.field, quote_literal(k || f.field || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END AS lexeme
+      SELECT f.field, quote_literal(k || f.field || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END AS lexeme,
+             quote_literal(k || f.field || t.word) AS whole
       FROM unnest('{t,o,a}'::text[]) f(field)) l
     GROUP BY t.grp) x;
+  q_whole := g_whole[n];
   FOR i IN 1..n LOOP
     q_all := CASE WHEN i = 1 THEN g_own[i] || g_album[i] ELSE q_all && (g_own[i] || g_album[i]) END;
     q_own := CASE WHEN i = 1 THEN g_own[i] ELSE q_own && g_own[i] END;
@@ -486,10 +631,10 @@ BEGIN
     -- one word: each matching word's best postings, in the order of the ranking
     RETURN QUERY
     WITH words AS (
-      SELECT t.word, t.edits FROM unnest(terms) t
+      SELECT t.word, t.edits, true AS whole_word FROM unnest(terms) t
       UNION
       -- the kind's words the last word begins, in order (a walk of the postings' index word by word)
-      SELECT w.word, 0::smallint FROM unnest(terms) t
+      SELECT w.word, t.edits, false FROM unnest(terms) t
       CROSS JOIN LATERAL (
         WITH RECURSIVE known(word) AS (
           SELECT t.word COLLATE "C"
@@ -499,7 +644,9 @@ BEGIN
         SELECT known.word FROM known WHERE known.word > t.word LIMIT 200) w
       WHERE t.prefix),
     best AS (
-      SELECT p.id, min(w.edits) AS edits, min(p.field) AS field, bool_or(p.whole) AS whole, max(p.popularity) AS popularity, min(p.handle) AS handle
+      -- a row's best posting: each scored on its own (a row may hold the word typed in part and a typo of it)
+      SELECT p.id, max(search_score(1, 1, w.edits, (p.field = 1)::int, (p.field = 2)::int, p.whole, p.whole, w.whole_word)) AS score,
+             max(p.popularity) AS popularity, min(p.handle) AS handle
       FROM words w CROSS JOIN LATERAL (
         SELECT p.id, p.field, p.whole, p.popularity, p.handle FROM search_postings p
         WHERE p.kind = k AND p.word = w.word AND search_entry_visible(k, p.id, p.public_from)
@@ -511,7 +658,7 @@ BEGIN
           SELECT p.id FROM search_postings p
           WHERE p.kind = k AND p.word = w.word AND search_entry_visible(k, p.id, p.public_from) LIMIT bound * 3) p
         LIMIT bound * 3) p)
-    SELECT b.id, search_score(1, 1, b.edits, (b.field = 1)::int, (b.field = 2)::int, b.whole, b.whole), b.popularity, b.handle,
+    SELECT b.id, b.score, b.popularity, b.handle,
            least((SELECT count(*) FROM matches), bound)::integer
     FROM best b
     ORDER BY 2 DESC, b.popularity DESC, b.handle, b.id LIMIT take;
@@ -521,12 +668,12 @@ BEGIN
   -- one pass over the rows holding every word (up to the bound): counted, and in an order close to
   -- the ranking's: the rows holding every word exactly in the title first (in their order: beginning
   -- with the query, covered, popularity), then those holding every word exactly
-  SELECT array_agg(r.id ORDER BY r.top DESC, r.exact DESC, r.begins DESC, r.covered DESC, r.popularity DESC, r.handle, r.id),
+  SELECT array_agg(r.id ORDER BY r.top DESC, r.exact DESC, r.whole DESC, r.begins DESC, r.covered DESC, r.popularity DESC, r.handle, r.id),
          count(*) FILTER (WHERE r.top), count(*)
     INTO ordered, tops, found
   FROM (
-    SELECT d.id, d.popularity, d.handle, d.lexemes @@ q_top AS top, d.lexemes @@ q_exact AS exact, d.title_text ^@ ANY(q_phrases) AS begins,
-           search_title_size(d.title_text) <= n AS covered
+    SELECT d.id, d.popularity, d.handle, d.lexemes @@ q_top AS top, d.lexemes @@ q_exact AS exact, d.lexemes @@ q_whole AS whole,
+           d.title_text ^@ ANY(q_phrases) AS begins, search_title_size(d.title_text) <= typed_size AS covered
     FROM search_docs d
     WHERE d.lexemes @@ q_index AND ts_match_vq(d.lexemes, q_all) AND search_entry_visible(k, d.id, d.public_from)
       AND (d.album_from <= now() OR d.lexemes @@ q_own)
@@ -535,7 +682,8 @@ BEGIN
   IF tops >= take AND found < bound THEN
     -- every row is known, and the page is the first rows holding every word in the title
     RETURN QUERY
-    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= n, d.title_text ^@ ANY(q_phrases)), d.popularity, d.handle, counted
+    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= typed_size, d.title_text ^@ ANY(q_phrases), d.lexemes @@ q_whole),
+           d.popularity, d.handle, counted
     FROM unnest(ordered[1:take]) WITH ORDINALITY o(id, at) JOIN search_docs d ON d.kind = k AND d.id = o.id
     ORDER BY o.at;
     RETURN;
@@ -628,10 +776,12 @@ BEGIN
   END IF;
 
   RETURN QUERY
-  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.in_title >= r.title_size, r.title_text ^@ ANY(q_phrases)), r.popularity, r.handle, counted
+  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.typed_in_title >= r.title_size, r.title_text ^@ ANY(q_phrases), r.whole),
+         r.popularity, r.handle, counted
   FROM (
-    SELECT d.id, d.popularity, d.handle, search_title_size(d.title_text) AS title_size, d.title_text,
+    SELECT d.id, d.popularity, d.handle, search_title_size(d.title_text) AS title_size, d.title_text, bool_or(d.lexemes @@ q_whole) AS whole,
            count(*) FILTER (WHERE x.m)::integer AS matched,
+           coalesce(sum(times[i]) FILTER (WHERE x.m AND d.lexemes @@ x.title), 0)::integer AS typed_in_title,
            sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] THEN 0 WHEN coalesce(d.lexemes @@ g_one[i], false) THEN 1 ELSE 2 END)::integer AS edits,
            count(*) FILTER (WHERE x.m AND d.lexemes @@ x.title)::integer AS in_title,
            count(*) FILTER (WHERE x.m AND NOT d.lexemes @@ x.title AND coalesce(d.lexemes @@ g_other[i], false))::integer AS in_other
@@ -647,12 +797,13 @@ BEGIN
 END $$;
 
 -- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
--- found exactly in the title (or name), the title beginning with the query as typed and covered.
--- Words found, then fewer edits, then words in the title, then in the other names, then the title
--- beginning with the query, then the title covered.
-CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN (((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + begins::int) * 2 + covered::int)::double precision
-       / (((((words * 100 + 99) * 100 + words) * 100) * 2 + 1) * 2 + 1);
+-- found exactly in the title (or name), the last as a whole word, the title beginning with the
+-- query as typed and covered. Words found, then fewer edits, then words in the title, then in the
+-- other names, then the last word whole, then the title beginning with the query, then covered.
+DROP FUNCTION IF EXISTS search_score(integer, integer, integer, integer, integer, boolean, boolean);
+CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean, whole boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN ((((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + whole::int) * 2 + begins::int) * 2 + covered::int)::double precision
+       / ((((((words * 100 + 99) * 100 + words) * 100) * 2 + 1) * 2 + 1) * 2 + 1);
 
 -- ---- Name filters of lists: folded names, kept grams of one and two characters -------------
 
