@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { readFileSync } from "node:fs"
 import { DetailEnvelope } from "../src/Domain/Envelope.js"
 import { SearchResults } from "../src/Search/Api.js"
 import { decodeWith, request } from "./support/http.js"
@@ -57,6 +58,16 @@ describe("Malay short forms", () => {
     expect(await songIds("jgn pergi dgn dia")).toEqual([7005])
     expect(await songIds("bkn cinta")).toEqual([3])
     expect(await songIds("ghazal utk rabiah")).toEqual([8])
+  })
+
+  test("the table in docs/search.md is the one search reads", async () => {
+    const docs = readFileSync(new URL("../docs/search.md", import.meta.url), "utf8")
+    const table = docs.slice(docs.indexOf("| short form | stands for |")).split("\n\n")[0]!.split("\n").slice(2)
+    const rows = await server.sql<{ row: string }>(
+      "SELECT '| ' || short || ' | ' || string_agg(word, ', ' ORDER BY word) || ' |' AS row FROM search_short_forms() GROUP BY short ORDER BY short"
+    )
+    expect(table.length).toBeGreaterThan(40)
+    expect([...table].sort()).toEqual(rows.map((r) => r.row).sort())
   })
 
   test("below the words as typed, whatever the popularity", async () => {
