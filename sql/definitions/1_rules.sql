@@ -153,10 +153,6 @@ CREATE OR REPLACE FUNCTION search_kind(type text) RETURNS smallint LANGUAGE sql 
   RETURN CASE type WHEN 'songs' THEN 1 WHEN 'artists' THEN 2 WHEN 'albums' THEN 3 WHEN 'curated_lists' THEN 4
                    WHEN 'labels' THEN 5 WHEN 'genres' THEN 6 WHEN 'users' THEN 7 END;
 
--- A row of search_docs is shown now.
-CREATE OR REPLACE FUNCTION search_entry_is_public(public_from timestamp with time zone) RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
-  RETURN public_from <= now();
-
 -- Entry (kind, id, public_from) is shown now: its public_from has passed, or it is an artist
 -- without a settled song whom the rule above shows. No subquery of its own, so it is inlined
 -- into each read; the artists' rule runs only for their few entries without a public_from.

@@ -1,7 +1,12 @@
--- Search (docs/search.md): the search tables' upkeep, the query's terms and the ranking of
--- /v1/search, and the kept name grams that answer one- and two-character name filters.
+-- Search (docs/search.md), read top-down, each part built from the ones above it:
+-- - a name's words in order, and their other spellings (Malay short forms, Han readings, a Tamil key);
+-- - the search tables (sql/schema/4_search.sql): their rows written from the catalogue by
+--   search_sources, kept by row and count triggers, refilled whole by refill_search (the seed);
+-- - a query: its terms, and each kind's ranked page for /v1/search;
+-- - the kept one- and two-character name grams that answer the lists' short name filters
+--   (refilled by refill_artist_name_grams and refill_member_name_grams).
 
--- ---- The search tables: their rows from the catalogue, kept by row and count triggers ---------
+-- ---- A name's words in order ------------------------------------------------------------------
 
 -- A folded name's words in order, each Han, kana or hangul character a word: the text the query's
 -- words as typed are compared with (the title beginning with the query).
@@ -99,6 +104,8 @@ BEGIN
   END IF;
   RETURN search_split(folded);
 END $$;
+
+-- ---- The search tables: their rows from the catalogue, kept by row and count triggers ---------
 
 -- Every searchable row's names by field, from the catalogue (live rows only; docs/search.md).
 CREATE OR REPLACE VIEW search_sources AS
@@ -530,6 +537,15 @@ BEGIN
     OR (t.prefix AND EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word > t.word AND p.word < t.word || U&'\+10FFFF')));
 END $$;
 
+-- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
+-- found exactly in the title (or name), the last as a whole word, the title beginning with the
+-- query as typed and covered. Words found, then fewer edits, then words in the title, then in the
+-- other names, then the last word whole, then the title beginning with the query, then covered.
+DROP FUNCTION IF EXISTS search_score(integer, integer, integer, integer, integer, boolean, boolean);
+CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean, whole boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN ((((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + whole::int) * 2 + begins::int) * 2 + covered::int)::double precision
+       / ((((((words * 100 + 99) * 100 + words) * 100) * 2 + 1) * 2 + 1) * 2 + 1);
+
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
 -- kind's total (exact below `bound`, else `bound`). `typed`: the query's words as typed
 -- (search_query_phrase).
@@ -796,15 +812,6 @@ BEGIN
   ORDER BY 2 DESC, r.popularity DESC, r.handle, r.id LIMIT take;
 END $$;
 
--- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
--- found exactly in the title (or name), the last as a whole word, the title beginning with the
--- query as typed and covered. Words found, then fewer edits, then words in the title, then in the
--- other names, then the last word whole, then the title beginning with the query, then covered.
-DROP FUNCTION IF EXISTS search_score(integer, integer, integer, integer, integer, boolean, boolean);
-CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean, whole boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN ((((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + whole::int) * 2 + begins::int) * 2 + covered::int)::double precision
-       / ((((((words * 100 + 99) * 100 + words) * 100) * 2 + 1) * 2 + 1) * 2 + 1);
-
 -- ---- Name filters of lists: folded names, kept grams of one and two characters -------------
 
 -- An artist's folded names contain the folded query `q`; NULL: every artist; '' none, as
@@ -821,71 +828,6 @@ CREATE OR REPLACE FUNCTION name_grams(search_name text, search_full_name text) R
   CROSS JOIN generate_series(1, char_length(n) - w + 1) i
 $$;
 
--- Artists (id, folded names) leaving the kept names and joining them: their grams' pairs moved,
--- and the counts by the pairs actually moved (a rename keeps the grams both names have).
-CREATE OR REPLACE FUNCTION move_artist_name_grams(gone_ids integer[], gone_names text[], gone_full_names text[], came_ids integer[], came_names text[], came_full_names text[]) RETURNS void LANGUAGE sql AS $$
-  WITH gone AS (
-    SELECT u.id, g.gram FROM unnest(gone_ids, gone_names, gone_full_names) u(id, n, f)
-    CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
-  came AS (
-    SELECT u.id, g.gram FROM unnest(came_ids, came_names, came_full_names) u(id, n, f)
-    CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
-  dropped AS (
-    DELETE FROM artist_name_grams t USING (SELECT * FROM gone EXCEPT SELECT * FROM came) x
-    WHERE t.gram = x.gram AND t.artist_id = x.id
-    RETURNING t.gram, -1 AS moved),
-  added AS (
-    INSERT INTO artist_name_grams (gram, artist_id)
-    SELECT x.gram, x.id FROM (SELECT * FROM came EXCEPT SELECT * FROM gone) x
-    RETURNING gram, 1 AS moved)
-  INSERT INTO artist_name_gram_counts AS c (gram, artists)
-  SELECT m.gram, sum(m.moved) FROM (SELECT * FROM dropped UNION ALL SELECT * FROM added) m GROUP BY m.gram
-  ON CONFLICT (gram) DO UPDATE SET artists = c.artists + excluded.artists;
-$$;
-
-CREATE OR REPLACE FUNCTION artist_name_grams_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
-DECLARE
-  gone_ids integer[]; gone_names text[]; gone_full_names text[];
-  came_ids integer[]; came_names text[]; came_full_names text[];
-BEGIN
-  IF TG_OP = 'TRUNCATE' THEN
-    PERFORM refill_artist_name_grams();
-    RETURN NULL;
-  ELSIF TG_OP = 'INSERT' THEN
-    SELECT array_agg(n.artist_id), array_agg(n.search_name), array_agg(n.search_full_name)
-      INTO came_ids, came_names, came_full_names
-    FROM new_rows n WHERE n.settled_songs > 0;
-  ELSIF TG_OP = 'DELETE' THEN
-    SELECT array_agg(o.artist_id), array_agg(o.search_name), array_agg(o.search_full_name)
-      INTO gone_ids, gone_names, gone_full_names
-    FROM old_rows o WHERE o.settled_songs > 0;
-  ELSE
-    -- only the rows whose kept names changed: in or out of the set, or renamed
-    SELECT array_agg(o.artist_id), array_agg(o.search_name), array_agg(o.search_full_name)
-      INTO gone_ids, gone_names, gone_full_names
-    FROM old_rows o JOIN new_rows n ON n.artist_id = o.artist_id
-    WHERE o.settled_songs > 0 AND (n.settled_songs <= 0
-      OR (n.search_name, n.search_full_name) IS DISTINCT FROM (o.search_name, o.search_full_name));
-    SELECT array_agg(n.artist_id), array_agg(n.search_name), array_agg(n.search_full_name)
-      INTO came_ids, came_names, came_full_names
-    FROM old_rows o JOIN new_rows n ON n.artist_id = o.artist_id
-    WHERE n.settled_songs > 0 AND (o.settled_songs <= 0
-      OR (n.search_name, n.search_full_name) IS DISTINCT FROM (o.search_name, o.search_full_name));
-  END IF;
-  IF coalesce(cardinality(gone_ids), 0) + coalesce(cardinality(came_ids), 0) > 10000 THEN
-    PERFORM refill_artist_name_grams();
-  ELSIF gone_ids IS NOT NULL OR came_ids IS NOT NULL THEN
-    PERFORM move_artist_name_grams(gone_ids, gone_names, gone_full_names, came_ids, came_names, came_full_names);
-  END IF;
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_delete AFTER DELETE ON artist_song_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION artist_name_grams_trigger();
-CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_insert AFTER INSERT ON artist_song_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION artist_name_grams_trigger();
-CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_truncate AFTER TRUNCATE ON artist_song_counts FOR EACH STATEMENT EXECUTE FUNCTION artist_name_grams_trigger();
-CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_update AFTER UPDATE ON artist_song_counts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION artist_name_grams_trigger();
-
 -- Both tables written anew from the kept names, for a statement that moves many of them (a
 -- recount, the seed's bulk load): in key order, ~25 s at 1M songs, where moving 245k artists pair
 -- by pair took minutes.
@@ -897,6 +839,104 @@ CREATE OR REPLACE FUNCTION refill_artist_name_grams() RETURNS void LANGUAGE sql 
   ORDER BY 1, 2;
   INSERT INTO artist_name_gram_counts (gram, artists) SELECT gram, count(*) FROM artist_name_grams GROUP BY gram;
 $$;
+
+-- Both tables written anew from the public members, in key order (the seed's last step, TRUNCATE,
+-- and a statement moving more than 10,000 members).
+CREATE OR REPLACE FUNCTION refill_member_name_grams() RETURNS void LANGUAGE sql AS $$
+  TRUNCATE member_name_grams, member_name_gram_counts;
+  INSERT INTO member_name_grams (gram, member_id)
+  SELECT g.gram, m.id FROM members m CROSS JOIN unnest(name_grams(m.search_name, m.search_username)) g(gram)
+  WHERE member_is_public(m.username, m.is_banned)
+  ORDER BY 1, 2;
+  INSERT INTO member_name_gram_counts (gram, members) SELECT gram, count(*) FROM member_name_grams GROUP BY gram;
+$$;
+
+-- Which owner's grams: 'artist' or 'member'.
+CREATE OR REPLACE FUNCTION refill_name_grams(owner text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF owner = 'artist' THEN
+    PERFORM refill_artist_name_grams();
+  ELSE
+    PERFORM refill_member_name_grams();
+  END IF;
+END $$;
+
+-- One owner's kept grams ('artist': artist_name_grams by artist_id, counted in
+-- artist_name_gram_counts.artists; 'member': member_name_grams by member_id, member_name_gram_counts.members):
+-- the owners (id, folded name, other folded name) leaving the kept names and joining them, their
+-- grams' pairs moved, and the counts by the pairs actually moved (a rename keeps the grams both
+-- names have).
+CREATE OR REPLACE FUNCTION move_name_grams(owner text, gone_ids integer[], gone_names text[], gone_others text[], came_ids integer[], came_names text[], came_others text[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format($move$
+    WITH gone AS (
+      SELECT u.id, g.gram FROM unnest($1, $2, $3) u(id, n, f) CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
+    came AS (
+      SELECT u.id, g.gram FROM unnest($4, $5, $6) u(id, n, f) CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
+    dropped AS (
+      DELETE FROM %1$I t USING (SELECT * FROM gone EXCEPT SELECT * FROM came) x
+      WHERE t.gram = x.gram AND t.%2$I = x.id
+      RETURNING t.gram, -1 AS moved),
+    added AS (
+      INSERT INTO %1$I (gram, %2$I)
+      SELECT x.gram, x.id FROM (SELECT * FROM came EXCEPT SELECT * FROM gone) x
+      RETURNING gram, 1 AS moved)
+    INSERT INTO %3$I AS c (gram, %4$I)
+    SELECT m.gram, sum(m.moved) FROM (SELECT * FROM dropped UNION ALL SELECT * FROM added) m GROUP BY m.gram
+    ON CONFLICT (gram) DO UPDATE SET %4$I = c.%4$I + excluded.%4$I$move$,
+    owner || '_name_grams', owner || '_id', owner || '_name_gram_counts', owner || 's')
+  USING gone_ids, gone_names, gone_others, came_ids, came_names, came_others;
+END $$;
+
+-- Statement triggers on the rows whose names are kept. TG_ARGV: the owner (move_name_grams), the
+-- rows' id column, their other name's column, and whether a row `%1$s` has its names kept. Only the
+-- rows whose kept names changed move (kept or not, or renamed); past 10,000 the tables are refilled.
+CREATE OR REPLACE FUNCTION name_grams_trigger() RETURNS trigger LANGUAGE plpgsql
+  SET jit = off
+  AS $$
+DECLARE
+  id_column CONSTANT text := TG_ARGV[1];
+  other_column CONSTANT text := TG_ARGV[2];
+  side text;
+  ids integer[]; names text[]; others text[];
+  gone_ids integer[]; gone_names text[]; gone_others text[];
+  came_ids integer[]; came_names text[]; came_others text[];
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    PERFORM refill_name_grams(TG_ARGV[0]);
+    RETURN NULL;
+  END IF;
+  FOREACH side IN ARRAY ARRAY['old_rows', 'new_rows'] LOOP
+    CONTINUE WHEN (side = 'old_rows' AND TG_OP = 'INSERT') OR (side = 'new_rows' AND TG_OP = 'DELETE');
+    -- the side's kept rows, but for an update those the other side keeps under the same names
+    EXECUTE format('SELECT array_agg(r.%1$I), array_agg(r.search_name), array_agg(r.%2$I) FROM %3$I r WHERE %4$s',
+                   id_column, other_column, side, format(TG_ARGV[3], 'r'))
+      || CASE WHEN TG_OP = 'UPDATE' THEN format(
+           ' AND NOT EXISTS (SELECT 1 FROM %1$I s WHERE s.%2$I = r.%2$I AND %3$s AND (s.search_name, s.%4$I) IS NOT DISTINCT FROM (r.search_name, r.%4$I))',
+           CASE side WHEN 'old_rows' THEN 'new_rows' ELSE 'old_rows' END, id_column, format(TG_ARGV[3], 's'), other_column)
+         ELSE '' END
+      INTO ids, names, others;
+    IF side = 'old_rows' THEN
+      gone_ids := ids; gone_names := names; gone_others := others;
+    ELSE
+      came_ids := ids; came_names := names; came_others := others;
+    END IF;
+  END LOOP;
+  IF coalesce(cardinality(gone_ids), 0) + coalesce(cardinality(came_ids), 0) > 10000 THEN
+    PERFORM refill_name_grams(TG_ARGV[0]);
+  ELSIF gone_ids IS NOT NULL OR came_ids IS NOT NULL THEN
+    PERFORM move_name_grams(TG_ARGV[0], gone_ids, gone_names, gone_others, came_ids, came_names, came_others);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_delete AFTER DELETE ON artist_song_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('artist', 'artist_id', 'search_full_name', '%1$s.settled_songs > 0');
+CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_insert AFTER INSERT ON artist_song_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('artist', 'artist_id', 'search_full_name', '%1$s.settled_songs > 0');
+CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_truncate AFTER TRUNCATE ON artist_song_counts FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('artist', 'artist_id', 'search_full_name', '%1$s.settled_songs > 0');
+CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_update AFTER UPDATE ON artist_song_counts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('artist', 'artist_id', 'search_full_name', '%1$s.settled_songs > 0');
+CREATE OR REPLACE TRIGGER members_name_grams_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('member', 'id', 'search_username', 'member_is_public(%1$s.username, %1$s.is_banned)');
+CREATE OR REPLACE TRIGGER members_name_grams_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('member', 'id', 'search_username', 'member_is_public(%1$s.username, %1$s.is_banned)');
+CREATE OR REPLACE TRIGGER members_name_grams_truncate AFTER TRUNCATE ON members FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('member', 'id', 'search_username', 'member_is_public(%1$s.username, %1$s.is_banned)');
+CREATE OR REPLACE TRIGGER members_name_grams_update AFTER UPDATE ON members REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('member', 'id', 'search_username', 'member_is_public(%1$s.username, %1$s.is_banned)');
 
 -- The artists with a settled song whose folded names contain the folded `q`: by its kept gram
 -- for one or two characters, by the trigram indexes above for more (the query folded
@@ -935,82 +975,6 @@ CREATE OR REPLACE FUNCTION artist_name_query(q text, probe_cost integer) RETURNS
     SELECT min(coalesce(c.artists, 0)) AS fewest
     FROM generate_series(1, char_length(f.folded) - 1) i
     LEFT JOIN artist_name_gram_counts c ON c.gram = substr(f.folded, i, 2)) b
-$$;
-
--- Members (id, folded names) leaving the public ones and joining them: their grams' pairs moved,
--- and the counts by the pairs actually moved (a rename keeps the grams both names have).
-CREATE OR REPLACE FUNCTION move_member_name_grams(gone_ids integer[], gone_names text[], gone_usernames text[], came_ids integer[], came_names text[], came_usernames text[]) RETURNS void LANGUAGE sql AS $$
-  WITH gone AS (
-    SELECT u.id, g.gram FROM unnest(gone_ids, gone_names, gone_usernames) u(id, n, f)
-    CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
-  came AS (
-    SELECT u.id, g.gram FROM unnest(came_ids, came_names, came_usernames) u(id, n, f)
-    CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
-  dropped AS (
-    DELETE FROM member_name_grams t USING (SELECT * FROM gone EXCEPT SELECT * FROM came) x
-    WHERE t.gram = x.gram AND t.member_id = x.id
-    RETURNING t.gram, -1 AS moved),
-  added AS (
-    INSERT INTO member_name_grams (gram, member_id)
-    SELECT x.gram, x.id FROM (SELECT * FROM came EXCEPT SELECT * FROM gone) x
-    RETURNING gram, 1 AS moved)
-  INSERT INTO member_name_gram_counts AS c (gram, members)
-  SELECT m.gram, sum(m.moved) FROM (SELECT * FROM dropped UNION ALL SELECT * FROM added) m GROUP BY m.gram
-  ON CONFLICT (gram) DO UPDATE SET members = c.members + excluded.members;
-$$;
-
-CREATE OR REPLACE FUNCTION member_name_grams_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
-DECLARE
-  gone_ids integer[]; gone_names text[]; gone_usernames text[];
-  came_ids integer[]; came_names text[]; came_usernames text[];
-BEGIN
-  IF TG_OP = 'TRUNCATE' THEN
-    PERFORM refill_member_name_grams();
-    RETURN NULL;
-  ELSIF TG_OP = 'INSERT' THEN
-    SELECT array_agg(n.id), array_agg(n.search_name), array_agg(n.search_username)
-      INTO came_ids, came_names, came_usernames
-    FROM new_rows n WHERE member_is_public(n.username, n.is_banned);
-  ELSIF TG_OP = 'DELETE' THEN
-    SELECT array_agg(o.id), array_agg(o.search_name), array_agg(o.search_username)
-      INTO gone_ids, gone_names, gone_usernames
-    FROM old_rows o WHERE member_is_public(o.username, o.is_banned);
-  ELSE
-    -- only the rows whose public names changed: public or not, or renamed
-    SELECT array_agg(o.id), array_agg(o.search_name), array_agg(o.search_username)
-      INTO gone_ids, gone_names, gone_usernames
-    FROM old_rows o JOIN new_rows n ON n.id = o.id
-    WHERE member_is_public(o.username, o.is_banned) AND (NOT member_is_public(n.username, n.is_banned)
-      OR (n.search_name, n.search_username) IS DISTINCT FROM (o.search_name, o.search_username));
-    SELECT array_agg(n.id), array_agg(n.search_name), array_agg(n.search_username)
-      INTO came_ids, came_names, came_usernames
-    FROM old_rows o JOIN new_rows n ON n.id = o.id
-    WHERE member_is_public(n.username, n.is_banned) AND (NOT member_is_public(o.username, o.is_banned)
-      OR (n.search_name, n.search_username) IS DISTINCT FROM (o.search_name, o.search_username));
-  END IF;
-  IF coalesce(cardinality(gone_ids), 0) + coalesce(cardinality(came_ids), 0) > 10000 THEN
-    PERFORM refill_member_name_grams();
-  ELSIF gone_ids IS NOT NULL OR came_ids IS NOT NULL THEN
-    PERFORM move_member_name_grams(gone_ids, gone_names, gone_usernames, came_ids, came_names, came_usernames);
-  END IF;
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER members_name_grams_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION member_name_grams_trigger();
-CREATE OR REPLACE TRIGGER members_name_grams_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION member_name_grams_trigger();
-CREATE OR REPLACE TRIGGER members_name_grams_truncate AFTER TRUNCATE ON members FOR EACH STATEMENT EXECUTE FUNCTION member_name_grams_trigger();
-CREATE OR REPLACE TRIGGER members_name_grams_update AFTER UPDATE ON members REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION member_name_grams_trigger();
-
--- Both tables written anew from the public members, in key order (the seed's last step, TRUNCATE,
--- and a statement moving more than 10,000 members).
-CREATE OR REPLACE FUNCTION refill_member_name_grams() RETURNS void LANGUAGE sql AS $$
-  TRUNCATE member_name_grams, member_name_gram_counts;
-  INSERT INTO member_name_grams (gram, member_id)
-  SELECT g.gram, m.id FROM members m CROSS JOIN unnest(name_grams(m.search_name, m.search_username)) g(gram)
-  WHERE member_is_public(m.username, m.is_banned)
-  ORDER BY 1, 2;
-  INSERT INTO member_name_gram_counts (gram, members) SELECT gram, count(*) FROM member_name_grams GROUP BY gram;
 $$;
 
 -- The public members whose folded name or username contains the folded `q`, by the kept grams: as
