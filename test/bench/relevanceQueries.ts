@@ -5,6 +5,7 @@
  * class is skipped for it, with the reason counted. See test/bench/README.md, "Search relevance".
  */
 import { combine, hashString, Random } from "../../src/Seed/random.js"
+import { SCRIPT_CLASSES } from "./relevanceScripts.js"
 
 /** Reads rows from the catalogue (a `pg` client in the bench, the test server's own connection in CI). */
 export type Rows = (text: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<Record<string, unknown>>>
@@ -320,7 +321,8 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
       if (typeof artist === "string") return artist
       return artist.honorific === null ? "artist without honorific" : { text: artist.folded }
     }
-  }
+  },
+  ...SCRIPT_CLASSES
 ]
 
 const POPULAR_POOL_FACTOR = 10
