@@ -458,14 +458,10 @@ DECLARE
   distinct_words text[] := search_query_words(q);
 BEGIN
   RETURN coalesce((
-    SELECT string_agg(u.w, ' ' ORDER BY u.i) FROM (
-      SELECT u.w, row_number() OVER (ORDER BY u.i) AS i
-      FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY u(w, i) WHERE u.w <> '') u
-    WHERE u.w = ANY (distinct_words[1:most])
-      AND u.i < coalesce((SELECT min(x.i) FROM (
-        SELECT v.w, row_number() OVER (ORDER BY v.i) AS i
-        FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY v(w, i) WHERE v.w <> '') x
-        WHERE x.w = distinct_words[most + 1]), 2147483647)), '');
+    WITH typed AS (SELECT u.w, u.at FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY u(w, at) WHERE u.w <> '')
+    SELECT string_agg(t.w, ' ' ORDER BY t.at) FROM typed t
+    WHERE t.w = ANY (distinct_words[1:most])
+      AND t.at < coalesce((SELECT min(c.at) FROM typed c WHERE c.w = distinct_words[most + 1]), 9223372036854775807)), '');
 END $$;
 
 -- What each query word matches (docs/search.md, "What a query costs"): the first `most` words,
