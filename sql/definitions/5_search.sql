@@ -95,12 +95,12 @@ CREATE OR REPLACE FUNCTION search_tamil_key(word text) RETURNS text LANGUAGE sql
   RETURN CASE WHEN word ~ '^[a-z]+$' THEN search_latin_key(word)
               WHEN word ~ '^[\u0b80-\u0bff]+$' THEN search_latin_key(search_tamil_latin(word)) END;
 
--- The words search keeps of a folded name (search_split) with their forms (the pinyin of its Han
--- characters).
+-- The words search keeps of a folded name (search_split), then their forms (the pinyin of its Han
+-- characters): a field's words come before its forms.
 CREATE OR REPLACE FUNCTION search_words_of(folded text) RETURNS text[] LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
 BEGIN
   IF folded ~ '[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]' THEN
-    RETURN ARRAY(SELECT DISTINCT w FROM unnest(search_split(folded) || search_han_forms(folded)) w ORDER BY w);
+    RETURN search_split(folded) || ARRAY(SELECT f FROM unnest(search_han_forms(folded)) f ORDER BY f);
   END IF;
   RETURN search_split(folded);
 END $$;
@@ -163,9 +163,10 @@ CREATE OR REPLACE VIEW search_sources AS
          '-infinity'::timestamptz, lower(m.username)
   FROM members m WHERE member_is_public(m.username, m.is_banned);
 
--- A row's postings: one per word and field; an album's words count from album_from.
+-- A row's postings: one per word and field; an album's words count from album_from. The title is
+-- one word when its second word is none or a form (search_words_of).
 CREATE OR REPLACE FUNCTION search_doc_postings(kind smallint, id integer, title_words text[], other_words text[], album_words text[], album_from timestamp with time zone, popularity bigint, public_from timestamp with time zone, handle text) RETURNS SETOF search_postings LANGUAGE sql IMMUTABLE AS $$
-  SELECT kind, w, 1::smallint, (SELECT count(*) FROM unnest(title_words) t WHERE NOT search_is_form(t)) = 1, popularity, handle, id, public_from FROM unnest(title_words) w
+  SELECT kind, w, 1::smallint, coalesce(search_is_form(title_words[2]), true), popularity, handle, id, public_from FROM unnest(title_words) w
   UNION ALL
   SELECT kind, w, 2::smallint, false, popularity, handle, id, public_from FROM unnest(other_words) w
   UNION ALL
