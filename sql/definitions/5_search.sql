@@ -19,7 +19,7 @@ CREATE OR REPLACE FUNCTION search_title_size(title_text text) RETURNS integer LA
   RETURN cardinality(string_to_array(title_text, ' '));
 
 -- ---- Other spellings (docs/search.md, "Other spellings"): Malay short forms, Han characters by
--- pinyin, Tamil by a phonetic key. A query word matches them one edit away, below the word as typed.
+-- pinyin, Tamil by a phonetic key. A query word matches them as a form: no edit, ranked below the word as typed.
 
 -- The common texting forms of Malay words: a short form and a word it stands for (both ways).
 CREATE OR REPLACE FUNCTION search_short_forms() RETURNS TABLE(short text, word text) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -466,7 +466,8 @@ BEGIN
 END $$;
 
 -- What each query word matches (docs/search.md, "What a query costs"): the first `most` words,
--- each itself (the last word typed also as a prefix) and the known words a typo away. Words that
+-- each itself (the last word typed also as a prefix), its other spellings (`form`: no edit, ranked
+-- below the word as typed) and the known words a typo away. Words that
 -- cannot have typos (search_typo_reach 0) and words longer than `longest` look none up; the others'
 -- deletion variants are read from the index in one probe of all of them (variant = ANY).
 DROP FUNCTION IF EXISTS search_query_terms(text);
@@ -495,7 +496,7 @@ BEGIN
           WHERE k.word <> t.w
           GROUP BY t.grp, t.w, k.word) p),
   forms AS (
-    -- other spellings (docs/search.md, "Other spellings"), one edit away: a Malay word's short forms
+    -- other spellings (docs/search.md, "Other spellings"): a Malay word's short forms
     -- and the words a short form stands for
     SELECT w.grp, f.word AS form, false AS prefix FROM words w JOIN search_short_forms() f ON f.short = w.w
     UNION
@@ -510,38 +511,41 @@ BEGIN
       SELECT k.word FROM search_word_keys k
       WHERE k.key = search_tamil_key(w.w) AND (k.word ~ '^[a-z]') <> (w.w ~ '^[a-z]') AND length(w.w) <= longest
       ORDER BY k.word LIMIT 20) k)
-  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
+  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix, t.form)::search_term ORDER BY t.grp, t.form, t.edits, t.word), '{}')
   FROM (
-    SELECT t.grp, t.word, min(t.edits)::smallint AS edits, bool_or(t.prefix) AS prefix FROM (
-      SELECT w.grp, w.w AS word, 0 AS edits, w.last AS prefix FROM words w
+    -- a word that is both a typo partner and a form is a form
+    SELECT DISTINCT ON (t.grp, t.word) t.grp, t.word, t.edits::smallint AS edits, t.prefix, t.form FROM (
+      SELECT w.grp, w.w AS word, 0 AS edits, w.last AS prefix, false AS form, 0 AS rank FROM words w
       UNION ALL
-      SELECT p.grp, p.word, p.edits, false FROM partners p WHERE p.edits <= search_typo_allowance(p.longer)
+      SELECT f.grp, f.form, 0, f.prefix, true, 1 FROM forms f
       UNION ALL
-      SELECT f.grp, f.form, 1, f.prefix FROM forms f) t
-    GROUP BY t.grp, t.word
+      SELECT p.grp, p.word, p.edits, false, false, 2 FROM partners p WHERE p.edits <= search_typo_allowance(p.longer)) t
+    ORDER BY t.grp, t.word, t.rank, t.prefix DESC
   ) t);
 END $$;
 
--- The terms one kind can match: the query's words, and the typo partners some row of the kind holds
+-- The terms one kind can match: the query's words, and the forms and typo partners some row of the kind holds
 -- (the words of every kind are one vocabulary, and a partner no row of the kind holds only widens the
 -- index's work).
 CREATE OR REPLACE FUNCTION search_kind_terms(k smallint, terms search_term[]) RETURNS search_term[] LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (
-  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
+  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix, t.form)::search_term ORDER BY t.grp, t.form, t.edits, t.word), '{}')
   FROM unnest(terms) t
-  WHERE t.edits = 0 OR EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = t.word)
+  WHERE (t.edits = 0 AND NOT t.form) OR EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = t.word)
     OR (t.prefix AND EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word > t.word AND p.word < t.word || U&'\+10FFFF')));
 END $$;
 
 -- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
--- found exactly in the title (or name), the last as a whole word, the title beginning with the
--- query as typed and covered. Words found, then fewer edits, then words in the title, then in the
--- other names, then the last word whole, then the title beginning with the query, then covered.
+-- found exactly in the title (or name), as typed, the last as a whole word, the title beginning
+-- with the query as typed and covered. Words found, then fewer edits, then words in the title, then
+-- in the other names, then the last word whole, then fewer words found only in another spelling,
+-- then the title beginning with the query, then covered.
 DROP FUNCTION IF EXISTS search_score(integer, integer, integer, integer, integer, boolean, boolean);
-CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean, whole boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN ((((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + whole::int) * 2 + begins::int) * 2 + covered::int)::double precision
-       / ((((((words * 100 + 99) * 100 + words) * 100) * 2 + 1) * 2 + 1) * 2 + 1);
+DROP FUNCTION IF EXISTS search_score(integer, integer, integer, integer, integer, boolean, boolean, boolean);
+CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean, whole boolean, forms integer) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN (((((((matched::bigint * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + whole::int) * 100 + (99 - least(forms, 99))) * 2 + begins::int) * 2 + covered::int)::double precision
+       / (((((((words::bigint * 100 + 99) * 100 + words) * 100) * 2 + 1) * 100 + 99) * 2 + 1) * 2 + 1);
 
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
 -- kind's total (exact below `bound`, else `bound`). `typed`: the query's words as typed
@@ -563,7 +567,7 @@ DECLARE
   -- words of a query at most for which rows missing one are looked for (each word one index pass)
   guessable CONSTANT integer := 6;
   n integer := coalesce((SELECT max(t.grp) FROM unnest(terms) t), 0);
-  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[]; g_whole tsquery[];
+  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[]; g_whole tsquery[]; g_form tsquery[];
   q_all tsquery;
   q_own tsquery;
   -- rows missing one word: all words but one, and what the index is asked of them
@@ -581,15 +585,15 @@ DECLARE
   typed_size integer := greatest(cardinality(string_to_array(typed, ' ')), n);
   times integer[] := ARRAY(
     SELECT greatest((SELECT count(*) FROM unnest(string_to_array(typed, ' ')) x(w) WHERE x.w = t.word), 1)::integer
-    FROM unnest(terms) t WHERE t.edits = 0 ORDER BY t.grp);
+    FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.form ORDER BY t.grp);
   -- the same with one word's typo partner or short form in its place (a name begins with the words
   -- typed, one mistyped)
   q_phrases text[] := ARRAY(
     SELECT string_agg(CASE WHEN e.grp = s.grp THEN s.word ELSE e.word END, ' ' ORDER BY x.at)
     FROM (SELECT 0::smallint AS grp, NULL::text AS word
-          UNION ALL SELECT t.grp, t.word FROM unnest(terms) t WHERE t.edits > 0 AND NOT search_is_form(t.word)) s
+          UNION ALL SELECT t.grp, t.word FROM unnest(terms) t WHERE (t.edits > 0 OR t.form) AND NOT search_is_form(t.word)) s
     CROSS JOIN unnest(string_to_array(typed, ' ')) WITH ORDINALITY x(w, at)
-    JOIN unnest(terms) e ON e.edits = 0 AND e.word = x.w
+    JOIN unnest(terms) e ON e.edits = 0 AND NOT e.form AND e.word = x.w
     GROUP BY s.grp, s.word);
   -- the last word found as a whole word, not only as the beginning of a longer one
   q_whole tsquery;
@@ -597,7 +601,7 @@ DECLARE
   -- typed, longer before shorter; never a last word typed in part shorter than 3 characters (its
   -- prefix would read the lists of every word it begins)
   by_rarity integer[] := ARRAY(
-    SELECT t.grp FROM unnest(terms) t WHERE t.edits = 0 AND NOT (t.prefix AND length(t.word) < 3)
+    SELECT t.grp FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.form AND NOT (t.prefix AND length(t.word) < 3)
     ORDER BY t.prefix, length(t.word) DESC, t.grp);
   candidates integer[];
   ordered integer[];
@@ -611,17 +615,18 @@ BEGIN
   -- title, the other names; exact terms in any field; terms one edit away in any field
   SELECT array_agg(x.own ORDER BY x.grp), array_agg(x.album ORDER BY x.grp), array_agg(x.title ORDER BY x.grp),
          array_agg(x.other ORDER BY x.grp), array_agg(x.exact ORDER BY x.grp), array_agg(x.one ORDER BY x.grp), array_agg(x.top ORDER BY x.grp),
-         array_agg(x.whole ORDER BY x.grp)
-    INTO g_own, g_album, g_title, g_other, g_exact, g_one, g_top, g_whole
+         array_agg(x.whole ORDER BY x.grp), array_agg(x.form ORDER BY x.grp)
+    INTO g_own, g_album, g_title, g_other, g_exact, g_one, g_top, g_whole, g_form
   FROM (
     SELECT t.grp,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field <> 'a')::tsquery AS own,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 'a')::tsquery AS album,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 't')::tsquery AS title,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 'o')::tsquery AS other,
-           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0)::tsquery AS exact,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND NOT t.form)::tsquery AS exact,
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 1)::tsquery AS one,
-           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND l.field = 't')::tsquery AS top,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND NOT t.form AND l.field = 't')::tsquery AS top,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.form)::tsquery AS form,
            string_agg(l.whole, ' | ')::tsquery AS whole
     FROM unnest(terms) t
     CROSS JOIN LATERAL (
@@ -644,10 +649,10 @@ BEGIN
     -- one word: each matching word's best postings, in the order of the ranking
     RETURN QUERY
     WITH words AS (
-      SELECT t.word, t.edits, true AS whole_word FROM unnest(terms) t
+      SELECT t.word, t.edits, t.form, true AS whole_word FROM unnest(terms) t
       UNION
       -- the kind's words the last word begins, in order (a walk of the postings' index word by word)
-      SELECT w.word, t.edits, false FROM unnest(terms) t
+      SELECT w.word, t.edits, t.form, false FROM unnest(terms) t
       CROSS JOIN LATERAL (
         WITH RECURSIVE known(word) AS (
           SELECT t.word COLLATE "C"
@@ -658,7 +663,7 @@ BEGIN
       WHERE t.prefix),
     best AS (
       -- a row's best posting: each scored on its own (a row may hold the word typed in part and a typo of it)
-      SELECT p.id, max(search_score(1, 1, w.edits, (p.field = 1)::int, (p.field = 2)::int, p.whole, p.whole, w.whole_word)) AS score,
+      SELECT p.id, max(search_score(1, 1, w.edits, (p.field = 1)::int, (p.field = 2)::int, p.whole, p.whole, w.whole_word, w.form::int)) AS score,
              max(p.popularity) AS popularity, min(p.handle) AS handle
       FROM words w CROSS JOIN LATERAL (
         SELECT p.id, p.field, p.whole, p.popularity, p.handle FROM search_postings p
@@ -695,7 +700,7 @@ BEGIN
   IF tops >= take AND found < bound THEN
     -- every row is known, and the page is the first rows holding every word in the title
     RETURN QUERY
-    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= typed_size, d.title_text ^@ ANY(q_phrases), d.lexemes @@ q_whole),
+    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= typed_size, d.title_text ^@ ANY(q_phrases), d.lexemes @@ q_whole, 0),
            d.popularity, d.handle, counted
     FROM unnest(ordered[1:take]) WITH ORDINALITY o(id, at) JOIN search_docs d ON d.kind = k AND d.id = o.id
     ORDER BY o.at;
@@ -709,7 +714,7 @@ BEGIN
     candidates := ordered[1:CASE WHEN tops >= take THEN least(tops, rankable) ELSE rankable END];
     IF found = bound THEN
       SELECT r.word INTO rarest
-      FROM (SELECT t.word FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.prefix
+      FROM (SELECT t.word FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.form AND NOT t.prefix
             ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_postings p
                                             WHERE p.kind = k AND p.word = t.word AND p.field = 1 LIMIT walkable) c), t.grp
             LIMIT 1) r;
@@ -747,7 +752,7 @@ BEGIN
             SELECT ''::text, '{}'::smallint[]
             UNION ALL
             SELECT ltrim(o.phrase || ' ' || e.word), o.used || e.grp
-            FROM orders o JOIN unnest(terms) e ON e.edits = 0 AND NOT e.grp = ANY(o.used))
+            FROM orders o JOIN unnest(terms) e ON e.edits = 0 AND NOT e.form AND NOT e.grp = ANY(o.used))
           SELECT o.phrase FROM orders o WHERE cardinality(o.used) = n AND o.phrase <> q_phrase))
         ORDER BY t.popularity DESC LIMIT take);
     END IF;
@@ -761,7 +766,7 @@ BEGIN
           JOIN search_docs d ON d.kind = k AND d.id = p.id
           WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own)
           ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take) p
-        WHERE t.grp = (SELECT e.grp FROM unnest(terms) e WHERE e.word = rarest AND e.edits = 0 LIMIT 1));
+        WHERE t.grp = (SELECT e.grp FROM unnest(terms) e WHERE e.word = rarest AND e.edits = 0 AND NOT e.form LIMIT 1));
     END IF;
     SELECT array_agg(DISTINCT d.id) INTO candidates
     FROM unnest(candidates) c(id) JOIN search_docs d ON d.kind = k AND d.id = c.id
@@ -789,13 +794,15 @@ BEGIN
   END IF;
 
   RETURN QUERY
-  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.typed_in_title >= r.title_size, r.title_text ^@ ANY(q_phrases), r.whole),
+  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.typed_in_title >= r.title_size, r.title_text ^@ ANY(q_phrases), r.whole, r.forms),
          r.popularity, r.handle, counted
   FROM (
     SELECT d.id, d.popularity, d.handle, search_title_size(d.title_text) AS title_size, d.title_text, bool_or(d.lexemes @@ q_whole) AS whole,
            count(*) FILTER (WHERE x.m)::integer AS matched,
            coalesce(sum(times[i]) FILTER (WHERE x.m AND d.lexemes @@ x.title), 0)::integer AS typed_in_title,
-           sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] THEN 0 WHEN coalesce(d.lexemes @@ g_one[i], false) THEN 1 ELSE 2 END)::integer AS edits,
+           sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] OR coalesce(d.lexemes @@ g_form[i], false) THEN 0
+                    WHEN coalesce(d.lexemes @@ g_one[i], false) THEN 1 ELSE 2 END)::integer AS edits,
+           count(*) FILTER (WHERE x.m AND NOT d.lexemes @@ g_exact[i] AND coalesce(d.lexemes @@ g_form[i], false))::integer AS forms,
            count(*) FILTER (WHERE x.m AND d.lexemes @@ x.title)::integer AS in_title,
            count(*) FILTER (WHERE x.m AND NOT d.lexemes @@ x.title AND coalesce(d.lexemes @@ g_other[i], false))::integer AS in_other
     FROM search_docs d

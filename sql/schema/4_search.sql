@@ -3,9 +3,10 @@
 -- and Tamil phonetic keys,
 -- and the kept one- and two-character name grams of artists and members.
 
--- One term of a query: the query word's number, a word it matches, the edits between them, and
--- whether the word is read as a prefix (the last word typed).
-CREATE TYPE search_term AS (grp smallint, word text, edits smallint, prefix boolean);
+-- One term of a query: the query word's number, a word it matches, the edits between them,
+-- whether the word is read as a prefix (the last word typed), and whether it is another spelling
+-- of the query word (docs/search.md, "Other spellings").
+CREATE TYPE search_term AS (grp smallint, word text, edits smallint, prefix boolean, form boolean);
 
 -- kind: the type's place in the order of /v1/search's types (1 songs ... 7 users).
 -- Fields: title_words the title or name; other_words the performers with their honorifics
