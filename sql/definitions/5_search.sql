@@ -597,6 +597,9 @@ DECLARE
     GROUP BY s.grp, s.word);
   -- the last word found as a whole word, not only as the beginning of a longer one
   q_whole tsquery;
+  -- the query's words joined as a Han title's pinyin (search_han_forms): its characters in the
+  -- order typed, as a title beginning with the words typed
+  q_joined tsquery := CASE WHEN typed ~ '^[a-z ]+$' THEN quote_literal(k || 't~' || replace(typed, ' ', '')) || CASE WHEN n = (SELECT max(t.grp) FROM unnest(terms) t WHERE t.prefix) THEN ':*' ELSE '' END END::tsquery;
   -- the words the index may be asked, the likeliest rarest first: whole words before the word being
   -- typed, longer before shorter; never a last word typed in part shorter than 3 characters (its
   -- prefix would read the lists of every word it begins)
@@ -691,7 +694,7 @@ BEGIN
     INTO ordered, tops, found
   FROM (
     SELECT d.id, d.popularity, d.handle, d.lexemes @@ q_top AS top, d.lexemes @@ q_exact AS exact, d.lexemes @@ q_whole AS whole,
-           d.title_text ^@ ANY(q_phrases) AS begins, search_title_size(d.title_text) <= typed_size AS covered
+           d.title_text ^@ ANY(q_phrases) OR coalesce(d.lexemes @@ q_joined, false) AS begins, search_title_size(d.title_text) <= typed_size AS covered
     FROM search_docs d
     WHERE d.lexemes @@ q_index AND ts_match_vq(d.lexemes, q_all) AND search_entry_visible(k, d.id, d.public_from)
       AND (d.album_from <= now() OR d.lexemes @@ q_own)
@@ -700,7 +703,7 @@ BEGIN
   IF tops >= take AND found < bound THEN
     -- every row is known, and the page is the first rows holding every word in the title
     RETURN QUERY
-    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= typed_size, d.title_text ^@ ANY(q_phrases), d.lexemes @@ q_whole, 0),
+    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= typed_size, d.title_text ^@ ANY(q_phrases) OR coalesce(d.lexemes @@ q_joined, false), d.lexemes @@ q_whole, 0),
            d.popularity, d.handle, counted
     FROM unnest(ordered[1:take]) WITH ORDINALITY o(id, at) JOIN search_docs d ON d.kind = k AND d.id = o.id
     ORDER BY o.at;
@@ -794,10 +797,10 @@ BEGIN
   END IF;
 
   RETURN QUERY
-  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.typed_in_title >= r.title_size, r.title_text ^@ ANY(q_phrases), r.whole, r.forms),
+  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.typed_in_title >= r.title_size, r.title_text ^@ ANY(q_phrases) OR r.joined, r.whole, r.forms),
          r.popularity, r.handle, counted
   FROM (
-    SELECT d.id, d.popularity, d.handle, search_title_size(d.title_text) AS title_size, d.title_text, bool_or(d.lexemes @@ q_whole) AS whole,
+    SELECT d.id, d.popularity, d.handle, search_title_size(d.title_text) AS title_size, d.title_text, bool_or(d.lexemes @@ q_whole) AS whole, coalesce(bool_or(d.lexemes @@ q_joined), false) AS joined,
            count(*) FILTER (WHERE x.m)::integer AS matched,
            coalesce(sum(times[i]) FILTER (WHERE x.m AND d.lexemes @@ x.title), 0)::integer AS typed_in_title,
            sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] OR coalesce(d.lexemes @@ g_form[i], false) THEN 0
