@@ -63,13 +63,13 @@ BEGIN
 END $$;
 
 -- A Tamil word's letters in Latin, one way of many (the phonetic key folds the others): each
--- consonant with its vowel sign, or its inherent a unless a virama (்) ends it; ற்ற as tr and ன்ற
--- as ndr, as they are said.
+-- consonant with its vowel sign, or its inherent a unless a virama (்) ends it; ற்ற as tr, as it is
+-- said, and ன்ற as nr (typed nr or ndr).
 CREATE OR REPLACE FUNCTION search_tamil_latin(word text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
   RETURN (
     SELECT replace(replace(replace(string_agg(coalesce(m.latin, c.ch), '' ORDER BY c.at), '@#', ''), '@', 'a'), '#', '')
-    FROM regexp_split_to_table(replace(replace(word, 'ற்ற', 'ட்ர'), 'ன்ற', 'ன்ட்ர'), '') WITH ORDINALITY c(ch, at)
+    FROM regexp_split_to_table(replace(replace(word, 'ற்ற', 'ட்ர'), 'ன்ற', 'ன்ர'), '') WITH ORDINALITY c(ch, at)
     LEFT JOIN (VALUES
       ('அ', 'a'), ('ஆ', 'a'), ('இ', 'i'), ('ஈ', 'i'), ('உ', 'u'), ('ஊ', 'u'), ('எ', 'e'), ('ஏ', 'e'), ('ஐ', 'ai'),
       ('ஒ', 'o'), ('ஓ', 'o'), ('ஔ', 'au'), ('ஃ', ''),
@@ -81,12 +81,12 @@ BEGIN
 END $$;
 
 -- The phonetic key of a word in Latin letters, as Tamil is spelled in them: zh as l; an h after
--- k g t d p b s c dropped (th, dh, ch...); ae as e, ee as i, oo as u; g h q as k, d as t, b f as p,
+-- k g t d p b s c dropped (th, dh, ch...); ae as e, ee as i, oo as u, ndr as nr; g h q as k, d as t, b f as p,
 -- c j x as s, z as l, w as v; then any letter repeated once (vowel length, doubled consonants).
 CREATE OR REPLACE FUNCTION search_latin_key(word text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN regexp_replace(translate(
-    regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(word,
-      'zh', 'l', 'g'), '([kgtdpbsc])h', '\1', 'g'), 'ae', 'e', 'g'), 'ee', 'i', 'g'), 'oo', 'u', 'g'),
+    regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(word,
+      'zh', 'l', 'g'), '([kgtdpbsc])h', '\1', 'g'), 'ae', 'e', 'g'), 'ee', 'i', 'g'), 'oo', 'u', 'g'), 'ndr', 'nr', 'g'),
     'ghqdbfcjxzw', 'kkktppssslv'), '(.)\1+', '\1', 'g');
 
 -- A word's Tamil phonetic key: of its Latin letters, or of its Tamil letters read in Latin; NULL for
