@@ -19,6 +19,7 @@ interface Term {
   readonly word: string
   readonly edits: number
   readonly prefix: boolean
+  readonly form: boolean
 }
 
 const termsOf = async (q: string): Promise<ReadonlyArray<Term>> => {
@@ -83,7 +84,10 @@ describe("the bounds of a query's terms", () => {
   test("words that cannot have typos look none up", async () => {
     // one or two letters, numbers, one Han character, and words longer than the typo bound
     const long = "cinta".repeat(5).slice(0, SEARCH_TYPO_MAX_LENGTH + 1)
-    expect((await termsOf(`ci 12345 爱 ${long} xy`)).filter((t) => t.edits > 0)).toEqual([])
+    const terms = await termsOf(`ci 12345 爱 ${long} xy`)
+    expect(terms.filter((t) => t.edits > 0)).toEqual([])
+    // their other spellings are one term each, looked up in no vocabulary: the pinyin forms
+    expect(terms.filter((t) => t.form).map((t) => t.word)).toEqual(["~ci", "~xy"])
     // a word within the bound still finds its partner
     expect((await termsOf("hatu")).some((t) => t.word === "hati" && t.edits === 1)).toBe(true)
   })

@@ -26,8 +26,9 @@ const songs = async (text: string, limit = 5) =>
   (await search(`q=${encodeURIComponent(text)}&types=songs&limit=${limit}`)).songs!
 
 /**
- * Rows of the search tables that a fill from scratch would not write, and the reverse; and the
- * postings' words missing from the known words or their variants.
+ * Rows of the search tables that a fill from scratch would not write, and the reverse; the
+ * postings' words missing from the known words or their variants (and the forms that are there);
+ * and the known words' Tamil keys missing.
  */
 const drift = async () => {
   const [docs] = await server.sql<{ n: number }>(`
@@ -41,9 +42,13 @@ const drift = async () => {
     ${rowsUnlike("TABLE search_postings", "TABLE fresh")}`)
   const [words] = await server.sql<{ n: number }>(`
     SELECT count(*)::int AS n FROM (SELECT DISTINCT word FROM search_postings) p
-    WHERE NOT EXISTS (SELECT 1 FROM search_words w WHERE w.word = p.word)
-       OR NOT EXISTS (SELECT 1 FROM search_word_variants v WHERE v.variant = p.word AND v.word = p.word AND v.deletions = 0)`)
-  return docs!.n + postings!.n + words!.n
+    WHERE search_is_form(p.word) = (EXISTS (SELECT 1 FROM search_words w WHERE w.word = p.word)
+      OR EXISTS (SELECT 1 FROM search_word_variants v WHERE v.variant = p.word AND v.word = p.word AND v.deletions = 0))`)
+  const [keys] = await server.sql<{ n: number }>(`
+    SELECT count(*)::int AS n FROM search_words w
+    WHERE (search_tamil_key(w.word) IS NOT NULL)
+      <> EXISTS (SELECT 1 FROM search_word_keys k WHERE k.key = search_tamil_key(w.word) AND k.word = w.word)`)
+  return docs!.n + postings!.n + words!.n + keys!.n
 }
 
 const addSongs = (from: number, to: number, title: string, publishedAt = "2020-01-01T00:00:00Z") =>

@@ -109,7 +109,9 @@ describe("search across categories", () => {
   test("the last word is a prefix: typing finds the names", async () => {
     const ci = (await search(q("Ci", "&types=songs"))).results.songs!
     expect(ci.items.map((s) => s.id)).toEqual([1, 3, 9])
-    expect(ci.items[0]!.score).toBe(1)
+    // a word typed in part scores below the whole word: 1 is for the whole title typed
+    expect(ci.items[0]!.score).toBeLessThan(1)
+    expect((await search(q("Cindai", "&types=songs"))).results.songs!.items[0]).toMatchObject({ id: 1, score: 1 })
     expect(ci.total).toBe(3)
     expect(await songIds("bukan ci")).toEqual([3])
     expect(await songIds("siti nurhaliza bukan cin")).toEqual([3])
@@ -153,7 +155,8 @@ describe("search across categories", () => {
     // 4 letters allow one edit, 3 letters none; two edits in 4-7 letters are too many
     // "nasr" is one edit from Nasir and from Nash
     expect(await artistIds("nasr")).toEqual([5, 2])
-    expect(await songIds("bkn cinta")).toEqual([])
+    // "bun" is two edits from "bukan" ("bkn" finds it as a short form: test/search-scripts.test.ts)
+    expect(await songIds("bun cinta")).toEqual([])
     expect(await songIds("bkan cnta")).toEqual([3])
     expect(await songIds("bukann cinta")).toEqual([3])
     expect(await songIds("bxkxn cinta")).toEqual([])

@@ -1,8 +1,13 @@
--- Search (docs/search.md): the search tables' upkeep, the query's terms and the ranking of
--- /v1/search, and the kept name grams that answer one- and two-character name filters.
+-- Search (docs/search.md), read top-down, each part built from the ones above it:
+-- - a name's words in order, and their other spellings (Malay short forms, Han readings, a Tamil key);
+-- - the search tables (sql/schema/4_search.sql): their rows written from the catalogue by
+--   search_sources, kept by row and count triggers, refilled whole by refill_search (the seed);
+-- - a query: its terms, and each kind's ranked page for /v1/search;
+-- - the kept one- and two-character name grams that answer the lists' short name filters
+--   (refilled by refill_artist_name_grams and refill_member_name_grams).
 -- refill: refill_search, refill_artist_name_grams, refill_member_name_grams
 
--- ---- The search tables: their rows from the catalogue, kept by row and count triggers ---------
+-- ---- A name's words in order ------------------------------------------------------------------
 
 -- A folded name's words in order, each Han, kana or hangul character a word: the text the query's
 -- words as typed are compared with (the title beginning with the query).
@@ -14,38 +19,127 @@ CREATE OR REPLACE FUNCTION search_phrase(folded text) RETURNS text LANGUAGE sql 
 CREATE OR REPLACE FUNCTION search_title_size(title_text text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN cardinality(string_to_array(title_text, ' '));
 
+-- ---- Other spellings (docs/search.md, "Other spellings"): Malay short forms, Han characters by
+-- pinyin, Tamil by a phonetic key. A query word matches them as a form: no edit, ranked below the word as typed.
+
+-- The common texting forms of Malay words: a short form and a word it stands for (both ways).
+CREATE OR REPLACE FUNCTION search_short_forms() RETURNS TABLE(short text, word text) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  VALUES ('x', 'tak'), ('x', 'tidak'), ('tak', 'tidak'), ('xkan', 'takkan'), ('xde', 'takde'), ('xde', 'tiada'),
+    ('takde', 'tiada'), ('yg', 'yang'), ('utk', 'untuk'), ('dgn', 'dengan'), ('ngan', 'dengan'), ('sy', 'saya'),
+    ('ak', 'aku'), ('aq', 'aku'), ('ko', 'kau'), ('ko', 'engkau'), ('kau', 'engkau'), ('lg', 'lagi'),
+    ('jgn', 'jangan'), ('tp', 'tapi'), ('sgt', 'sangat'), ('dlm', 'dalam'), ('pd', 'pada'), ('kpd', 'kepada'),
+    ('org', 'orang'), ('blh', 'boleh'), ('mcm', 'macam'), ('sbb', 'sebab'), ('bkn', 'bukan'),
+    ('skrg', 'sekarang'), ('tu', 'itu'), ('ni', 'ini'), ('je', 'sahaja'), ('je', 'saja'), ('saja', 'sahaja'),
+    ('nk', 'nak'), ('nk', 'hendak'), ('nak', 'hendak'), ('dh', 'dah'), ('dah', 'sudah'), ('dr', 'dari'),
+    ('drpd', 'daripada'), ('blm', 'belum'), ('kt', 'kat'), ('kat', 'dekat'), ('mmg', 'memang'), ('hr', 'hari'),
+    ('thn', 'tahun'), ('kwn', 'kawan'), ('ckp', 'cakap'), ('tgk', 'tengok'), ('tau', 'tahu'), ('byk', 'banyak'),
+    ('bnyk', 'banyak'), ('sume', 'semua'), ('smua', 'semua'), ('sll', 'selalu'), ('slalu', 'selalu'),
+    ('sbg', 'sebagai'), ('trs', 'terus'), ('knp', 'kenapa'), ('npe', 'kenapa'), ('sape', 'siapa'),
+    ('mne', 'mana'), ('bg', 'bagi'), ('jd', 'jadi'), ('gak', 'juga'), ('jugak', 'juga'), ('kn', 'kan'),
+    ('sj', 'saja'), ('bt', 'buat'), ('wat', 'buat'), ('lps', 'lepas'), ('hny', 'hanya'), ('cntik', 'cantik')
+$$;
+
+-- A word search holds in another spelling: a Han character's reading, readings joined, marked by a
+-- leading '~' (which no query word holds: folding makes it a space).
+CREATE OR REPLACE FUNCTION search_is_form(word text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN word ^@ '~';
+
+-- The pinyin of a folded name's Han characters, each a form: each character's readings, and the
+-- readings of each run of two to four characters in a row joined (with each character's two
+-- commonest readings), so "yue liang", "yueliang" and, typing, "yue li" find 月亮.
+CREATE OR REPLACE FUNCTION search_han_forms(folded text) RETURNS text[] LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN ARRAY(
+    WITH RECURSIVE r AS MATERIALIZED (
+      SELECT u.at, h.reading, h.rank FROM unnest(string_to_array(search_phrase(folded), ' ')) WITH ORDINALITY u(w, at)
+      JOIN search_han_readings h ON h.han = u.w),
+    joined(first, last, form) AS (
+      SELECT r.at, r.at, r.reading FROM r WHERE r.rank <= 2
+      UNION ALL
+      SELECT j.first, r.at, j.form || r.reading FROM joined j JOIN r ON r.at = j.last + 1 AND r.rank <= 2
+      WHERE j.last - j.first < 3)
+    SELECT '~' || r.reading FROM r
+    UNION
+    SELECT '~' || j.form FROM joined j WHERE j.last > j.first);
+END $$;
+
+-- A Tamil word's letters in Latin, one way of many (the phonetic key folds the others): each
+-- consonant with its vowel sign, or its inherent a unless a virama (்) ends it; ற்ற as tr, as it is
+-- said, and ன்ற as nr (typed nr or ndr).
+CREATE OR REPLACE FUNCTION search_tamil_latin(word text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN (
+    SELECT replace(replace(replace(string_agg(coalesce(m.latin, c.ch), '' ORDER BY c.at), '@#', ''), '@', 'a'), '#', '')
+    FROM regexp_split_to_table(replace(replace(word, 'ற்ற', 'ட்ர'), 'ன்ற', 'ன்ர'), '') WITH ORDINALITY c(ch, at)
+    LEFT JOIN (VALUES
+      ('அ', 'a'), ('ஆ', 'a'), ('இ', 'i'), ('ஈ', 'i'), ('உ', 'u'), ('ஊ', 'u'), ('எ', 'e'), ('ஏ', 'e'), ('ஐ', 'ai'),
+      ('ஒ', 'o'), ('ஓ', 'o'), ('ஔ', 'au'), ('ஃ', ''),
+      ('க', 'k@'), ('ங', 'n@'), ('ச', 'c@'), ('ஞ', 'n@'), ('ட', 't@'), ('ண', 'n@'), ('த', 't@'), ('ந', 'n@'),
+      ('ப', 'p@'), ('ம', 'm@'), ('ய', 'y@'), ('ர', 'r@'), ('ல', 'l@'), ('வ', 'v@'), ('ழ', 'zh@'), ('ள', 'l@'),
+      ('ற', 'r@'), ('ன', 'n@'), ('ஜ', 'j@'), ('ஷ', 'sh@'), ('ஸ', 's@'), ('ஹ', 'h@'), ('ஶ', 'sh@'),
+      ('ா', '#a'), ('ி', '#i'), ('ீ', '#i'), ('ு', '#u'), ('ூ', '#u'), ('ெ', '#e'), ('ே', '#e'), ('ை', '#ai'),
+      ('ொ', '#o'), ('ோ', '#o'), ('ௌ', '#au'), ('்', '#')) m(tamil, latin) ON m.tamil = c.ch);
+END $$;
+
+-- The phonetic key of a word in Latin letters, as Tamil is spelled in them: zh as l; an h after
+-- k g t d p b s c dropped (th, dh, ch...); ae as e, ee as i, oo as u, ndr as nr; g h q as k, d as t, b f as p,
+-- c j x as s, z as l, w as v; then any letter repeated once (vowel length, doubled consonants).
+CREATE OR REPLACE FUNCTION search_latin_key(word text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN regexp_replace(translate(
+    regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(word,
+      'zh', 'l', 'g'), '([kgtdpbsc])h', '\1', 'g'), 'ae', 'e', 'g'), 'ee', 'i', 'g'), 'oo', 'u', 'g'), 'ndr', 'nr', 'g'),
+    'ghqdbfcjxzw', 'kkktppssslv'), '(.)\1+', '\1', 'g');
+
+-- A word's Tamil phonetic key: of its Latin letters, or of its Tamil letters read in Latin; NULL for
+-- a word in neither (digits, another script).
+CREATE OR REPLACE FUNCTION search_tamil_key(word text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN CASE WHEN word ~ '^[a-z]+$' THEN search_latin_key(word)
+              WHEN word ~ '^[\u0b80-\u0bff]+$' THEN search_latin_key(search_tamil_latin(word)) END;
+
+-- The words search keeps of a folded name (search_split), then their forms (the pinyin of its Han
+-- characters): a field's words come before its forms.
+CREATE OR REPLACE FUNCTION search_words_of(folded text) RETURNS text[] LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+  IF folded ~ '[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]' THEN
+    RETURN search_split(folded) || ARRAY(SELECT f FROM unnest(search_han_forms(folded)) f ORDER BY f);
+  END IF;
+  RETURN search_split(folded);
+END $$;
+
+-- ---- The search tables: their rows from the catalogue, kept by row and count triggers ---------
+
 -- Every searchable row's names by field, from the catalogue (live rows only; docs/search.md).
 CREATE OR REPLACE VIEW search_sources AS
-  SELECT search_kind('songs') AS kind, s.id, search_split(s.search_title) AS title_words,
+  SELECT search_kind('songs') AS kind, s.id, search_words_of(s.search_title) AS title_words,
          ARRAY(SELECT DISTINCT w FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
                JOIN artists a ON a.id = c.artist_id
-               CROSS JOIN LATERAL unnest(search_split(a.search_full_name)) w
+               CROSS JOIN LATERAL unnest(search_words_of(a.search_full_name)) w
                WHERE c.song_id = s.id ORDER BY w) AS other_words,
          coalesce(al.words, '{}') AS album_words, al.public_from AS album_from, search_phrase(s.search_title) AS title_text,
          coalesce(s.vidsvc_views, 0)::bigint AS popularity, s.published_at AS public_from, NULL::text AS handle
   FROM songs s
   LEFT JOIN LATERAL (
-    SELECT ARRAY(SELECT DISTINCT w FROM unnest(array_agg(x.search_title)) t CROSS JOIN LATERAL unnest(search_split(t)) w ORDER BY w) AS words,
+    SELECT ARRAY(SELECT DISTINCT w FROM unnest(array_agg(x.search_title)) t CROSS JOIN LATERAL unnest(search_words_of(t)) w ORDER BY w) AS words,
            max(x.published_at) AS public_from
     FROM album_tracks tr JOIN albums x ON x.id = tr.album_id
     WHERE tr.song_id = s.id AND album_is_live(x.published_at)
     HAVING count(*) > 0) al ON true
   WHERE song_is_live(s.published_at, s.deleted_at)
   UNION ALL
-  SELECT search_kind('artists'), a.id, search_split(a.search_name), search_split(fold_name(a.prefix_title)), '{}', NULL, search_phrase(a.search_name),
+  SELECT search_kind('artists'), a.id, search_words_of(a.search_name), search_words_of(fold_name(a.prefix_title)), '{}', NULL, search_phrase(a.search_name),
          coalesce((SELECT ac.live_credits FROM artist_counts ac WHERE ac.artist_id = a.id), 0)::bigint,
          CASE WHEN (SELECT c.settled_songs FROM artist_song_counts c WHERE c.artist_id = a.id) > 0
               THEN '-infinity'::timestamptz END,
          NULL
   FROM artists a
   UNION ALL
-  SELECT search_kind('albums'), al.id, search_split(al.search_title), '{}', '{}', NULL, search_phrase(al.search_title),
+  SELECT search_kind('albums'), al.id, search_words_of(al.search_title), '{}', '{}', NULL, search_phrase(al.search_title),
          (SELECT count(*) FROM album_tracks t JOIN songs ts ON ts.id = t.song_id
           WHERE t.album_id = al.id AND song_is_live(ts.published_at, ts.deleted_at)),
          al.published_at, NULL
   FROM albums al WHERE album_is_live(al.published_at)
   UNION ALL
-  SELECT search_kind('curated_lists'), l.id, search_split(l.search_title), '{}', '{}', NULL, search_phrase(l.search_title),
+  SELECT search_kind('curated_lists'), l.id, search_words_of(l.search_title), '{}', '{}', NULL, search_phrase(l.search_title),
          CASE WHEN l.content_type = 'songs'
            THEN (SELECT count(*) FROM curated_list_songs e JOIN songs es ON es.id = e.song_id
                  WHERE e.list_id = l.id AND song_is_live(es.published_at, es.deleted_at))
@@ -55,24 +149,25 @@ CREATE OR REPLACE VIEW search_sources AS
          l.published_at, NULL
   FROM curated_lists l WHERE curated_list_is_live(l.published_at)
   UNION ALL
-  SELECT search_kind('labels'), lb.id, search_split(lb.search_name), search_split(lb.search_former_name), '{}', NULL, search_phrase(lb.search_name),
+  SELECT search_kind('labels'), lb.id, search_words_of(lb.search_name), search_words_of(lb.search_former_name), '{}', NULL, search_phrase(lb.search_name),
          coalesce((SELECT lc.live_songs FROM label_counts lc WHERE lc.label_id = lb.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM labels lb
   UNION ALL
-  SELECT search_kind('genres'), g.id, search_split(g.search_title), '{}', '{}', NULL, search_phrase(g.search_title),
+  SELECT search_kind('genres'), g.id, search_words_of(g.search_title), '{}', '{}', NULL, search_phrase(g.search_title),
          coalesce((SELECT gc.live_songs FROM genre_counts gc WHERE gc.genre_id = g.id), 0)::bigint,
          '-infinity'::timestamptz, NULL
   FROM genres g
   UNION ALL
-  SELECT search_kind('users'), m.id, search_split(m.search_name), search_split(m.search_username), '{}', NULL, search_phrase(m.search_name),
+  SELECT search_kind('users'), m.id, search_words_of(m.search_name), search_words_of(m.search_username), '{}', NULL, search_phrase(m.search_name),
          coalesce((SELECT mc.live FROM member_contribution_counts mc WHERE mc.member_id = m.id), 0)::bigint,
          '-infinity'::timestamptz, lower(m.username)
   FROM members m WHERE member_is_public(m.username, m.is_banned);
 
--- A row's postings: one per word and field; an album's words count from album_from.
+-- A row's postings: one per word and field; an album's words count from album_from. The title is
+-- one word when its second word is none or a form (search_words_of).
 CREATE OR REPLACE FUNCTION search_doc_postings(kind smallint, id integer, title_words text[], other_words text[], album_words text[], album_from timestamp with time zone, popularity bigint, public_from timestamp with time zone, handle text) RETURNS SETOF search_postings LANGUAGE sql IMMUTABLE AS $$
-  SELECT kind, w, 1::smallint, cardinality(title_words) = 1, popularity, handle, id, public_from FROM unnest(title_words) w
+  SELECT kind, w, 1::smallint, coalesce(search_is_form(title_words[2]), true), popularity, handle, id, public_from FROM unnest(title_words) w
   UNION ALL
   SELECT kind, w, 2::smallint, false, popularity, handle, id, public_from FROM unnest(other_words) w
   UNION ALL
@@ -155,8 +250,11 @@ BEGIN
     CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p
     RETURNING word),
   known AS (
-    INSERT INTO search_words (word) SELECT DISTINCT p.word FROM posted p
-    ON CONFLICT DO NOTHING RETURNING word)
+    INSERT INTO search_words (word) SELECT DISTINCT p.word FROM posted p WHERE NOT search_is_form(p.word)
+    ON CONFLICT DO NOTHING RETURNING word),
+  keyed AS (
+    INSERT INTO search_word_keys (key, word) SELECT search_tamil_key(k.word), k.word FROM known k WHERE search_tamil_key(k.word) IS NOT NULL
+    ON CONFLICT DO NOTHING)
   INSERT INTO search_word_variants (variant, word, deletions)
   SELECT v.variant, k.word, v.deletions FROM known k CROSS JOIN LATERAL search_word_deletions(k.word, search_typo_reach(k.word)) v
   ON CONFLICT DO NOTHING;
@@ -331,17 +429,18 @@ BEGIN
                    WHERE x.indrelid IN ('search_docs'::regclass, 'search_postings'::regclass, 'search_word_variants'::regclass) AND NOT x.indisprimary LOOP
     EXECUTE statement;
   END LOOP;
-  TRUNCATE search_docs, search_postings, search_words, search_word_variants;
+  TRUNCATE search_docs, search_postings, search_words, search_word_variants, search_word_keys;
   INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle)
   SELECT kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle FROM search_sources;
   INSERT INTO search_postings SELECT p.* FROM search_docs d CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p;
-  INSERT INTO search_words SELECT DISTINCT word FROM search_postings;
+  INSERT INTO search_words SELECT DISTINCT word FROM search_postings WHERE NOT search_is_form(word);
+  INSERT INTO search_word_keys (key, word) SELECT k.key, w.word FROM search_words w CROSS JOIN LATERAL search_tamil_key(w.word) k(key) WHERE k.key IS NOT NULL;
   INSERT INTO search_word_variants (variant, word, deletions)
   SELECT v.variant, w.word, v.deletions FROM search_words w CROSS JOIN LATERAL search_word_deletions(w.word, search_typo_reach(w.word)) v;
   FOREACH statement IN ARRAY coalesce(definitions, '{}') LOOP
     EXECUTE statement;
   END LOOP;
-  ANALYZE search_docs, search_postings, search_words, search_word_variants;
+  ANALYZE search_docs, search_postings, search_words, search_word_variants, search_word_keys;
 END $$;
 
 -- ---- A query: its terms, and each kind's page --------------------------------------------
@@ -354,8 +453,22 @@ BEGIN
     WHERE u.w <> '' GROUP BY u.w ORDER BY min(u.i));
 END $$;
 
+-- The query's words as typed, repeats kept, up to the first word past the first `most` distinct
+-- ones: the text a title begins with, and how many words a title covered has ("kanne kanne nee").
+CREATE OR REPLACE FUNCTION search_query_phrase(q text, most integer) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  distinct_words text[] := search_query_words(q);
+BEGIN
+  RETURN coalesce((
+    WITH typed AS (SELECT u.w, u.at FROM unnest(string_to_array(search_spaced(fold_name(q)), ' ')) WITH ORDINALITY u(w, at) WHERE u.w <> '')
+    SELECT string_agg(t.w, ' ' ORDER BY t.at) FROM typed t
+    WHERE t.w = ANY (distinct_words[1:most])
+      AND t.at < coalesce((SELECT min(c.at) FROM typed c WHERE c.w = distinct_words[most + 1]), 9223372036854775807)), '');
+END $$;
+
 -- What each query word matches (docs/search.md, "What a query costs"): the first `most` words,
--- each itself (the last word typed also as a prefix) and the known words a typo away. Words that
+-- each itself (the last word typed also as a prefix), its other spellings (`form`: no edit, ranked
+-- below the word as typed) and the known words a typo away. Words that
 -- cannot have typos (search_typo_reach 0) and words longer than `longest` look none up; the others'
 -- deletion variants are read from the index in one probe of all of them (variant = ANY).
 DROP FUNCTION IF EXISTS search_query_terms(text);
@@ -382,29 +495,64 @@ BEGIN
     FROM (SELECT t.grp, t.w, k.word, min(t.deletions + k.deletions) FILTER (WHERE t.deletions = 0 OR k.deletions = 0) AS deleted
           FROM tried t JOIN known k ON k.variant = t.variant AND k.deletions <= t.reach
           WHERE k.word <> t.w
-          GROUP BY t.grp, t.w, k.word) p)
-  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
+          GROUP BY t.grp, t.w, k.word) p),
+  forms AS (
+    -- other spellings (docs/search.md, "Other spellings"): a Malay word's short forms
+    -- and the words a short form stands for
+    SELECT w.grp, f.word AS form, false AS prefix FROM words w JOIN search_short_forms() f ON f.short = w.w
+    UNION
+    SELECT w.grp, f.short, false FROM words w JOIN search_short_forms() f ON f.word = w.w
+    UNION
+    -- Han characters by pinyin: a reading or readings joined (the last word typed as a prefix)
+    SELECT w.grp, '~' || w.w, w.last FROM words w WHERE w.w ~ '^[a-z]+$' AND length(w.w) <= longest
+    UNION
+    -- a word of the other script, Latin or Tamil, with the same phonetic key (a few at most)
+    SELECT w.grp, k.word, false FROM words w
+    CROSS JOIN LATERAL (
+      SELECT k.word FROM search_word_keys k
+      WHERE k.key = search_tamil_key(w.w) AND (k.word ~ '^[a-z]') <> (w.w ~ '^[a-z]') AND length(w.w) <= longest
+      ORDER BY k.word LIMIT 20) k)
+  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix, t.form)::search_term ORDER BY t.grp, t.form, t.edits, t.word), '{}')
   FROM (
-    SELECT w.grp, w.w AS word, 0::smallint AS edits, w.last AS prefix FROM words w
-    UNION ALL
-    SELECT p.grp, p.word, p.edits::smallint, false FROM partners p WHERE p.edits <= search_typo_allowance(p.longer)
+    -- a word that is both a typo partner and a form is a form
+    SELECT DISTINCT ON (t.grp, t.word) t.grp, t.word, t.edits::smallint AS edits, t.prefix, t.form FROM (
+      SELECT w.grp, w.w AS word, 0 AS edits, w.last AS prefix, false AS form, 0 AS rank FROM words w
+      UNION ALL
+      SELECT f.grp, f.form, 0, f.prefix, true, 1 FROM forms f
+      UNION ALL
+      SELECT p.grp, p.word, p.edits, false, false, 2 FROM partners p WHERE p.edits <= search_typo_allowance(p.longer)) t
+    ORDER BY t.grp, t.word, t.rank, t.prefix DESC
   ) t);
 END $$;
 
--- The terms one kind can match: the query's words, and the typo partners some row of the kind holds
+-- The terms one kind can match: the query's words, and the forms and typo partners some row of the kind holds
 -- (the words of every kind are one vocabulary, and a partner no row of the kind holds only widens the
 -- index's work).
 CREATE OR REPLACE FUNCTION search_kind_terms(k smallint, terms search_term[]) RETURNS search_term[] LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (
-  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix)::search_term ORDER BY t.grp, t.edits, t.word), '{}')
+  SELECT coalesce(array_agg(ROW(t.grp, t.word, t.edits, t.prefix, t.form)::search_term ORDER BY t.grp, t.form, t.edits, t.word), '{}')
   FROM unnest(terms) t
-  WHERE t.edits = 0 OR EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = t.word));
+  WHERE (t.edits = 0 AND NOT t.form) OR EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word = t.word)
+    OR (t.prefix AND EXISTS (SELECT 1 FROM search_postings p WHERE p.kind = k AND p.word > t.word AND p.word < t.word || U&'\+10FFFF')));
 END $$;
 
+-- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
+-- found exactly in the title (or name), as typed, the last as a whole word, the title beginning
+-- with the query as typed and covered. Words found, then fewer edits, then words in the title, then
+-- in the other names, then the last word whole, then fewer words found only in another spelling,
+-- then the title beginning with the query, then covered.
+DROP FUNCTION IF EXISTS search_score(integer, integer, integer, integer, integer, boolean, boolean);
+DROP FUNCTION IF EXISTS search_score(integer, integer, integer, integer, integer, boolean, boolean, boolean);
+CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean, whole boolean, forms integer) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN (((((((matched::bigint * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + whole::int) * 100 + (99 - least(forms, 99))) * 2 + begins::int) * 2 + covered::int)::double precision
+       / (((((((words::bigint * 100 + 99) * 100 + words) * 100) * 2 + 1) * 100 + 99) * 2 + 1) * 2 + 1);
+
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
--- kind's total (exact below `bound`, else `bound`).
-CREATE OR REPLACE FUNCTION search_kind_page(k smallint, terms search_term[], take integer, bound integer)
+-- kind's total (exact below `bound`, else `bound`). `typed`: the query's words as typed
+-- (search_query_phrase).
+DROP FUNCTION IF EXISTS search_kind_page(smallint, search_term[], integer, integer);
+CREATE OR REPLACE FUNCTION search_kind_page(k smallint, terms search_term[], typed text, take integer, bound integer)
   RETURNS TABLE(id integer, score double precision, popularity bigint, handle text, total integer)
   LANGUAGE plpgsql STABLE
   SET plan_cache_mode = force_generic_plan
@@ -420,7 +568,7 @@ DECLARE
   -- words of a query at most for which rows missing one are looked for (each word one index pass)
   guessable CONSTANT integer := 6;
   n integer := coalesce((SELECT max(t.grp) FROM unnest(terms) t), 0);
-  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[];
+  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[]; g_whole tsquery[]; g_form tsquery[];
   q_all tsquery;
   q_own tsquery;
   -- rows missing one word: all words but one, and what the index is asked of them
@@ -432,19 +580,32 @@ DECLARE
   q_exact tsquery;
   -- what the index is asked: the `askable` words of by_rarity; the others are tested on the rows found
   q_index tsquery;
-  -- the query's words as typed, for the titles that begin with them
-  q_phrase text := (SELECT string_agg(t.word, ' ' ORDER BY t.grp) FROM unnest(terms) t WHERE t.edits = 0);
-  -- the same with one word's typo partner in its place (a name begins with the words typed, one mistyped)
+  -- the query's words as typed, repeats kept, for the titles that begin with them
+  q_phrase text := typed;
+  -- how many words a title covered holds at most, and how many times each query word was typed
+  typed_size integer := greatest(cardinality(string_to_array(typed, ' ')), n);
+  times integer[] := ARRAY(
+    SELECT greatest((SELECT count(*) FROM unnest(string_to_array(typed, ' ')) x(w) WHERE x.w = t.word), 1)::integer
+    FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.form ORDER BY t.grp);
+  -- the same with one word's typo partner or short form in its place (a name begins with the words
+  -- typed, one mistyped)
   q_phrases text[] := ARRAY(
-    SELECT string_agg(CASE WHEN e.grp = s.grp THEN s.word ELSE e.word END, ' ' ORDER BY e.grp)
-    FROM (SELECT 0::smallint AS grp, NULL::text AS word UNION ALL SELECT t.grp, t.word FROM unnest(terms) t WHERE t.edits > 0) s
-    CROSS JOIN unnest(terms) e WHERE e.edits = 0
+    SELECT string_agg(CASE WHEN e.grp = s.grp THEN s.word ELSE e.word END, ' ' ORDER BY x.at)
+    FROM (SELECT 0::smallint AS grp, NULL::text AS word
+          UNION ALL SELECT t.grp, t.word FROM unnest(terms) t WHERE (t.edits > 0 OR t.form) AND NOT search_is_form(t.word)) s
+    CROSS JOIN unnest(string_to_array(typed, ' ')) WITH ORDINALITY x(w, at)
+    JOIN unnest(terms) e ON e.edits = 0 AND NOT e.form AND e.word = x.w
     GROUP BY s.grp, s.word);
+  -- the last word found as a whole word, not only as the beginning of a longer one
+  q_whole tsquery;
+  -- the query's words joined as a Han title's pinyin (search_han_forms): its characters in the
+  -- order typed, as a title beginning with the words typed
+  q_joined tsquery := CASE WHEN typed ~ '^[a-z ]+$' THEN quote_literal(k || 't~' || replace(typed, ' ', '')) || CASE WHEN n = (SELECT max(t.grp) FROM unnest(terms) t WHERE t.prefix) THEN ':*' ELSE '' END END::tsquery;
   -- the words the index may be asked, the likeliest rarest first: whole words before the word being
   -- typed, longer before shorter; never a last word typed in part shorter than 3 characters (its
   -- prefix would read the lists of every word it begins)
   by_rarity integer[] := ARRAY(
-    SELECT t.grp FROM unnest(terms) t WHERE t.edits = 0 AND NOT (t.prefix AND length(t.word) < 3)
+    SELECT t.grp FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.form AND NOT (t.prefix AND length(t.word) < 3)
     ORDER BY t.prefix, length(t.word) DESC, t.grp);
   candidates integer[];
   ordered integer[];
@@ -457,22 +618,27 @@ BEGIN
   -- per query word, the OR of its terms' lexemes: in the title and other names, the album, the
   -- title, the other names; exact terms in any field; terms one edit away in any field
   SELECT array_agg(x.own ORDER BY x.grp), array_agg(x.album ORDER BY x.grp), array_agg(x.title ORDER BY x.grp),
-         array_agg(x.other ORDER BY x.grp), array_agg(x.exact ORDER BY x.grp), array_agg(x.one ORDER BY x.grp), array_agg(x.top ORDER BY x.grp)
-    INTO g_own, g_album, g_title, g_other, g_exact, g_one, g_top
+         array_agg(x.other ORDER BY x.grp), array_agg(x.exact ORDER BY x.grp), array_agg(x.one ORDER BY x.grp), array_agg(x.top ORDER BY x.grp),
+         array_agg(x.whole ORDER BY x.grp), array_agg(x.form ORDER BY x.grp)
+    INTO g_own, g_album, g_title, g_other, g_exact, g_one, g_top, g_whole, g_form
   FROM (
     SELECT t.grp,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field <> 'a')::tsquery AS own,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 'a')::tsquery AS album,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 't')::tsquery AS title,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field = 'o')::tsquery AS other,
-           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0)::tsquery AS exact,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND NOT t.form)::tsquery AS exact,
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 1)::tsquery AS one,
-           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND l.field = 't')::tsquery AS top
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND NOT t.form AND l.field = 't')::tsquery AS top,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.form)::tsquery AS form,
+           string_agg(l.whole, ' | ')::tsquery AS whole
     FROM unnest(terms) t
     CROSS JOIN LATERAL (
-      SELECT f.field, quote_literal(k || f.field || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END AS lexeme
+      SELECT f.field, quote_literal(k || f.field || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END AS lexeme,
+             quote_literal(k || f.field || t.word) AS whole
       FROM unnest('{t,o,a}'::text[]) f(field)) l
     GROUP BY t.grp) x;
+  q_whole := g_whole[n];
   FOR i IN 1..n LOOP
     q_all := CASE WHEN i = 1 THEN g_own[i] || g_album[i] ELSE q_all && (g_own[i] || g_album[i]) END;
     q_own := CASE WHEN i = 1 THEN g_own[i] ELSE q_own && g_own[i] END;
@@ -487,10 +653,10 @@ BEGIN
     -- one word: each matching word's best postings, in the order of the ranking
     RETURN QUERY
     WITH words AS (
-      SELECT t.word, t.edits FROM unnest(terms) t
+      SELECT t.word, t.edits, t.form, true AS whole_word FROM unnest(terms) t
       UNION
       -- the kind's words the last word begins, in order (a walk of the postings' index word by word)
-      SELECT w.word, 0::smallint FROM unnest(terms) t
+      SELECT w.word, t.edits, t.form, false FROM unnest(terms) t
       CROSS JOIN LATERAL (
         WITH RECURSIVE known(word) AS (
           SELECT t.word COLLATE "C"
@@ -500,7 +666,9 @@ BEGIN
         SELECT known.word FROM known WHERE known.word > t.word LIMIT 200) w
       WHERE t.prefix),
     best AS (
-      SELECT p.id, min(w.edits) AS edits, min(p.field) AS field, bool_or(p.whole) AS whole, max(p.popularity) AS popularity, min(p.handle) AS handle
+      -- a row's best posting: each scored on its own (a row may hold the word typed in part and a typo of it)
+      SELECT p.id, max(search_score(1, 1, w.edits, (p.field = 1)::int, (p.field = 2)::int, p.whole, p.whole, w.whole_word, w.form::int)) AS score,
+             max(p.popularity) AS popularity, min(p.handle) AS handle
       FROM words w CROSS JOIN LATERAL (
         SELECT p.id, p.field, p.whole, p.popularity, p.handle FROM search_postings p
         WHERE p.kind = k AND p.word = w.word AND search_entry_visible(k, p.id, p.public_from)
@@ -512,7 +680,7 @@ BEGIN
           SELECT p.id FROM search_postings p
           WHERE p.kind = k AND p.word = w.word AND search_entry_visible(k, p.id, p.public_from) LIMIT bound * 3) p
         LIMIT bound * 3) p)
-    SELECT b.id, search_score(1, 1, b.edits, (b.field = 1)::int, (b.field = 2)::int, b.whole, b.whole), b.popularity, b.handle,
+    SELECT b.id, b.score, b.popularity, b.handle,
            least((SELECT count(*) FROM matches), bound)::integer
     FROM best b
     ORDER BY 2 DESC, b.popularity DESC, b.handle, b.id LIMIT take;
@@ -522,12 +690,12 @@ BEGIN
   -- one pass over the rows holding every word (up to the bound): counted, and in an order close to
   -- the ranking's: the rows holding every word exactly in the title first (in their order: beginning
   -- with the query, covered, popularity), then those holding every word exactly
-  SELECT array_agg(r.id ORDER BY r.top DESC, r.exact DESC, r.begins DESC, r.covered DESC, r.popularity DESC, r.handle, r.id),
+  SELECT array_agg(r.id ORDER BY r.top DESC, r.exact DESC, r.whole DESC, r.begins DESC, r.covered DESC, r.popularity DESC, r.handle, r.id),
          count(*) FILTER (WHERE r.top), count(*)
     INTO ordered, tops, found
   FROM (
-    SELECT d.id, d.popularity, d.handle, d.lexemes @@ q_top AS top, d.lexemes @@ q_exact AS exact, d.title_text ^@ ANY(q_phrases) AS begins,
-           search_title_size(d.title_text) <= n AS covered
+    SELECT d.id, d.popularity, d.handle, d.lexemes @@ q_top AS top, d.lexemes @@ q_exact AS exact, d.lexemes @@ q_whole AS whole,
+           d.title_text ^@ ANY(q_phrases) OR coalesce(d.lexemes @@ q_joined, false) AS begins, search_title_size(d.title_text) <= typed_size AS covered
     FROM search_docs d
     WHERE d.lexemes @@ q_index AND ts_match_vq(d.lexemes, q_all) AND search_entry_visible(k, d.id, d.public_from)
       AND (d.album_from <= now() OR d.lexemes @@ q_own)
@@ -536,7 +704,8 @@ BEGIN
   IF tops >= take AND found < bound THEN
     -- every row is known, and the page is the first rows holding every word in the title
     RETURN QUERY
-    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= n, d.title_text ^@ ANY(q_phrases)), d.popularity, d.handle, counted
+    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= typed_size, d.title_text ^@ ANY(q_phrases) OR coalesce(d.lexemes @@ q_joined, false), d.lexemes @@ q_whole, 0),
+           d.popularity, d.handle, counted
     FROM unnest(ordered[1:take]) WITH ORDINALITY o(id, at) JOIN search_docs d ON d.kind = k AND d.id = o.id
     ORDER BY o.at;
     RETURN;
@@ -549,7 +718,7 @@ BEGIN
     candidates := ordered[1:CASE WHEN tops >= take THEN least(tops, rankable) ELSE rankable END];
     IF found = bound THEN
       SELECT r.word INTO rarest
-      FROM (SELECT t.word FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.prefix
+      FROM (SELECT t.word FROM unnest(terms) t WHERE t.edits = 0 AND NOT t.form AND NOT t.prefix
             ORDER BY (SELECT count(*) FROM (SELECT 1 FROM search_postings p
                                             WHERE p.kind = k AND p.word = t.word AND p.field = 1 LIMIT walkable) c), t.grp
             LIMIT 1) r;
@@ -587,7 +756,7 @@ BEGIN
             SELECT ''::text, '{}'::smallint[]
             UNION ALL
             SELECT ltrim(o.phrase || ' ' || e.word), o.used || e.grp
-            FROM orders o JOIN unnest(terms) e ON e.edits = 0 AND NOT e.grp = ANY(o.used))
+            FROM orders o JOIN unnest(terms) e ON e.edits = 0 AND NOT e.form AND NOT e.grp = ANY(o.used))
           SELECT o.phrase FROM orders o WHERE cardinality(o.used) = n AND o.phrase <> q_phrase))
         ORDER BY t.popularity DESC LIMIT take);
     END IF;
@@ -601,7 +770,7 @@ BEGIN
           JOIN search_docs d ON d.kind = k AND d.id = p.id
           WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own)
           ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take) p
-        WHERE t.grp = (SELECT e.grp FROM unnest(terms) e WHERE e.word = rarest AND e.edits = 0 LIMIT 1));
+        WHERE t.grp = (SELECT e.grp FROM unnest(terms) e WHERE e.word = rarest AND e.edits = 0 AND NOT e.form LIMIT 1));
     END IF;
     SELECT array_agg(DISTINCT d.id) INTO candidates
     FROM unnest(candidates) c(id) JOIN search_docs d ON d.kind = k AND d.id = c.id
@@ -629,11 +798,15 @@ BEGIN
   END IF;
 
   RETURN QUERY
-  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.in_title >= r.title_size, r.title_text ^@ ANY(q_phrases)), r.popularity, r.handle, counted
+  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.typed_in_title >= r.title_size, r.title_text ^@ ANY(q_phrases) OR r.joined, r.whole, r.forms),
+         r.popularity, r.handle, counted
   FROM (
-    SELECT d.id, d.popularity, d.handle, search_title_size(d.title_text) AS title_size, d.title_text,
+    SELECT d.id, d.popularity, d.handle, search_title_size(d.title_text) AS title_size, d.title_text, bool_or(d.lexemes @@ q_whole) AS whole, coalesce(bool_or(d.lexemes @@ q_joined), false) AS joined,
            count(*) FILTER (WHERE x.m)::integer AS matched,
-           sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] THEN 0 WHEN coalesce(d.lexemes @@ g_one[i], false) THEN 1 ELSE 2 END)::integer AS edits,
+           coalesce(sum(times[i]) FILTER (WHERE x.m AND d.lexemes @@ x.title), 0)::integer AS typed_in_title,
+           sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] OR coalesce(d.lexemes @@ g_form[i], false) THEN 0
+                    WHEN coalesce(d.lexemes @@ g_one[i], false) THEN 1 ELSE 2 END)::integer AS edits,
+           count(*) FILTER (WHERE x.m AND NOT d.lexemes @@ g_exact[i] AND coalesce(d.lexemes @@ g_form[i], false))::integer AS forms,
            count(*) FILTER (WHERE x.m AND d.lexemes @@ x.title)::integer AS in_title,
            count(*) FILTER (WHERE x.m AND NOT d.lexemes @@ x.title AND coalesce(d.lexemes @@ g_other[i], false))::integer AS in_other
     FROM search_docs d
@@ -646,14 +819,6 @@ BEGIN
   WHERE r.matched >= n - 1
   ORDER BY 2 DESC, r.popularity DESC, r.handle, r.id LIMIT take;
 END $$;
-
--- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
--- found exactly in the title (or name), the title beginning with the query as typed and covered.
--- Words found, then fewer edits, then words in the title, then in the other names, then the title
--- beginning with the query, then the title covered.
-CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN (((((matched * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + begins::int) * 2 + covered::int)::double precision
-       / (((((words * 100 + 99) * 100 + words) * 100) * 2 + 1) * 2 + 1);
 
 -- ---- Name filters of lists: folded names, kept grams of one and two characters -------------
 
@@ -671,71 +836,6 @@ CREATE OR REPLACE FUNCTION name_grams(search_name text, search_full_name text) R
   CROSS JOIN generate_series(1, char_length(n) - w + 1) i
 $$;
 
--- Artists (id, folded names) leaving the kept names and joining them: their grams' pairs moved,
--- and the counts by the pairs actually moved (a rename keeps the grams both names have).
-CREATE OR REPLACE FUNCTION move_artist_name_grams(gone_ids integer[], gone_names text[], gone_full_names text[], came_ids integer[], came_names text[], came_full_names text[]) RETURNS void LANGUAGE sql AS $$
-  WITH gone AS (
-    SELECT u.id, g.gram FROM unnest(gone_ids, gone_names, gone_full_names) u(id, n, f)
-    CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
-  came AS (
-    SELECT u.id, g.gram FROM unnest(came_ids, came_names, came_full_names) u(id, n, f)
-    CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
-  dropped AS (
-    DELETE FROM artist_name_grams t USING (SELECT * FROM gone EXCEPT SELECT * FROM came) x
-    WHERE t.gram = x.gram AND t.artist_id = x.id
-    RETURNING t.gram, -1 AS moved),
-  added AS (
-    INSERT INTO artist_name_grams (gram, artist_id)
-    SELECT x.gram, x.id FROM (SELECT * FROM came EXCEPT SELECT * FROM gone) x
-    RETURNING gram, 1 AS moved)
-  INSERT INTO artist_name_gram_counts AS c (gram, artists)
-  SELECT m.gram, sum(m.moved) FROM (SELECT * FROM dropped UNION ALL SELECT * FROM added) m GROUP BY m.gram
-  ON CONFLICT (gram) DO UPDATE SET artists = c.artists + excluded.artists;
-$$;
-
-CREATE OR REPLACE FUNCTION artist_name_grams_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
-DECLARE
-  gone_ids integer[]; gone_names text[]; gone_full_names text[];
-  came_ids integer[]; came_names text[]; came_full_names text[];
-BEGIN
-  IF TG_OP = 'TRUNCATE' THEN
-    PERFORM refill_artist_name_grams();
-    RETURN NULL;
-  ELSIF TG_OP = 'INSERT' THEN
-    SELECT array_agg(n.artist_id), array_agg(n.search_name), array_agg(n.search_full_name)
-      INTO came_ids, came_names, came_full_names
-    FROM new_rows n WHERE n.settled_songs > 0;
-  ELSIF TG_OP = 'DELETE' THEN
-    SELECT array_agg(o.artist_id), array_agg(o.search_name), array_agg(o.search_full_name)
-      INTO gone_ids, gone_names, gone_full_names
-    FROM old_rows o WHERE o.settled_songs > 0;
-  ELSE
-    -- only the rows whose kept names changed: in or out of the set, or renamed
-    SELECT array_agg(o.artist_id), array_agg(o.search_name), array_agg(o.search_full_name)
-      INTO gone_ids, gone_names, gone_full_names
-    FROM old_rows o JOIN new_rows n ON n.artist_id = o.artist_id
-    WHERE o.settled_songs > 0 AND (n.settled_songs <= 0
-      OR (n.search_name, n.search_full_name) IS DISTINCT FROM (o.search_name, o.search_full_name));
-    SELECT array_agg(n.artist_id), array_agg(n.search_name), array_agg(n.search_full_name)
-      INTO came_ids, came_names, came_full_names
-    FROM old_rows o JOIN new_rows n ON n.artist_id = o.artist_id
-    WHERE n.settled_songs > 0 AND (o.settled_songs <= 0
-      OR (n.search_name, n.search_full_name) IS DISTINCT FROM (o.search_name, o.search_full_name));
-  END IF;
-  IF coalesce(cardinality(gone_ids), 0) + coalesce(cardinality(came_ids), 0) > 10000 THEN
-    PERFORM refill_artist_name_grams();
-  ELSIF gone_ids IS NOT NULL OR came_ids IS NOT NULL THEN
-    PERFORM move_artist_name_grams(gone_ids, gone_names, gone_full_names, came_ids, came_names, came_full_names);
-  END IF;
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_delete AFTER DELETE ON artist_song_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION artist_name_grams_trigger();
-CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_insert AFTER INSERT ON artist_song_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION artist_name_grams_trigger();
-CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_truncate AFTER TRUNCATE ON artist_song_counts FOR EACH STATEMENT EXECUTE FUNCTION artist_name_grams_trigger();
-CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_update AFTER UPDATE ON artist_song_counts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION artist_name_grams_trigger();
-
 -- Both tables written anew from the kept names, for a statement that moves many of them (a
 -- recount, the seed's bulk load): in key order, ~25 s at 1M songs, where moving 245k artists pair
 -- by pair took minutes.
@@ -747,6 +847,104 @@ CREATE OR REPLACE FUNCTION refill_artist_name_grams() RETURNS void LANGUAGE sql 
   ORDER BY 1, 2;
   INSERT INTO artist_name_gram_counts (gram, artists) SELECT gram, count(*) FROM artist_name_grams GROUP BY gram;
 $$;
+
+-- Both tables written anew from the public members, in key order (the seed's last step, TRUNCATE,
+-- and a statement moving more than 10,000 members).
+CREATE OR REPLACE FUNCTION refill_member_name_grams() RETURNS void LANGUAGE sql AS $$
+  TRUNCATE member_name_grams, member_name_gram_counts;
+  INSERT INTO member_name_grams (gram, member_id)
+  SELECT g.gram, m.id FROM members m CROSS JOIN unnest(name_grams(m.search_name, m.search_username)) g(gram)
+  WHERE member_is_public(m.username, m.is_banned)
+  ORDER BY 1, 2;
+  INSERT INTO member_name_gram_counts (gram, members) SELECT gram, count(*) FROM member_name_grams GROUP BY gram;
+$$;
+
+-- Which owner's grams: 'artist' or 'member'.
+CREATE OR REPLACE FUNCTION refill_name_grams(owner text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF owner = 'artist' THEN
+    PERFORM refill_artist_name_grams();
+  ELSE
+    PERFORM refill_member_name_grams();
+  END IF;
+END $$;
+
+-- One owner's kept grams ('artist': artist_name_grams by artist_id, counted in
+-- artist_name_gram_counts.artists; 'member': member_name_grams by member_id, member_name_gram_counts.members):
+-- the owners (id, folded name, other folded name) leaving the kept names and joining them, their
+-- grams' pairs moved, and the counts by the pairs actually moved (a rename keeps the grams both
+-- names have).
+CREATE OR REPLACE FUNCTION move_name_grams(owner text, gone_ids integer[], gone_names text[], gone_others text[], came_ids integer[], came_names text[], came_others text[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format($move$
+    WITH gone AS (
+      SELECT u.id, g.gram FROM unnest($1, $2, $3) u(id, n, f) CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
+    came AS (
+      SELECT u.id, g.gram FROM unnest($4, $5, $6) u(id, n, f) CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
+    dropped AS (
+      DELETE FROM %1$I t USING (SELECT * FROM gone EXCEPT SELECT * FROM came) x
+      WHERE t.gram = x.gram AND t.%2$I = x.id
+      RETURNING t.gram, -1 AS moved),
+    added AS (
+      INSERT INTO %1$I (gram, %2$I)
+      SELECT x.gram, x.id FROM (SELECT * FROM came EXCEPT SELECT * FROM gone) x
+      RETURNING gram, 1 AS moved)
+    INSERT INTO %3$I AS c (gram, %4$I)
+    SELECT m.gram, sum(m.moved) FROM (SELECT * FROM dropped UNION ALL SELECT * FROM added) m GROUP BY m.gram
+    ON CONFLICT (gram) DO UPDATE SET %4$I = c.%4$I + excluded.%4$I$move$,
+    owner || '_name_grams', owner || '_id', owner || '_name_gram_counts', owner || 's')
+  USING gone_ids, gone_names, gone_others, came_ids, came_names, came_others;
+END $$;
+
+-- Statement triggers on the rows whose names are kept. TG_ARGV: the owner (move_name_grams), the
+-- rows' id column, their other name's column, and whether a row `%1$s` has its names kept. Only the
+-- rows whose kept names changed move (kept or not, or renamed); past 10,000 the tables are refilled.
+CREATE OR REPLACE FUNCTION name_grams_trigger() RETURNS trigger LANGUAGE plpgsql
+  SET jit = off
+  AS $$
+DECLARE
+  id_column CONSTANT text := TG_ARGV[1];
+  other_column CONSTANT text := TG_ARGV[2];
+  side text;
+  ids integer[]; names text[]; others text[];
+  gone_ids integer[]; gone_names text[]; gone_others text[];
+  came_ids integer[]; came_names text[]; came_others text[];
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    PERFORM refill_name_grams(TG_ARGV[0]);
+    RETURN NULL;
+  END IF;
+  FOREACH side IN ARRAY ARRAY['old_rows', 'new_rows'] LOOP
+    CONTINUE WHEN (side = 'old_rows' AND TG_OP = 'INSERT') OR (side = 'new_rows' AND TG_OP = 'DELETE');
+    -- the side's kept rows, but for an update those the other side keeps under the same names
+    EXECUTE format('SELECT array_agg(r.%1$I), array_agg(r.search_name), array_agg(r.%2$I) FROM %3$I r WHERE %4$s',
+                   id_column, other_column, side, format(TG_ARGV[3], 'r'))
+      || CASE WHEN TG_OP = 'UPDATE' THEN format(
+           ' AND NOT EXISTS (SELECT 1 FROM %1$I s WHERE s.%2$I = r.%2$I AND %3$s AND (s.search_name, s.%4$I) IS NOT DISTINCT FROM (r.search_name, r.%4$I))',
+           CASE side WHEN 'old_rows' THEN 'new_rows' ELSE 'old_rows' END, id_column, format(TG_ARGV[3], 's'), other_column)
+         ELSE '' END
+      INTO ids, names, others;
+    IF side = 'old_rows' THEN
+      gone_ids := ids; gone_names := names; gone_others := others;
+    ELSE
+      came_ids := ids; came_names := names; came_others := others;
+    END IF;
+  END LOOP;
+  IF coalesce(cardinality(gone_ids), 0) + coalesce(cardinality(came_ids), 0) > 10000 THEN
+    PERFORM refill_name_grams(TG_ARGV[0]);
+  ELSIF gone_ids IS NOT NULL OR came_ids IS NOT NULL THEN
+    PERFORM move_name_grams(TG_ARGV[0], gone_ids, gone_names, gone_others, came_ids, came_names, came_others);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_delete AFTER DELETE ON artist_song_counts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('artist', 'artist_id', 'search_full_name', '%1$s.settled_songs > 0');
+CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_insert AFTER INSERT ON artist_song_counts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('artist', 'artist_id', 'search_full_name', '%1$s.settled_songs > 0');
+CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_truncate AFTER TRUNCATE ON artist_song_counts FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('artist', 'artist_id', 'search_full_name', '%1$s.settled_songs > 0');
+CREATE OR REPLACE TRIGGER artist_song_counts_name_grams_update AFTER UPDATE ON artist_song_counts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('artist', 'artist_id', 'search_full_name', '%1$s.settled_songs > 0');
+CREATE OR REPLACE TRIGGER members_name_grams_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('member', 'id', 'search_username', 'member_is_public(%1$s.username, %1$s.is_banned)');
+CREATE OR REPLACE TRIGGER members_name_grams_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('member', 'id', 'search_username', 'member_is_public(%1$s.username, %1$s.is_banned)');
+CREATE OR REPLACE TRIGGER members_name_grams_truncate AFTER TRUNCATE ON members FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('member', 'id', 'search_username', 'member_is_public(%1$s.username, %1$s.is_banned)');
+CREATE OR REPLACE TRIGGER members_name_grams_update AFTER UPDATE ON members REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION name_grams_trigger('member', 'id', 'search_username', 'member_is_public(%1$s.username, %1$s.is_banned)');
 
 -- The artists with a settled song whose folded names contain the folded `q`: by its kept gram
 -- for one or two characters, by the trigram indexes above for more (the query folded
@@ -785,82 +983,6 @@ CREATE OR REPLACE FUNCTION artist_name_query(q text, probe_cost integer) RETURNS
     SELECT min(coalesce(c.artists, 0)) AS fewest
     FROM generate_series(1, char_length(f.folded) - 1) i
     LEFT JOIN artist_name_gram_counts c ON c.gram = substr(f.folded, i, 2)) b
-$$;
-
--- Members (id, folded names) leaving the public ones and joining them: their grams' pairs moved,
--- and the counts by the pairs actually moved (a rename keeps the grams both names have).
-CREATE OR REPLACE FUNCTION move_member_name_grams(gone_ids integer[], gone_names text[], gone_usernames text[], came_ids integer[], came_names text[], came_usernames text[]) RETURNS void LANGUAGE sql AS $$
-  WITH gone AS (
-    SELECT u.id, g.gram FROM unnest(gone_ids, gone_names, gone_usernames) u(id, n, f)
-    CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
-  came AS (
-    SELECT u.id, g.gram FROM unnest(came_ids, came_names, came_usernames) u(id, n, f)
-    CROSS JOIN unnest(name_grams(u.n, u.f)) g(gram)),
-  dropped AS (
-    DELETE FROM member_name_grams t USING (SELECT * FROM gone EXCEPT SELECT * FROM came) x
-    WHERE t.gram = x.gram AND t.member_id = x.id
-    RETURNING t.gram, -1 AS moved),
-  added AS (
-    INSERT INTO member_name_grams (gram, member_id)
-    SELECT x.gram, x.id FROM (SELECT * FROM came EXCEPT SELECT * FROM gone) x
-    RETURNING gram, 1 AS moved)
-  INSERT INTO member_name_gram_counts AS c (gram, members)
-  SELECT m.gram, sum(m.moved) FROM (SELECT * FROM dropped UNION ALL SELECT * FROM added) m GROUP BY m.gram
-  ON CONFLICT (gram) DO UPDATE SET members = c.members + excluded.members;
-$$;
-
-CREATE OR REPLACE FUNCTION member_name_grams_trigger() RETURNS trigger LANGUAGE plpgsql
-  SET jit = off
-  AS $$
-DECLARE
-  gone_ids integer[]; gone_names text[]; gone_usernames text[];
-  came_ids integer[]; came_names text[]; came_usernames text[];
-BEGIN
-  IF TG_OP = 'TRUNCATE' THEN
-    PERFORM refill_member_name_grams();
-    RETURN NULL;
-  ELSIF TG_OP = 'INSERT' THEN
-    SELECT array_agg(n.id), array_agg(n.search_name), array_agg(n.search_username)
-      INTO came_ids, came_names, came_usernames
-    FROM new_rows n WHERE member_is_public(n.username, n.is_banned);
-  ELSIF TG_OP = 'DELETE' THEN
-    SELECT array_agg(o.id), array_agg(o.search_name), array_agg(o.search_username)
-      INTO gone_ids, gone_names, gone_usernames
-    FROM old_rows o WHERE member_is_public(o.username, o.is_banned);
-  ELSE
-    -- only the rows whose public names changed: public or not, or renamed
-    SELECT array_agg(o.id), array_agg(o.search_name), array_agg(o.search_username)
-      INTO gone_ids, gone_names, gone_usernames
-    FROM old_rows o JOIN new_rows n ON n.id = o.id
-    WHERE member_is_public(o.username, o.is_banned) AND (NOT member_is_public(n.username, n.is_banned)
-      OR (n.search_name, n.search_username) IS DISTINCT FROM (o.search_name, o.search_username));
-    SELECT array_agg(n.id), array_agg(n.search_name), array_agg(n.search_username)
-      INTO came_ids, came_names, came_usernames
-    FROM old_rows o JOIN new_rows n ON n.id = o.id
-    WHERE member_is_public(n.username, n.is_banned) AND (NOT member_is_public(o.username, o.is_banned)
-      OR (n.search_name, n.search_username) IS DISTINCT FROM (o.search_name, o.search_username));
-  END IF;
-  IF coalesce(cardinality(gone_ids), 0) + coalesce(cardinality(came_ids), 0) > 10000 THEN
-    PERFORM refill_member_name_grams();
-  ELSIF gone_ids IS NOT NULL OR came_ids IS NOT NULL THEN
-    PERFORM move_member_name_grams(gone_ids, gone_names, gone_usernames, came_ids, came_names, came_usernames);
-  END IF;
-  RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER members_name_grams_delete AFTER DELETE ON members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION member_name_grams_trigger();
-CREATE OR REPLACE TRIGGER members_name_grams_insert AFTER INSERT ON members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION member_name_grams_trigger();
-CREATE OR REPLACE TRIGGER members_name_grams_truncate AFTER TRUNCATE ON members FOR EACH STATEMENT EXECUTE FUNCTION member_name_grams_trigger();
-CREATE OR REPLACE TRIGGER members_name_grams_update AFTER UPDATE ON members REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION member_name_grams_trigger();
-
--- Both tables written anew from the public members, in key order (the seed's last step, TRUNCATE,
--- and a statement moving more than 10,000 members).
-CREATE OR REPLACE FUNCTION refill_member_name_grams() RETURNS void LANGUAGE sql AS $$
-  TRUNCATE member_name_grams, member_name_gram_counts;
-  INSERT INTO member_name_grams (gram, member_id)
-  SELECT g.gram, m.id FROM members m CROSS JOIN unnest(name_grams(m.search_name, m.search_username)) g(gram)
-  WHERE member_is_public(m.username, m.is_banned)
-  ORDER BY 1, 2;
-  INSERT INTO member_name_gram_counts (gram, members) SELECT gram, count(*) FROM member_name_grams GROUP BY gram;
 $$;
 
 -- The public members whose folded name or username contains the folded `q`, by the kept grams: as

@@ -20,7 +20,7 @@ CREATE OR REPLACE FUNCTION member_is_public(username text, is_banned boolean) RE
 -- A folded text with each Han, kana or hangul character set apart by spaces: those scripts do not
 -- separate words, so search reads each of their characters as a word.
 CREATE OR REPLACE FUNCTION search_spaced(folded text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN regexp_replace(folded, '([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af])', ' \1 ', 'g');
+  RETURN regexp_replace(folded, '([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f\u3040-\u30ff\uac00-\ud7af])', ' \1 ', 'g');
 
 -- The words of a folded name as search keeps them: each once, sorted.
 CREATE OR REPLACE FUNCTION search_split(folded text) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE

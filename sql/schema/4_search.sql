@@ -1,10 +1,12 @@
 -- Search (docs/search.md): one row per searchable row with its words by field, the rows' postings
--- in the order of the ranking, the words the catalogue holds with their deletion variants (typos),
+-- in the order of the ranking, the words the catalogue holds with their deletion variants (typos)
+-- and Tamil phonetic keys,
 -- and the kept one- and two-character name grams of artists and members.
 
--- One term of a query: the query word's number, a word it matches, the edits between them, and
--- whether the word is read as a prefix (the last word typed).
-CREATE TYPE search_term AS (grp smallint, word text, edits smallint, prefix boolean);
+-- One term of a query: the query word's number, a word it matches, the edits between them,
+-- whether the word is read as a prefix (the last word typed), and whether it is another spelling
+-- of the query word (docs/search.md, "Other spellings").
+CREATE TYPE search_term AS (grp smallint, word text, edits smallint, prefix boolean, form boolean);
 
 -- kind: the type's place in the order of /v1/search's types (1 songs ... 7 users).
 -- Fields: title_words the title or name; other_words the performers with their honorifics
@@ -53,6 +55,14 @@ CREATE TABLE search_word_variants (
   PRIMARY KEY (variant, word)
 );
 
+-- The Tamil phonetic key (search_tamil_key) of every known word in Latin letters or Tamil script:
+-- a query word finds the words of the other script with its key.
+CREATE TABLE search_word_keys (
+  key text COLLATE "C" NOT NULL,
+  word text COLLATE "C" NOT NULL,
+  PRIMARY KEY (key, word)
+);
+
 CREATE TABLE artist_name_grams (
   gram text COLLATE "C" NOT NULL,
   artist_id integer NOT NULL,
@@ -76,4 +86,4 @@ CREATE TABLE member_name_gram_counts (
 );
 
 -- Known to be empty (rather than assumed ten pages long) until the first ANALYZE after a load.
-ANALYZE search_docs, search_postings, search_words, search_word_variants, artist_name_grams, artist_name_gram_counts, member_name_grams, member_name_gram_counts;
+ANALYZE search_docs, search_postings, search_words, search_word_variants, search_word_keys, artist_name_grams, artist_name_gram_counts, member_name_grams, member_name_gram_counts;

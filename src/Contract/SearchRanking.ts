@@ -9,6 +9,8 @@ export const SEARCH_RANKING = {
     "more query words found",
     "fewer typos",
     "more words found in the title or name, then in the other names (performers, honorific, former name, handle)",
+    "the last word found whole before found only as the beginning of a longer one",
+    "fewer words found only in another spelling",
     "the title beginning with the query in the order typed",
     "the title covered"
   ],
@@ -17,7 +19,7 @@ export const SEARCH_RANKING = {
 } as const
 
 /** When `score` is 1. */
-export const PERFECT_SCORE = "every word was found exactly in the title or name, begins it in the order typed and covers it"
+export const PERFECT_SCORE = "every word was found exactly in the title or name as typed, the last as a whole word, begins it in the order typed and covers it"
 
 const inTurn = (steps: ReadonlyArray<string>) => steps.join(", then ")
 

@@ -32,7 +32,7 @@ const sources: Record<SearchType, SearchSource> = {
 const hitsCte = (types: ReadonlyArray<SearchType>) =>
   `hits AS MATERIALIZED (
     SELECT s.type, r.* FROM term CROSS JOIN (VALUES ${types.map((type) => `('${type}')`).join(", ")}) s(type)
-    CROSS JOIN LATERAL search_kind_page(search_kind(s.type), search_kind_terms(search_kind(s.type), term.terms), term.n, ${SEARCH_TOTAL_BOUND}) r)`
+    CROSS JOIN LATERAL search_kind_page(search_kind(s.type), search_kind_terms(search_kind(s.type), term.terms), term.typed, term.n, ${SEARCH_TOTAL_BOUND}) r)`
 
 /** One type's section: its hits' JSON, built by Postgres from the type's table, and its bounded total. */
 const sectionSql = (type: SearchType) => {
@@ -61,7 +61,8 @@ type SearchKey = readonly [q: string, limit: string]
 /**
  * Every asked type's section in one statement of fixed text (`$1`: the SearchKey) (one text per set of types), ranked
  * from the search tables and built by Postgres as JSON text. `term` reads the query's terms once
- * (its words, their typos and the last word as a prefix); OFFSET 0 keeps them from being read
+ * (its words, their typos, their other spellings and the last word as a prefix) and its words as typed,
+ * repeats kept; OFFSET 0 keeps them from being read
  * again for each kind; it keeps the first SEARCH_MAX_WORDS words and looks up typos of words up to
  * SEARCH_TYPO_MAX_LENGTH characters.
  */
@@ -69,7 +70,8 @@ export const searchText = (types: ReadonlyArray<SearchType>) => {
   const ordered = SEARCH_TYPES.filter((type) => types.includes(type))
   return `
     WITH term AS MATERIALIZED (
-      SELECT search_query_terms(p[1], ${SEARCH_MAX_WORDS}, ${SEARCH_TYPO_MAX_LENGTH}) AS terms, p[2]::int AS n FROM (SELECT $1::text[] AS p) k OFFSET 0),
+      SELECT search_query_terms(p[1], ${SEARCH_MAX_WORDS}, ${SEARCH_TYPO_MAX_LENGTH}) AS terms,
+             search_query_phrase(p[1], ${SEARCH_MAX_WORDS}) AS typed, p[2]::int AS n FROM (SELECT $1::text[] AS p) k OFFSET 0),
     ${hitsCte(ordered)}
     ${ordered.map(sectionSql).join("\n    UNION ALL ")}`
 }

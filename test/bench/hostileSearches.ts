@@ -30,6 +30,9 @@ export const HOSTILE_CLASSES: ReadonlyArray<HostileClass> = [
   { name: "every word a stop word", queries: ["the a of and to in is you that it for on my me i be", "yang di dan ini itu ke aku kau ku mu dia kita dari untuk", "the and of yang di dan you me my aku ku mu"] },
   { name: "20 two-letter words", queries: [clip(Array.from({ length: 20 }, (_, i) => letters[i]! + letters[25 - i]).join(" ")), "me to in of my so is it be we do go no on up us an at by he"] },
   { name: "mixed scripts", queries: ["cinta 爱 사랑 காதல் любовь アイ love rindu 月 சென்னை hati", "月亮 bulan 달 நிலா moon луна つき 月光 cahaya sinar light"] },
+  { name: "pinyin syllables", queries: ["yi shi ji li xi qi zhi de le bu wo ni", "yishijilixiqizhidelebuwoni", clip("ai ".repeat(40)), "a e o i u yi wu yu er ai ei ao"] },
+  { name: "short forms", queries: ["x yg utk dgn sy ak ko lg jgn tp sgt dlm", "tak tidak x takde xde tiada nak nk hendak je saja sahaja", clip("x ".repeat(50))] },
+  { name: "Tamil letters", queries: [run(0x0b95, 40, 1, " "), clip("காதல்".repeat(20)), "அ ஆ இ ஈ உ ஊ எ ஏ ஐ ஒ ஓ ஔ", "kaadhal kadhal kathal kadal kaathal kadhalae"] },
   { name: "tsquery syntax", queries: ["cinta & hati | !rindu <-> 'x':* & (a | b)", "a:* & b:* & c:* & d:* & e:* & f:* & g:* & h:* & i:* & j:*", "!(!(!(!(!(cinta)))))) || && <2> <-> ::"] }
 ]
 

@@ -5,6 +5,7 @@
  * class is skipped for it, with the reason counted. See test/bench/README.md, "Search relevance".
  */
 import { combine, hashString, Random } from "../../src/Seed/random.js"
+import { SCRIPT_CLASSES } from "./relevanceScripts.js"
 
 /** Reads rows from the catalogue (a `pg` client in the bench, the test server's own connection in CI). */
 export type Rows = (text: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<Record<string, unknown>>>
@@ -72,6 +73,8 @@ export interface QueryClass {
   readonly extra?: ExtraPool
   /** a query, or why this target cannot make one */
   readonly make: (target: Target, context: { readonly rng: Random; readonly vocabulary: ReadonlySet<string> }) => Made | string
+  /** why the query names another song first by the ranking's rule, read from the catalogue (test/bench/relevanceScripts.ts) */
+  readonly ambiguous?: (rows: Rows, target: Target, made: Made) => Promise<string | undefined>
 }
 
 export interface Query {
@@ -320,7 +323,8 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
       if (typeof artist === "string") return artist
       return artist.honorific === null ? "artist without honorific" : { text: artist.folded }
     }
-  }
+  },
+  ...SCRIPT_CLASSES
 ]
 
 const POPULAR_POOL_FACTOR = 10
@@ -470,7 +474,11 @@ export const generateQueries = async (rows: Rows, options: { readonly targets: n
         skip(queryClass.name, "names a song at least as popular, or titled just the query, first")
       } else if (made.otherTitles === true && (await namedByAnotherTitle(rows, target, made.text))) {
         skip(queryClass.name, "another title begins with the query or is just its words")
-      } else queries.push({ className: queryClass.name, type: queryClass.type, target, made })
+      } else {
+        const ambiguous = await queryClass.ambiguous?.(rows, target, made)
+        if (ambiguous !== undefined) skip(queryClass.name, ambiguous)
+        else queries.push({ className: queryClass.name, type: queryClass.type, target, made })
+      }
     }
   }
   return { seed: options.seed, targets, queries, skipped }
