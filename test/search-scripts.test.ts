@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readFileSync } from "node:fs"
-import { DetailEnvelope } from "../src/Domain/Envelope.js"
+import { DetailEnvelope } from "../src/Contract/Envelope.js"
 import { SearchResults } from "../src/Search/Api.js"
 import { decodeWith, request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
