@@ -55,7 +55,7 @@ const filesUnder = (path: string): ReadonlyArray<string> =>
 /** A digest of every source file (path and text), and of the embedded database's own version. */
 export const templateDigest = (kind: Templates["kind"]) => {
   const hash = createHash("sha256").update(kind)
-  if (kind === "embedded") hash.update(readFileSync(join(ROOT, "node_modules/@electric-sql/pglite/package.json")))
+  if (kind === "embedded") hash.update(readFileSync(Bun.resolveSync("@electric-sql/pglite/package.json", ROOT)))
   for (const file of SOURCES.flatMap((source) => filesUnder(join(ROOT, source)))) {
     hash.update(relative(ROOT, file)).update("\0").update(readFileSync(file)).update("\0")
   }
