@@ -126,7 +126,7 @@ const counted = async () => {
 }
 
 describe("kept catalogue counts", () => {
-  slow(test, "every kind of change, each followed by every count compared with a count of the rows", 2)("stats and browse totals equal counting the public rows, after every kind of change", async () => {
+  slow(test, "every kind of change, each followed by every count compared with a count of the rows", 10)("stats and browse totals equal counting the public rows, after every kind of change", async () => {
     const before = await served()
     expect(before).toEqual((await counted())!)
     // the fixture's own numbers (test/meta.test.ts): a test that could not fail would pass on zeros
