@@ -44,18 +44,17 @@ export type Prepared = { readonly templates: Templates; readonly made: boolean; 
 export const TEMPLATES_ENV = "CATALOGUE_TEST_TEMPLATES"
 
 const ROOT = resolve(import.meta.dir, "../..")
-/** What the templates are made from: the schema, the code that applies it, the fixture. */
-const SOURCES = ["sql", "src/Database", "src/Database.ts", relative(ROOT, FIXTURE_DIR)]
+/** What the templates are made from: the schema, the code that applies it, the fixture, the locked dependencies (PGlite's version among them). */
+const SOURCES = ["sql", "src/Database", "src/Database.ts", relative(ROOT, FIXTURE_DIR), "bun.lock"]
 
 const filesUnder = (path: string): ReadonlyArray<string> =>
   statSync(path).isDirectory()
     ? readdirSync(path).sort().flatMap((name) => filesUnder(join(path, name)))
     : [path]
 
-/** A digest of every source file (path and text), and of the embedded database's own version. */
+/** A digest of every source file, its path and text. */
 export const templateDigest = (kind: Templates["kind"]) => {
   const hash = createHash("sha256").update(kind)
-  if (kind === "embedded") hash.update(readFileSync(Bun.resolveSync("@electric-sql/pglite/package.json", ROOT)))
   for (const file of SOURCES.flatMap((source) => filesUnder(join(ROOT, source)))) {
     hash.update(relative(ROOT, file)).update("\0").update(readFileSync(file)).update("\0")
   }
