@@ -52,9 +52,13 @@ const filesUnder = (path: string): ReadonlyArray<string> =>
     ? readdirSync(path).sort().flatMap((name) => filesUnder(join(path, name)))
     : [path]
 
-/** A digest of every source file, its path and text. */
-export const templateDigest = (kind: Templates["kind"]) => {
-  const hash = createHash("sha256").update(kind)
+/**
+ * A digest of every source file, its path and text, and of the database's date: the fixture has
+ * rows dated from the day it is loaded (released five days ago, on this day in 2001, published in
+ * seven days), so a template serves the day it was made on and no other.
+ */
+export const templateDigest = (kind: Templates["kind"], today: string) => {
+  const hash = createHash("sha256").update(kind).update(today)
   for (const file of SOURCES.flatMap((source) => filesUnder(join(ROOT, source)))) {
     hash.update(relative(ROOT, file)).update("\0").update(readFileSync(file)).update("\0")
   }
@@ -95,13 +99,14 @@ const lockKey = (digest: string) => Number.parseInt(digest.slice(0, 7), 16)
 
 const preparePostgres = async (serverUrl: string): Promise<Prepared> => {
   const started = Date.now()
-  const digest = templateDigest("postgres")
-  const names = { schema: `catalogue_template_${digest}_schema`, fixture: `catalogue_template_${digest}_fixture` }
   // held until this process ends; it must not keep the process alive
   const holder = new pg.Client({ connectionString: serverUrl })
   await holder.connect()
   holder.on("error", () => undefined)
   ;(holder as unknown as { connection: { stream: { unref?: () => void } } }).connection.stream.unref?.()
+  const [{ today }] = (await holder.query("SELECT current_date::text AS today")).rows as [{ today: string }]
+  const digest = templateDigest("postgres", today)
+  const names = { schema: `catalogue_template_${digest}_schema`, fixture: `catalogue_template_${digest}_fixture` }
   await holder.query("SELECT pg_advisory_lock_shared($1, $2)", [IN_USE, lockKey(digest)])
   await holder.query("SELECT pg_advisory_lock($1, $2)", [BUILDING, lockKey(digest)])
   try {
@@ -154,7 +159,8 @@ const underEmbeddedLock = async <A>(use: () => Promise<A>): Promise<A> => {
 const prepareEmbedded = (): Promise<Prepared> =>
   underEmbeddedLock(async () => {
     const started = Date.now()
-    const digest = templateDigest("embedded")
+    // PGlite's time zone is UTC
+    const digest = templateDigest("embedded", new Date().toISOString().slice(0, 10))
     const dir = join(EMBEDDED_ROOT, digest)
     const marker = join(EMBEDDED_ROOT, `${digest}.${process.pid}`)
     writeFileSync(marker, "")
