@@ -3,12 +3,13 @@ import { CuratedListSummary } from "../src/Contract/CuratedList.js"
 import { ListEnvelope } from "../src/Contract/Envelope.js"
 import { ErrorEnvelope } from "../src/Contract/Errors.js"
 import { ListAlbumEntry, SongSummary } from "../src/Contract/Song.js"
-import { resolveTestDatabase } from "./support/database.js"
+import { fixtureDatabase } from "./support/template.js"
 import { clockPassesScheduledSong, expectEveryStepCounted, songsMovedEveryWay } from "./support/keptCountSteps.js"
 import { decodeWith, request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"
 import { PUBLIC_LIST_SUMMARIES } from "./support/fixture.js"
 import { publicFromOf, rowsUnlike } from "./support/keptRows.js"
+import { slow } from "./support/slow.js"
 
 let server: TestServer
 beforeAll(async () => {
@@ -195,14 +196,14 @@ describe("GET /v1/curated-lists", () => {
 })
 
 describe("deep pagination", () => {
-  const database = resolveTestDatabase()
+  const database = fixtureDatabase()
   let deep: TestServer | undefined
   afterAll(async () => {
     await deep?.stop()
     await (await database).drop()
   }, 60_000)
 
-  test("walking 10,000+ songs by cursor returns every row once, in order, with deep pages as cheap as the first", async () => {
+  slow(test, "11,000 songs inserted, then walked to the end by cursor in every order", 10)("walking 10,000+ songs by cursor returns every row once, in order, with deep pages as cheap as the first", async () => {
     deep = await startServer({ database: await database })
     // 11,000 extra public songs with many equal dates and view counts, so the id tie-breaker matters
     await deep.sql(`
@@ -236,9 +237,9 @@ describe("deep pagination", () => {
       "SELECT id FROM public_songs ORDER BY coalesce(vidsvc_views, -1) DESC, id DESC"
     )
     expect(popular.map((r) => r.id)).toEqual(popularExpected.map((r) => r.id))
-  }, 600_000)
+  })
 
-  test("any offset, up to the largest the API takes, serves the rows of that offset (walked from the nearer end, or sought by date; a year alone in each order)", async () => {
+  slow(test, "every order read at offsets up to the largest the API takes", 5)("any offset, up to the largest the API takes, serves the rows of that offset (walked from the nearer end, or sought by date; a year alone in each order)", async () => {
     const orders: ReadonlyArray<[string, string]> = [
       ["sort=released", "released_at DESC, id DESC"],
       ["sort=released&order=asc", "released_at ASC, id ASC"],
@@ -276,9 +277,9 @@ describe("deep pagination", () => {
           .toEqual({ query, offset, body: { data: [], meta: { total: ids.length, limit: 20, offset, next_cursor: "" } } })
       }
     }
-  }, 300_000)
+  })
 
-  test("an album page at any offset equals the public albums in order (walked index-only, the page's rows read by key)", async () => {
+  slow(test, "900 albums inserted, a page at every offset compared", 5)("an album page at any offset equals the public albums in order (walked index-only, the page's rows read by key)", async () => {
     // 900 albums with few titles and dates (ties), undated ones, and hidden ones among them: unpublished, scheduled
     await deep!.sql(`
       INSERT INTO albums (id, title, slug, album_type, released_at, published_at)
@@ -308,9 +309,9 @@ describe("deep pagination", () => {
         }
       }
     }
-  }, 300_000)
+  })
 
-  test("a genre's or label's page at any offset equals the public songs in order, walked, collected or read by key", async () => {
+  slow(test, "genres and labels of 300 and 1,000 songs, a page at every offset compared", 5)("a genre's or label's page at any offset equals the public songs in order, walked, collected or read by key", async () => {
     // a genre of 300 songs (few: read by key from its links), a genre and a label of ~1,000 (collected
     // by a scan for deep offsets, walked near the ends), each with the hidden canary songs linked too
     await deep!.sql(`
@@ -357,11 +358,11 @@ describe("deep pagination", () => {
         expect((await walkByCursor(`/v1/songs?${query}&limit=80`, deep!.baseUrl)).map((r) => r.id)).toEqual(ids)
       }
     }
-  }, 300_000)
+  })
 })
 
 describe("kept totals of two and three filters", () => {
-  const database = resolveTestDatabase()
+  const database = fixtureDatabase()
   let own: TestServer | undefined
   afterAll(async () => {
     await own?.stop()
@@ -437,7 +438,7 @@ describe("kept totals of two and three filters", () => {
     return { served, counted }
   }
 
-  test("equal counting the public songs after every kind of change", async () => {
+  slow(test, "every kind of change, each followed by the kept totals counted again", 5)("equal counting the public songs after every kind of change", async () => {
     own = await startServer({ database: await database })
     const [now] = await own.sql<{ year: number }>("SELECT extract(year FROM current_date)::int AS year")
     const years = [1997, 2012, now!.year]
@@ -490,7 +491,7 @@ describe("kept totals of two and three filters", () => {
         "DELETE FROM song_genres WHERE song_id = 900; DELETE FROM song_labels WHERE song_id = 900; DELETE FROM songs WHERE id = 900"]
     ]
     await expectEveryStepCounted((s) => own!.sql(s), steps, () => totals(years), before.served)
-  }, 300_000)
+  })
 
   test("a recount from scratch gives the counts the triggers kept", async () => {
     const kept = await own!.sql("SELECT * FROM song_facet_counts WHERE live_songs <> 0 ORDER BY genre_id, label_id, year")

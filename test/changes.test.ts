@@ -13,6 +13,7 @@ import { decodeWith, request } from "./support/http.js"
 import { startServer, type TestServer } from "./support/server.js"
 import { ON_POSTGRES_ONLY, testWhen } from "./support/skips.js"
 import { runSnapshot } from "./support/snapshot.js"
+import { slow } from "./support/slow.js"
 
 /**
  * The change feed over its own server and database (the property test edits rows freely).
@@ -636,7 +637,7 @@ const expectCopyEqualsCatalogue = async (copy: SnapshotCopy) => {
 const testOnPostgres = testWhen(onPostgres, ON_POSTGRES_ONLY)
 
 describe("change feed exactness", () => {
-  testOnPostgres("a mirror replaying the feed equals the public catalogue after every random edit, and no entry names a row whose representation did not change; so does a copy from a snapshot taken among the edits and the feed from its cursor", async () => {
+  slow(testOnPostgres, "a property test: random edits of every kind, each run replayed by a mirror and a snapshot", 5)("a mirror replaying the feed equals the public catalogue after every random edit, and no entry names a row whose representation did not change; so does a copy from a snapshot taken among the edits and the feed from its cursor", async () => {
     const [first, second] = writers as [pg.Client, pg.Client]
     const mirror = new Mirror(true)
     await expectMirrorEqualsCatalogue(mirror)
@@ -679,5 +680,5 @@ describe("change feed exactness", () => {
       // each fixed path takes its snapshot before its last step (a wait: a schedule falls due after it)
       { seed: 20261123, numRuns: 6 + LINK_PATHS.length, examples: LINK_PATHS.map((steps) => [[...steps], steps.length - 1]), endOnFailure: true }
     )
-  }, 300_000)
+  })
 })

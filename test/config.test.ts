@@ -7,7 +7,8 @@ import { AppConfigShape, describeConfigError } from "../src/Config.js"
 import { spanAttributeLengthOf } from "../src/Telemetry/AttributeLimit.js"
 import { spawnService } from "./support/child.js"
 import { fromResult } from "./support/either.js"
-import { databaseEnv, resolveTestDatabase } from "./support/database.js"
+import { databaseEnv } from "./support/database.js"
+import { migratedDatabase } from "./support/template.js"
 
 /** Every variable AppConfig asks the environment for, found by reading it through a recording provider. */
 const variablesReadByConfig = (): Array<string> => {
@@ -147,7 +148,7 @@ describe("configuration", () => {
   })
 
   test("an unreadable key file stops the start with one line naming its variable", async () => {
-    const database = await resolveTestDatabase()
+    const database = await migratedDatabase()
     try {
       const { code, lines } = await failedStart({
         ...databaseEnv(database),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { ErrorEnvelope } from "../src/Contract/Errors.js"
-import { onPostgres, resolveTestDatabase } from "./support/database.js"
+import { onPostgres } from "./support/database.js"
+import { fixtureDatabase } from "./support/template.js"
 import { testWhen } from "./support/skips.js"
 import { decodeWith, request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"
@@ -54,7 +55,7 @@ describe("every failure is the error envelope", () => {
 })
 
 describe("a database failure", () => {
-  const database = resolveTestDatabase()
+  const database = fixtureDatabase()
   let broken: TestServer | undefined
   afterAll(async () => {
     await broken?.stop()

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { onPostgres } from "./support/database.js"
+import { onPostgres, type TestDatabase } from "./support/database.js"
 import { describeWhen, ON_POSTGRES_ONLY } from "./support/skips.js"
 import * as SqlError from "effect/sql/SqlError"
 import { causeOf, sqlError } from "../src/Database/Faults.js"
 import { DatabaseFault, isDatabaseUnavailable } from "../src/Database.js"
 import { ErrorEnvelope } from "../src/Contract/Errors.js"
 import { READY_PROBE_INTERVAL_MS } from "../src/Meta/Http.js"
-import { resolveTestDatabase, type TestDatabase } from "./support/database.js"
+import { fixtureDatabase } from "./support/template.js"
 import { decodeWith } from "./support/http.js"
 import { type FaultProxy, startFaultProxy } from "./support/proxy.js"
 import { startServer, type TestServer } from "./support/server.js"
@@ -99,7 +99,7 @@ let server: TestServer
 const figures: Array<string> = []
 
 beforeAll(async () => {
-  database = await resolveTestDatabase()
+  database = await fixtureDatabase()
   if (database.kind !== "postgres") return
   proxy = await startFaultProxy(database.url)
   server = await startServer({

@@ -7,6 +7,7 @@ import { AppConfig } from "../src/Config.js"
 import { EffectLoggerLive, type LogLine, LogWriter } from "../src/Logging.js"
 import { freePort, spawnService, type ServiceProcess } from "./support/child.js"
 import { databaseEnv, onPostgres, resolveTestDatabase, type TestDatabase } from "./support/database.js"
+import { migratedDatabase } from "./support/template.js"
 import { testWhen } from "./support/skips.js"
 import { request } from "./support/http.js"
 import { TEST_ENV } from "./support/server.js"
@@ -148,7 +149,7 @@ describe("logs with LOG_FORMAT=json", () => {
 
 describe("a failed request's log line", () => {
   testWhen(onPostgres, "the embedded database cannot become unreachable")("names the request's trace and span ids, the ones its traceparent carries", async () => {
-    const database = await resolveTestDatabase()
+    const database = await migratedDatabase()
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const service = spawnService({ ...databaseEnv(database), LOG_FORMAT: "json" })
     const { default: pg } = await import("pg")
@@ -187,7 +188,7 @@ const waitForHealth = async (baseUrl: string, service: ServiceProcess, timeoutMs
 
 describe("LOG_LEVEL and the text format", () => {
   test("LOG_LEVEL=warn keeps request lines out; LOG_FORMAT=text writes logfmt", async () => {
-    const database = await resolveTestDatabase()
+    const database = await migratedDatabase()
     const port = freePort()
     const service = spawnService({ ...databaseEnv(database), LOG_LEVEL: "warn", PORT: String(port) })
     try {
@@ -206,7 +207,7 @@ describe("LOG_LEVEL and the text format", () => {
   }, 120_000)
 
   test("logfmt (the default) has the JSON lines' keys, in the same order", async () => {
-    const database = await resolveTestDatabase()
+    const database = await migratedDatabase()
     const service = spawnService({ ...databaseEnv(database) })
     try {
       const baseUrl = await service.baseUrl(90_000)

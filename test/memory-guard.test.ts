@@ -10,7 +10,8 @@ import { AppConfig } from "../src/Config.js"
 import { MemoryGuardLive } from "../src/MemoryGuard.js"
 import { forcedCollections } from "../src/Metrics.js"
 import { freePort, spawnService, type ServiceProcess } from "./support/child.js"
-import { onPostgres, resolveTestDatabase } from "./support/database.js"
+import { onPostgres } from "./support/database.js"
+import { migratedDatabase } from "./support/template.js"
 import { testWhen } from "./support/skips.js"
 import { TEST_ENV } from "./support/server.js"
 
@@ -91,7 +92,7 @@ describe("the memory guard in a running service", () => {
   }, 180_000)
 
   testWhen(onPostgres, "the guard is off on the embedded database")("on PostgreSQL, with its JS heap above a small limit, it forces a collection every second", async () => {
-    const database = await resolveTestDatabase()
+    const database = await migratedDatabase()
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     try {
       await withService({ DATABASE_URL: database.url, MEMORY_LIMIT_MIB: "1" }, async (read) => {

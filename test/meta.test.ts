@@ -4,7 +4,8 @@ import { Health, ServiceIndex } from "../src/Meta/Api.js"
 import { DetailEnvelope } from "../src/Contract/Envelope.js"
 import { decodeWith, request } from "./support/http.js"
 import { sharedServer, startServer, type TestServer } from "./support/server.js"
-import { onPostgres, resolveTestDatabase } from "./support/database.js"
+import { onPostgres } from "./support/database.js"
+import { fixtureDatabase } from "./support/template.js"
 import { testWhen } from "./support/skips.js"
 import pg from "pg"
 
@@ -75,7 +76,7 @@ describe("Meta", () => {
 
 describe("readiness without a database", () => {
   testWhen(onPostgres, "the embedded database cannot become unreachable")("answers 503 internal_error with Retry-After when the database is unreachable", async () => {
-    const database = await resolveTestDatabase()
+    const database = await fixtureDatabase()
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const other = await startServer({ database })
     const name = new URL(database.url).pathname.slice(1)

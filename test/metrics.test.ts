@@ -7,7 +7,8 @@ import { ANSWERED_STATUSES, KNOWN_METHODS, REQUEST_DURATION_SERIES_BOUND } from 
 import { routes } from "../src/Http/Routes.js"
 import { DURATION_BUCKETS } from "../src/Metrics.js"
 import { spawnService, type ServiceProcess } from "./support/child.js"
-import { databaseEnv, resolveTestDatabase, type TestDatabase } from "./support/database.js"
+import { databaseEnv, type TestDatabase } from "./support/database.js"
+import { migratedDatabase } from "./support/template.js"
 import { request } from "./support/http.js"
 import { type FaultProxy, startFaultProxy } from "./support/proxy.js"
 import { rawExchange, type RawReply } from "./support/raw.js"
@@ -106,7 +107,7 @@ let baseUrl: string
 let metricsUrl: string
 
 beforeAll(async () => {
-  database = await resolveTestDatabase()
+  database = await migratedDatabase()
   proxy = database.kind === "postgres" ? await startFaultProxy(database.url) : undefined
   service = spawnService({
     ...databaseEnv(database),
@@ -494,7 +495,7 @@ describe("over OTLP", () => {
 
   beforeAll(async () => {
     receiver = startReceiver()
-    otlpDatabase = await resolveTestDatabase()
+    otlpDatabase = await migratedDatabase()
     exporting = spawnService({ ...databaseEnv(otlpDatabase), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, RATE_LIMIT_CAPACITY: "3" })
     const exportingUrl = await exporting.baseUrl()
     for (const path of ["/v1/stats", "/v1/songs/999999", "/v1/genres", "/v1/genres"]) await request(exportingUrl, path)

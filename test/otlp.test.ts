@@ -9,6 +9,7 @@ import { testWhen } from "./support/skips.js"
 import { startEdgeServer } from "./support/edge.js"
 import { request } from "./support/http.js"
 import { sharedServer, type TestServer } from "./support/server.js"
+import { slow } from "./support/slow.js"
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/
 const traceOf = (reply: { readonly headers: Headers }) => {
@@ -207,7 +208,7 @@ describe("a collector that accepts connections and never answers", () => {
     database = (await sharedServer()).database
   }, 60_000)
 
-  testWhen(onPostgres, "the service runs as two processes over one database")("10,000 requests: memory and latency as without a collector, connections bounded, what could not go counted", async () => {
+  slow(testWhen(onPostgres, "the service runs as two processes over one database"), "10,000 requests, with a collector and without", 5)("10,000 requests: memory and latency as without a collector, connections bounded, what could not go counted", async () => {
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const metricsPort = await freePort()
     const common = {
@@ -270,5 +271,5 @@ describe("a collector that accepts connections and never answers", () => {
     } finally {
       await collector.stop()
     }
-  }, 300_000)
+  })
 })

@@ -4,7 +4,8 @@ import { connect, type Socket } from "node:net"
 import { resolve } from "node:path"
 import { MAX_HEADER_BYTES, MAX_TARGET_BYTES } from "../src/Http/Edge.js"
 import { type ServiceProcess, spawnService, START_COMMAND } from "./support/child.js"
-import { databaseEnv, resolveTestDatabase, type TestDatabase } from "./support/database.js"
+import { databaseEnv, type TestDatabase } from "./support/database.js"
+import { migratedDatabase } from "./support/template.js"
 import { rawExchange, rawGet } from "./support/raw.js"
 
 const ROOT = resolve(import.meta.dir, "..")
@@ -23,7 +24,7 @@ describe("the service as started (bun run start): answers the runtime would othe
   let service: ServiceProcess
   let baseUrl: string
   beforeAll(async () => {
-    database = await resolveTestDatabase()
+    database = await migratedDatabase()
     service = spawnService({ ...databaseEnv(database) })
     baseUrl = await service.baseUrl(90_000)
   }, 120_000)
@@ -119,7 +120,7 @@ const keepAliveClient = (baseUrl: string) => {
 
 describe("draining on SIGTERM", () => {
   test("every answer from the signal on says Connection: close; keep-alive clients under load lose no request sent before it", async () => {
-    const database = await resolveTestDatabase()
+    const database = await migratedDatabase()
     const service = spawnService({ ...databaseEnv(database), CACHE_TTL_SECONDS: "0", RATE_LIMIT_CAPACITY: "1000000", RATE_LIMIT_MAX_IN_FLIGHT: "1000000" })
     try {
       const baseUrl = await service.baseUrl(90_000)

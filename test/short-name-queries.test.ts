@@ -5,6 +5,7 @@ import { walkByCursor } from "./support/pages.js"
 import { clockPassesScheduledSong, expectEveryStepCounted } from "./support/keptCountSteps.js"
 import { artistNameGramsUnlike, memberNameGramsUnlike } from "./support/keptRows.js"
 import { startServer, type TestServer } from "./support/server.js"
+import { slow } from "./support/slow.js"
 
 /**
  * /v1/artists?q= and /v1/users?q= by the kept facts-0050: a query's page walked along
@@ -161,7 +162,7 @@ const countedUsers = async (): Promise<Record<string, ReadonlyArray<string>>> =>
 }
 
 describe("users queries (kept grams; a longer q's matches by their handles)", () => {
-  test("a query's members, read by key or walked, equal counting the public members, after every kind of change", async () => {
+  slow(test, "every kind of change, each followed by every query compared with a count of the rows", 10)("a query's members, read by key or walked, equal counting the public members, after every kind of change", async () => {
     const before = await servedUsers()
     expect(before).toEqual(await countedUsers())
     // the rare ones: by name, by username only (dzy); not banned (zyban), not without a handle
@@ -184,11 +185,11 @@ describe("users queries (kept grams; a longer q's matches by their handles)", ()
       async () => ({ served: await servedUsers(), counted: await countedUsers() }),
       before
     )
-  }, 180_000)
+  })
 })
 
 describe("artist queries (kept grams, kept names' trigrams)", () => {
-  test("both ways of finding a query's page equal counting the public artists, after every kind of change", async () => {
+  slow(test, "every kind of change, each followed by every query compared with a count of the rows", 10)("both ways of finding a query's page equal counting the public artists, after every kind of change", async () => {
     // the catalogue makes both ways happen: a test of one way only could not fail for the other
     const facts = async (q: string) =>
       (await server.sql<{ kept_matches: number; kept_artists: number }>("SELECT * FROM artist_name_query($1, $2)", [q, MATCH_PROBE_IN_WALKED_ENTRIES]))[0]!
@@ -231,5 +232,5 @@ describe("artist queries (kept grams, kept names' trigrams)", () => {
       async () => ({ served: await served(), counted: await counted() }),
       before
     )
-  }, 120_000)
+  })
 })

@@ -6,15 +6,16 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { spawnService } from "./support/child.js"
-import { databaseEnv, resolveTestDatabase } from "./support/database.js"
+import { databaseEnv } from "./support/database.js"
+import { fixtureDatabase, migratedDatabase } from "./support/template.js"
 import { request } from "./support/http.js"
 import { Connection, getHead, keepAliveLoad } from "./support/keepAlive.js"
-import { startServer } from "./support/server.js"
+import { slow } from "./support/slow.js"
 
 describe("graceful shutdown", () => {
   // The slow request waits on a table lock held from here: that needs PostgreSQL (TEST_DATABASE_URL).
   testWhen(onPostgres, ON_POSTGRES_ONLY)("SIGTERM stops accepting, lets a slow request in flight finish, and exits 0", async () => {
-    const database = await resolveTestDatabase()
+    const database = await migratedDatabase()
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const service = spawnService({ ...databaseEnv(database), LOG_FORMAT: "json", CACHE_TTL_SECONDS: "0" })
     const locker = new pg.Client({ connectionString: database.url })
@@ -87,10 +88,8 @@ describe("graceful shutdown", () => {
 
   // Ten services in turn over one PostgreSQL database, each under keep-alive load through SIGTERM.
   testWhen(onPostgres, ON_POSTGRES_ONLY)("keep-alive traffic through SIGTERM, ten times: readiness says 503 at once, and no request written is left without an answer", async () => {
-    const database = await resolveTestDatabase()
+    const database = await fixtureDatabase()
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
-    // the schema and the fixture, once
-    await (await startServer({ database })).stop()
     const env = { ...databaseEnv(database), CACHE_TTL_SECONDS: "0", RATE_LIMIT_CAPACITY: "1000000" }
     const paths = ["/v1/songs/1", "/v1/search?q=cinta", "/v1/albums/1", "/v1/artists/1", "/v1/search?q=lagu&types=songs", "/v1/songs/2"]
     const runs: Array<{ readonly ready: number; readonly dropped: number; readonly whileDraining: number; readonly exit: number }> = []
@@ -126,7 +125,7 @@ describe("graceful shutdown", () => {
   // What HTTP/1.1 leaves open, reproduced: nothing can tell a client on an idle kept-alive connection
   // to stop using it, so a request it writes as the server closes that connection crosses the close.
   testWhen(onPostgres, ON_POSTGRES_ONLY)("HTTP/1.1's own race: a connection idle through the grace is kept open until the listener closes, then closed with nothing said on it", async () => {
-    const database = await resolveTestDatabase()
+    const database = await migratedDatabase()
     if (database.kind !== "postgres") throw new Error("TEST_DATABASE_URL names no PostgreSQL server")
     const service = spawnService({ ...databaseEnv(database) })
     try {
@@ -154,7 +153,7 @@ describe("graceful shutdown", () => {
     }
   }, 60_000)
 
-  test("SIGINT closes the embedded database cleanly: the lock is released and the data directory reopens", async () => {
+  slow(test, "an embedded database made and migrated from nothing, then reopened", 4)("SIGINT closes the embedded database cleanly: the lock is released and the data directory reopens", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "catalogue-shutdown-"))
     try {
       const first = spawnService({ DATA_DIR: dataDir })
@@ -178,5 +177,5 @@ describe("graceful shutdown", () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
-  }, 240_000)
+  })
 })

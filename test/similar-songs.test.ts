@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test"
-import { resolveTestDatabase } from "./support/database.js"
+import { fixtureDatabase } from "./support/template.js"
 import { request } from "./support/http.js"
 import { similarDefinition, type SimilarIds } from "./support/similarDefinition.js"
 import { startServer, type TestServer } from "./support/server.js"
+import { slow } from "./support/slow.js"
 
 /**
  * /v1/songs/{id}/similar reads each group per performer, writer or genre of the song, from kept
@@ -67,7 +68,7 @@ const changes = `
   INSERT INTO song_genres (song_id, genre_id) VALUES (${FIRST + 7003}, 503)`
 
 describe("similar songs: every group, whatever its size, answers as defined", () => {
-  const database = resolveTestDatabase()
+  const database = fixtureDatabase()
   let server: TestServer | undefined
   afterAll(async () => {
     await server?.stop()
@@ -103,12 +104,12 @@ describe("similar songs: every group, whatever its size, answers as defined", ()
     return hidden
   }
 
-  test("groups of 20, 400 and 3,000+ songs, with exclusions and hidden songs, answer as defined, before and after changes", async () => {
+  slow(test, "12,000 songs with their credits loaded, every group compared before and after changes", 10)("groups of 20, 400 and 3,000+ songs, with exclusions and hidden songs, answer as defined, before and after changes", async () => {
     // loading 12,000 songs with their credits fires every kept-count and feed trigger: no 5 s bound
     server = await startServer({ database: await database, env: { DATABASE_STATEMENT_TIMEOUT_MS: "300000" } })
     for (const statement of catalogue.split(";")) await server.sql(statement)
     expect(await compareAll(server)).toBeGreaterThan(0)
     for (const statement of changes.split(";")) await server.sql(statement)
     expect(await compareAll(server)).toBeGreaterThan(0)
-  }, 600_000)
+  })
 })

@@ -1,5 +1,5 @@
 import type * as Layer from "effect/Layer"
-import { resolveTestDatabase } from "./database.js"
+import { fixtureDatabase } from "./template.js"
 import { sharedServer, startServer, type TestServer } from "./server.js"
 
 /**
@@ -10,7 +10,7 @@ import { sharedServer, startServer, type TestServer } from "./server.js"
 export const startEdgeServer = async (env: Record<string, string>, layer?: Layer.Layer<never>): Promise<TestServer> => {
   const shared = await sharedServer()
   if (shared.database.kind === "postgres") return startServer({ env, database: shared.database, ...(layer && { layer }) })
-  const database = await resolveTestDatabase()
+  const database = await fixtureDatabase()
   const server = await startServer({ env, database, ...(layer && { layer }) })
   return { ...server, stop: () => server.stop().then(database.drop) }
 }

@@ -1,4 +1,16 @@
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
+import { readdirSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
 import type { CuratedListSummary } from "../../src/Contract/CuratedList.js"
+
+/** The fixture: test/fixture/*.sql, loaded in name order onto a migrated database. */
+export const FIXTURE_DIR = resolve(import.meta.dir, "../fixture")
+
+export const fixtureFiles = () => readdirSync(FIXTURE_DIR).filter((file) => file.endsWith(".sql")).sort()
+
+export const loadFixture = (sql: SqlClient.SqlClient) =>
+  Effect.forEach(fixtureFiles(), (file) => sql.unsafe(readFileSync(join(FIXTURE_DIR, file), "utf8")).raw, { discard: true })
 
 /** What the fixture (test/fixture/0001_base.sql) shows on public endpoints, for tests of several groups. */
 

@@ -1,33 +1,13 @@
 import { SqlClient } from "effect/sql"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
-import { readdirSync, readFileSync } from "node:fs"
-import { join, resolve } from "node:path"
 import { AppLive } from "../../src/App.js"
-import { databaseEnv, resolveTestDatabase, type TestDatabase } from "./database.js"
 import * as HttpServer from "effect/http/HttpServer"
+import { databaseEnv, type TestDatabase } from "./database.js"
+import { TEST_ENV } from "./env.js"
+import { loadFixture } from "./fixture.js"
+import { fixtureDatabase } from "./template.js"
 
-const FIXTURE_DIR = resolve(import.meta.dir, "../fixture")
-
-/** Settings every test server starts with; a test passes its own on top. */
-export const TEST_ENV: Readonly<Record<string, string>> = {
-  PORT: "0",
-  LOG_LEVEL: "warn",
-  DEMO_SEED_SONGS: "0",
-  // no snapshot written in the background by every test server (test/snapshots.test.ts turns it on)
-  SNAPSHOT_INTERVAL_HOURS: "0",
-  CDN_BASE_URL: "https://cdn.test.example",
-  // Every group's tests share one server from 127.0.0.1: no rate limit to speak of (nor a bound on
-  // its requests in flight), no response cache (tests change rows under it). The edge's own tests
-  // start servers with the real settings.
-  RATE_LIMIT_CAPACITY: "1000000",
-  RATE_LIMIT_WINDOW_SECONDS: "1000000",
-  RATE_LIMIT_MAX_IN_FLIGHT: "1000000",
-  CACHE_TTL_SECONDS: "0",
-  // The test process holds many servers and the test runner: the service's memory guard is not for it.
-  MEMORY_LIMIT_MIB: "0",
-  // Staff tokens in tests are minted with this secret (test/support/tokens.ts).
-  ADMIN_JWT_SECRET: "test-secret-for-staff-tokens-0123456789abcdef"
-}
+export { TEST_ENV }
 
 export interface TestServer {
   readonly baseUrl: string
@@ -39,16 +19,10 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
-const loadFixture = (sql: SqlClient.SqlClient) =>
-  Effect.forEach(
-    readdirSync(FIXTURE_DIR).filter((file) => file.endsWith(".sql")).sort(),
-    (file) => sql.unsafe(readFileSync(join(FIXTURE_DIR, file), "utf8")).raw,
-    { discard: true }
-  )
-
 /**
- * Starts the real service on a free port over `database` (a fresh one when not given) and
- * loads the fixture when the database is empty; then runs `statements` (a test file's own rows).
+ * Starts the real service on a free port over `database` (when not given, a copy of the fixture
+ * template: test/support/template.ts) and loads the fixture when the database has none (an empty
+ * one given); then runs `statements` (a test file's own rows).
  */
 export const startServer = async (
   options: {
@@ -59,7 +33,7 @@ export const startServer = async (
     readonly layer?: Layer.Layer<never>
   } = {}
 ): Promise<TestServer> => {
-  const database = options.database ?? (await resolveTestDatabase())
+  const database = options.database ?? (await fixtureDatabase())
   const env = { ...TEST_ENV, ...databaseEnv(database), ...options.env }
   const runtime = ManagedRuntime.make(
     AppLive.pipe(Layer.provide(Layer.merge(ConfigProvider.layer(ConfigProvider.fromEnv({ env: env })), options.layer ?? Layer.empty)))
