@@ -540,13 +540,15 @@ END $$;
 -- A hit's score (docs/search.md): its place in the ranking's order as a number, 1 for every word
 -- found exactly in the title (or name), as typed, the last as a whole word, the title beginning
 -- with the query as typed and covered. Words found, then fewer edits, then words in the title, then
--- in the other names, then the last word whole, then fewer words found only in another spelling,
--- then the title beginning with the query, then covered.
+-- in the other names, then fewer words found only in another spelling, then the title beginning
+-- with the query, then the last word whole (in any field: after the title's beginning, so that a
+-- whole word in a performer's or album's name never puts a title that begins with the query below),
+-- then covered.
 DROP FUNCTION IF EXISTS search_score(integer, integer, integer, integer, integer, boolean, boolean);
 DROP FUNCTION IF EXISTS search_score(integer, integer, integer, integer, integer, boolean, boolean, boolean);
 CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits integer, in_title integer, in_other integer, covered boolean, begins boolean, whole boolean, forms integer) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN (((((((matched::bigint * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 2 + whole::int) * 100 + (99 - least(forms, 99))) * 2 + begins::int) * 2 + covered::int)::double precision
-       / (((((((words::bigint * 100 + 99) * 100 + words) * 100) * 2 + 1) * 100 + 99) * 2 + 1) * 2 + 1);
+  RETURN (((((((matched::bigint * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 100 + (99 - least(forms, 99))) * 2 + begins::int) * 2 + whole::int) * 2 + covered::int)::double precision
+       / (((((((words::bigint * 100 + 99) * 100 + words) * 100) * 100 + 99) * 2 + 1) * 2 + 1) * 2 + 1);
 
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
 -- kind's total (exact below `bound`, else `bound`). `typed`: the query's words as typed
@@ -596,7 +598,7 @@ DECLARE
     CROSS JOIN unnest(string_to_array(typed, ' ')) WITH ORDINALITY x(w, at)
     JOIN unnest(terms) e ON e.edits = 0 AND NOT e.form AND e.word = x.w
     GROUP BY s.grp, s.word);
-  -- the last word found as a whole word, not only as the beginning of a longer one
+  -- the last word found as a whole word of the title (or name), not only as the beginning of a longer one
   q_whole tsquery;
   -- the query's words joined as a Han title's pinyin (search_han_forms): its characters in the
   -- order typed, as a title beginning with the words typed
@@ -631,7 +633,7 @@ BEGIN
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 1)::tsquery AS one,
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND NOT t.form AND l.field = 't')::tsquery AS top,
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.form)::tsquery AS form,
-           string_agg(l.whole, ' | ')::tsquery AS whole
+           string_agg(l.whole, ' | ') FILTER (WHERE l.field = 't')::tsquery AS whole
     FROM unnest(terms) t
     CROSS JOIN LATERAL (
       SELECT f.field, quote_literal(k || f.field || t.word) || CASE WHEN t.prefix THEN ':*' ELSE '' END AS lexeme,
