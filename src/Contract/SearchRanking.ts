@@ -9,9 +9,9 @@ export const SEARCH_RANKING = {
     "more query words found",
     "fewer typos",
     "more words found in the title or name, then in the other names (performers, honorific, former name, handle)",
-    "the last word found whole before found only as the beginning of a longer one",
     "fewer words found only in another spelling",
     "the title beginning with the query in the order typed",
+    "the last word found whole before found only as the beginning of a longer one",
     "the title covered"
   ],
   /** What orders equal scores. */
