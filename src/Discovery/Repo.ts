@@ -40,7 +40,6 @@ export class DiscoveryRepo extends Context.Service<DiscoveryRepo>()("catalogue/D
     const sql = yield* SqlClient.SqlClient
     const getDiscovery = sql<{ json: string }>`${lit(discoverySql)}`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
-      Effect.orDie,
       withSpan("DiscoveryRepo.getDiscovery")
     )
     return { getDiscovery } as const

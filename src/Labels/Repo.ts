@@ -73,7 +73,6 @@ export class LabelsRepo extends Context.Service<LabelsRepo>()("catalogue/LabelsR
     const findLabel = (labelId: number) =>
       sql<{ json: string }>`${unsafeFragment(publicLabelRows.select)} WHERE l.id = ${labelId}`.pipe(
         Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
-        Effect.orDie,
         withSpan("LabelsRepo.findLabel")
       )
 
