@@ -354,5 +354,5 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
     return { listArtists, listArtistsByIds, findArtist, listArtistSongs, listArtistAlbums, hintNamesakes } as const
   })
 }) {
-  static readonly Default = Layer.effect(ArtistsRepo, ArtistsRepo.make)
+  static readonly layer = Layer.effect(ArtistsRepo, ArtistsRepo.make)
 }

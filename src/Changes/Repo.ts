@@ -284,5 +284,5 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
     return { listChanges } as const
   })
 }) {
-  static readonly Default = Layer.effect(ChangesRepo, ChangesRepo.make)
+  static readonly layer = Layer.effect(ChangesRepo, ChangesRepo.make)
 }

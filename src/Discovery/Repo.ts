@@ -45,5 +45,5 @@ export class DiscoveryRepo extends Context.Service<DiscoveryRepo>()("catalogue/D
     return { getDiscovery } as const
   })
 }) {
-  static readonly Default = Layer.effect(DiscoveryRepo, DiscoveryRepo.make)
+  static readonly layer = Layer.effect(DiscoveryRepo, DiscoveryRepo.make)
 }

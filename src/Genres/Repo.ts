@@ -55,5 +55,5 @@ export class GenresRepo extends Context.Service<GenresRepo>()("catalogue/GenresR
     return { listGenres, findGenre, listGenreSongs } as const
   })
 }) {
-  static readonly Default = Layer.effect(GenresRepo, GenresRepo.make)
+  static readonly layer = Layer.effect(GenresRepo, GenresRepo.make)
 }

@@ -86,5 +86,5 @@ export class LabelsRepo extends Context.Service<LabelsRepo>()("catalogue/LabelsR
     return { listLabels, findLabel, listLabelSongs } as const
   })
 }) {
-  static readonly Default = Layer.effect(LabelsRepo, LabelsRepo.make)
+  static readonly layer = Layer.effect(LabelsRepo, LabelsRepo.make)
 }

@@ -22,5 +22,5 @@ export class MetaRepo extends Context.Service<MetaRepo>()("catalogue/MetaRepo", 
     return { getCatalogueStats, ping } as const
   })
 }) {
-  static readonly Default = Layer.effect(MetaRepo, MetaRepo.make)
+  static readonly layer = Layer.effect(MetaRepo, MetaRepo.make)
 }

@@ -105,5 +105,5 @@ export class SearchRepo extends Context.Service<SearchRepo>()("catalogue/SearchR
     return { search } as const
   })
 }) {
-  static readonly Default = Layer.effect(SearchRepo, SearchRepo.make)
+  static readonly layer = Layer.effect(SearchRepo, SearchRepo.make)
 }

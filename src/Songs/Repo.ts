@@ -76,5 +76,5 @@ export class SongsRepo extends Context.Service<SongsRepo>()("catalogue/SongsRepo
     return { findSong, findSimilarSongs, findSongContributors, listSongs, listSongsByIds, listSongsByExternalIds } as const
   })
 }) {
-  static readonly Default = Layer.effect(SongsRepo, SongsRepo.make)
+  static readonly layer = Layer.effect(SongsRepo, SongsRepo.make)
 }

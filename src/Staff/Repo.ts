@@ -55,5 +55,5 @@ export class StaffRepo extends Context.Service<StaffRepo>()("catalogue/StaffRepo
     return { listStaffSongs, getStaffStats } as const
   })
 }) {
-  static readonly Default = Layer.effect(StaffRepo, StaffRepo.make).pipe(Layer.provide(MetaRepo.Default))
+  static readonly layer = Layer.effect(StaffRepo, StaffRepo.make).pipe(Layer.provide(MetaRepo.layer))
 }
