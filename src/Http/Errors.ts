@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SchemaIssue from "effect/SchemaIssue"
+import { DatabaseErrors } from "../Api.js"
 import { UNAVAILABLE_REASONS } from "../Database/Faults.js"
 import { BadRequest, DecodeErrors, echo, EnvelopeErrors, type ErrorCode, InternalError, Unavailable } from "../Contract/Errors.js"
 import type { RateLimitDecision } from "../RateLimit/RateLimiter.js"
@@ -89,25 +90,7 @@ const ENVELOPE_TAGS = new Set(["NotFound", "BadRequest", "Unauthorized", "Forbid
 const isEnvelopeError = (error: unknown) =>
   typeof error === "object" && error !== null && "_tag" in error && ENVELOPE_TAGS.has(String(error._tag))
 
-/**
- * Lets every handler fail with a typed SqlError, which EnvelopeErrors answers by its reason.
- * Declared on the server's Api only (src/Api.ts), for the handlers' types: it has no error Schema,
- * so neither the OpenAPI document nor a client sees SqlError. Applied once when the routes are
- * built, it adds nothing to a request.
- */
-export class DatabaseErrors extends (HttpApiMiddleware.Service<DatabaseErrors>()("catalogue/DatabaseErrors") as unknown as HttpApiMiddleware.ServiceClass<
-  DatabaseErrors,
-  "catalogue/DatabaseErrors",
-  {
-    requires: never
-    provides: never
-    error: typeof SqlError.SqlError
-    clientError: never
-    requiredForClient: false
-    security: never
-  }
->) {}
-
+/** Nothing to do at run time: EnvelopeErrors, inside it, answers every SqlError (src/Api.ts). */
 export const DatabaseErrorsLive = Layer.succeed(DatabaseErrors, (handler) => handler)
 
 /** A database that is away: 503 with one line, no stack (the operator needs to know it is away, not where we noticed). */
