@@ -21,7 +21,7 @@ import { DiscoveryLive } from "./Discovery/Http.js"
 import { GenresLive } from "./Genres/Http.js"
 import { LabelsLive } from "./Labels/Http.js"
 import { Edge } from "./Http/Edge.js"
-import { DecodeErrorsLive, EnvelopeErrorsLive } from "./Http/Errors.js"
+import { DatabaseErrorsLive, DecodeErrorsLive, EnvelopeErrorsLive } from "./Http/Errors.js"
 import { type App, makePipeline } from "./Http/Pipeline.js"
 import { MetricsListenerLive } from "./Http/MetricsListener.js"
 import { disagreement, ROUTER_CONFIG } from "./Http/Routes.js"
@@ -99,7 +99,7 @@ const GroupsLive = Layer.mergeAll(
   SnapshotsLive,
   MetaLive,
   StaffLive
-).pipe(Layer.provide(Layer.merge(DecodeErrorsLive, EnvelopeErrorsLive)))
+).pipe(Layer.provide(Layer.mergeAll(DecodeErrorsLive, EnvelopeErrorsLive, DatabaseErrorsLive)))
 
 /** The HttpApi's routes, its OpenAPI document and the docs page, on one router. */
 export const ApiLive = Layer.mergeAll(

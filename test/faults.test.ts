@@ -202,6 +202,33 @@ describeWhen(onPostgres, ON_POSTGRES_ONLY)("the database in the way (a TCP proxy
     expect(isDatabaseUnavailable(sqlError(Object.assign(new Error("x"), { code: "22012" })))).toBe(false)
   })
 
+  test("every SqlError of ours carries its reason, told by code", () => {
+    const reasonFor = (cause: unknown): string => sqlError(cause).reason._tag
+    const coded = (code: string) => Object.assign(new Error("x"), { code })
+    const expected: ReadonlyArray<readonly [unknown, string]> = [
+      [coded("08006"), "ConnectionError"],
+      [coded("57P01"), "ConnectionError"],
+      [coded("53300"), "ConnectionError"],
+      [coded("ECONNREFUSED"), "ConnectionError"],
+      [new DatabaseFault("connect", 0, { cause: coded("ECONNREFUSED") }), "ConnectionError"],
+      [new DatabaseFault("lost", 0, { cause: new Error("Connection terminated unexpectedly") }), "ConnectionError"],
+      [new DatabaseFault("acquire", 1000), "ConnectionError"],
+      [new DatabaseFault("query", 1000), "StatementTimeoutError"],
+      [coded("57014"), "StatementTimeoutError"],
+      [coded("40001"), "SerializationError"],
+      [coded("40P01"), "DeadlockError"],
+      [coded("55P03"), "LockTimeoutError"],
+      [coded("28P01"), "AuthenticationError"],
+      [coded("42501"), "AuthorizationError"],
+      [coded("42P01"), "SqlSyntaxError"],
+      [coded("23505"), "UniqueViolation"],
+      [coded("23503"), "ConstraintError"],
+      [coded("22012"), "UnknownError"],
+      [new Error("Connection terminated unexpectedly"), "UnknownError"]
+    ]
+    expect(expected.map(([cause]) => reasonFor(cause))).toEqual(expected.map(([, reason]) => reason))
+  })
+
   test("isDatabaseUnavailable tells each fault by its code, and a statement's own error from them", async () => {
     expect(isDatabaseUnavailable(await failureOf(server.sql("SELECT 1/0")))).toBe(false)
     expect(isDatabaseUnavailable(await failureOf(server.sql("SELECT * FROM no_such_table")))).toBe(false)
@@ -211,6 +238,7 @@ describeWhen(onPostgres, ON_POSTGRES_ONLY)("the database in the way (a TCP proxy
     expect(hung.cause).toBeInstanceOf(DatabaseFault)
     expect((hung.cause as DatabaseFault).kind).toBe("query")
     expect(isDatabaseUnavailable(hung)).toBe(true)
+    expect(hung.reason._tag).toBe("StatementTimeoutError")
     proxy.resume()
     expect(await timeToRecover(server.baseUrl)).toBeLessThan(2000)
 
@@ -223,6 +251,7 @@ describeWhen(onPostgres, ON_POSTGRES_ONLY)("the database in the way (a TCP proxy
     expect((lost.cause as DatabaseFault).kind).toBe("lost")
     expect(((lost.cause as DatabaseFault).cause as { code?: unknown }).code).toBeUndefined()
     expect(isDatabaseUnavailable(lost)).toBe(true)
+    expect(lost.reason._tag).toBe("ConnectionError")
 
     await Bun.sleep(200)
     const refused = await failureOf(server.sql("SELECT 3"))
@@ -230,6 +259,7 @@ describeWhen(onPostgres, ON_POSTGRES_ONLY)("the database in the way (a TCP proxy
     expect((refused.cause as DatabaseFault).kind).toBe("connect")
     expect(((refused.cause as DatabaseFault).cause as { code?: unknown }).code).toBe("ECONNREFUSED")
     expect(isDatabaseUnavailable(refused)).toBe(true)
+    expect(refused.reason._tag).toBe("ConnectionError")
     proxy.resume()
     expect(await timeToRecover(server.baseUrl)).toBeLessThan(2000)
   }, 30_000)

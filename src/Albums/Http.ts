@@ -15,4 +15,4 @@ export const AlbumsLive = HttpApiBuilder.group(Api, "Albums", (handlers) =>
       .handle("detail", ({ params: path }) =>
         repo.findAlbum(path.albumId, "public").pipe(detailOrNotFound(`Album ${path.albumId}`)))
   })
-).pipe(Layer.provide(AlbumsRepo.Default))
+).pipe(Layer.provide(AlbumsRepo.layer))

@@ -92,5 +92,5 @@ export class AlbumsRepo extends Context.Service<AlbumsRepo>()("catalogue/AlbumsR
     return { findAlbum, listAlbums, listAlbumsByIds } as const
   })
 }) {
-  static readonly Default = Layer.effect(AlbumsRepo, AlbumsRepo.make)
+  static readonly layer = Layer.effect(AlbumsRepo, AlbumsRepo.make)
 }

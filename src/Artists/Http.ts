@@ -22,4 +22,4 @@ export const ArtistsLive = HttpApiBuilder.group(Api, "Artists", (handlers) =>
       .handle("albums", ({ params: path, query: urlParams }) =>
         repo.listArtistAlbums(path.artistId, urlParams).pipe(listOrNotFound(`Artist ${path.artistId}`)))
   })
-).pipe(Layer.provide(ArtistsRepo.Default))
+).pipe(Layer.provide(ArtistsRepo.layer))

@@ -223,7 +223,7 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
     const namedPage = (q: string, sort: ArtistSort, page: PageParamsInput, scope: string) =>
       Effect.gen(function*() {
         const [facts] = yield* sql<{ kept_matches: number; kept_artists: number }>`
-          SELECT kept_matches, kept_artists FROM artist_name_query(${q}, ${MATCH_PROBE_IN_WALKED_ENTRIES})`.pipe(Effect.orDie)
+          SELECT kept_matches, kept_artists FROM artist_name_query(${q}, ${MATCH_PROBE_IN_WALKED_ENTRIES})`
         if (facts === undefined || collectsFewMatches(facts.kept_matches, facts.kept_artists, page)) {
           const among = isShortQuery(q)
             ? sql`SELECT m.artist_id FROM artist_kept_name_matches(${q}) m UNION ALL SELECT u.id FROM visible_unsettled_artist_ids() u`
@@ -262,7 +262,6 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
     const findArtist = (artistId: number) =>
       sql<{ json: string }>`${lit(publicArtistRows.select)} WHERE a.id = ${artistId}`.pipe(
         Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
-        Effect.orDie,
         withSpan("ArtistsRepo.findArtist")
       )
 
@@ -342,7 +341,6 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
           (SELECT count(*) FROM hints)::int AS count,
           (SELECT ${lit(namesakeHintJsonSql)} FROM hints h)::text AS json`.pipe(
         Effect.map((rows) => ({ json: rows[0]?.json ?? "[]", count: rows[0]?.count ?? 0 })),
-        Effect.orDie,
         withSpan("ArtistsRepo.hintNamesakes")
       )
 
@@ -356,5 +354,5 @@ export class ArtistsRepo extends Context.Service<ArtistsRepo>()("catalogue/Artis
     return { listArtists, listArtistsByIds, findArtist, listArtistSongs, listArtistAlbums, hintNamesakes } as const
   })
 }) {
-  static readonly Default = Layer.effect(ArtistsRepo, ArtistsRepo.make)
+  static readonly layer = Layer.effect(ArtistsRepo, ArtistsRepo.make)
 }

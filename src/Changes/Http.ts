@@ -14,4 +14,4 @@ export const ChangesLive = HttpApiBuilder.group(Api, "Changes", (handlers) =>
       Effect.map(repo.listChanges(since, limit), (page) =>
         listJson(page.itemsJson, { total: page.total, limit, offset: 0, next_cursor: page.nextCursor })))
   })
-).pipe(Layer.provide(ChangesRepo.Default))
+).pipe(Layer.provide(ChangesRepo.layer))

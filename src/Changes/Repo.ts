@@ -238,7 +238,6 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
       cursors !== undefined
         ? Effect.succeed(cursors)
         : sql<{ readonly key: string }>`SELECT encode(cursor_key, 'hex') AS key FROM change_feed_origin`.pipe(
-          Effect.orDie,
           Effect.map(([row]) => (cursors = feedCursor(makeCursorSeal(Buffer.from(row!.key, "hex")))))
         )
     )
@@ -249,7 +248,7 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
         const codec = yield* feedCursors
         const from = since === undefined ? undefined : codec.decode(since)
         if (since !== undefined && from === undefined) return yield* Effect.fail(badCursor)
-        const [row] = yield* pageStatement(sql, from, limit).pipe(Effect.orDie)
+        const [row] = yield* pageStatement(sql, from, limit)
         if (row === undefined || !row.valid) return yield* Effect.fail(badCursor)
         const origin = Number(row.origin)
         const start: FeedPosition = from ??
@@ -285,5 +284,5 @@ export class ChangesRepo extends Context.Service<ChangesRepo>()("catalogue/Chang
     return { listChanges } as const
   })
 }) {
-  static readonly Default = Layer.effect(ChangesRepo, ChangesRepo.make)
+  static readonly layer = Layer.effect(ChangesRepo, ChangesRepo.make)
 }

@@ -15,4 +15,4 @@ export const CuratedListsLive = HttpApiBuilder.group(Api, "CuratedLists", (handl
       .handle("detail", ({ params: path }) =>
         repo.findCuratedList(path.listId, "public").pipe(detailOrNotFound(`Curated list ${path.listId}`)))
   })
-).pipe(Layer.provide(CuratedListsRepo.Default))
+).pipe(Layer.provide(CuratedListsRepo.layer))

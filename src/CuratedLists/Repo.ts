@@ -54,5 +54,5 @@ export class CuratedListsRepo extends Context.Service<CuratedListsRepo>()("catal
     return { findCuratedList, listCuratedLists } as const
   })
 }) {
-  static readonly Default = Layer.effect(CuratedListsRepo, CuratedListsRepo.make)
+  static readonly layer = Layer.effect(CuratedListsRepo, CuratedListsRepo.make)
 }

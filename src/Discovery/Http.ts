@@ -10,4 +10,4 @@ export const DiscoveryLive = HttpApiBuilder.group(Api, "Discovery", (handlers) =
     const repo = yield* DiscoveryRepo
     return handlers.handle("discovery", () => Effect.map(repo.getDiscovery, detailJson))
   })
-).pipe(Layer.provide(DiscoveryRepo.Default))
+).pipe(Layer.provide(DiscoveryRepo.layer))

@@ -40,11 +40,10 @@ export class DiscoveryRepo extends Context.Service<DiscoveryRepo>()("catalogue/D
     const sql = yield* SqlClient.SqlClient
     const getDiscovery = sql<{ json: string }>`${lit(discoverySql)}`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
-      Effect.orDie,
       withSpan("DiscoveryRepo.getDiscovery")
     )
     return { getDiscovery } as const
   })
 }) {
-  static readonly Default = Layer.effect(DiscoveryRepo, DiscoveryRepo.make)
+  static readonly layer = Layer.effect(DiscoveryRepo, DiscoveryRepo.make)
 }

@@ -19,4 +19,4 @@ export const GenresLive = HttpApiBuilder.group(Api, "Genres", (handlers) =>
         repo.findGenre(slug).pipe(detailOrNotFound(`Genre ${echo(slug)}`)))
       .handle("songs", ({ params: { slug }, query: { sort, ...page } }) =>
         repo.listGenreSongs(slug, sort ?? "released", page).pipe(listOrNotFound(`Genre ${echo(slug)}`)))
-  })).pipe(Layer.provide(GenresRepo.Default))
+  })).pipe(Layer.provide(GenresRepo.layer))

@@ -35,7 +35,6 @@ export class GenresRepo extends Context.Service<GenresRepo>()("catalogue/GenresR
         ${lit(jsonArraySql(genreEntry.json("g", songCount), "lower(g.title), g.id"))}::text AS json
       FROM genres g LEFT JOIN public_genre_counts gc ON gc.genre_id = g.id`.pipe(
       Effect.map((rows) => rows[0] ?? { total: 0, json: "[]" }),
-      Effect.orDie,
       withSpan("GenresRepo.listGenres")
     )
 
@@ -43,7 +42,6 @@ export class GenresRepo extends Context.Service<GenresRepo>()("catalogue/GenresR
     const findGenre = (slug: string) =>
       sql<{ json: string }>`${lit(publicGenreRows.select)} WHERE g.slug = ${slug}`.pipe(
         Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
-        Effect.orDie,
         withSpan("GenresRepo.findGenre")
       )
 
@@ -57,5 +55,5 @@ export class GenresRepo extends Context.Service<GenresRepo>()("catalogue/GenresR
     return { listGenres, findGenre, listGenreSongs } as const
   })
 }) {
-  static readonly Default = Layer.effect(GenresRepo, GenresRepo.make)
+  static readonly layer = Layer.effect(GenresRepo, GenresRepo.make)
 }

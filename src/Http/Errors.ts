@@ -7,7 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { isDatabaseUnavailable } from "../Database.js"
+import { DatabaseErrors } from "../Api.js"
+import { UNAVAILABLE_REASONS } from "../Database/Faults.js"
 import { BadRequest, DecodeErrors, echo, EnvelopeErrors, type ErrorCode, InternalError, Unavailable } from "../Contract/Errors.js"
 import type { RateLimitDecision } from "../RateLimit/RateLimiter.js"
 import { requestLogIds } from "../RequestTrace.js"
@@ -89,30 +90,45 @@ const ENVELOPE_TAGS = new Set(["NotFound", "BadRequest", "Unauthorized", "Forbid
 const isEnvelopeError = (error: unknown) =>
   typeof error === "object" && error !== null && "_tag" in error && ENVELOPE_TAGS.has(String(error._tag))
 
+/** Nothing to do at run time: EnvelopeErrors, inside it, answers every SqlError (src/Api.ts). */
+export const DatabaseErrorsLive = Layer.succeed(DatabaseErrors, (handler) => handler)
+
+/** A database that is away: 503 with one line, no stack (the operator needs to know it is away, not where we noticed). */
+const databaseAway = (_reason: unknown, error: SqlError.SqlError) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    yield* Effect.logError("request failed").pipe(
+      Effect.annotateLogs({ ...requestLogIds(request), reason: `database unavailable: ${error.message}` })
+    )
+    add(databaseUnavailable)
+    return yield* new Unavailable({ message: "The database is not available; try again shortly." })
+  })
+
+const unavailableReasons = Object.fromEntries(UNAVAILABLE_REASONS.map((tag) => [tag, databaseAway])) as Record<
+  typeof UNAVAILABLE_REASONS[number],
+  typeof databaseAway
+>
+
 /**
  * Inside every endpoint: every failure becomes one of the declared envelope errors, which the
- * HttpApi encodes. Decode errors arrive as bad_request already (DecodeErrorsLive); a lost database
- * is 503 with one line; anything else is a defect: 500, logged at ERROR with its cause for the operator.
+ * HttpApi encodes. Decode errors arrive as bad_request already (DecodeErrorsLive); a SqlError whose
+ * reason says the database is away is 503 (the one Effect.catchReasons); anything else (another
+ * SqlError, a defect) is a bug: 500, logged at ERROR with its cause for the operator.
  */
 const toEnvelopeErrors = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
-  Effect.catchCause(handler, (cause) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const failure = Cause.findErrorOption(cause)
-      if (Option.isSome(failure)) {
-        if (isEnvelopeError(failure.value)) return yield* Effect.failCause(cause)
-      }
-      if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
-      const squashed = Cause.squash(cause)
-      const ids = requestLogIds(request)
-      if (SqlError.isSqlError(squashed) && isDatabaseUnavailable(squashed)) {
-        // one line, no stack: the operator needs to know the database is away, not where we noticed
-        yield* Effect.logError("request failed").pipe(Effect.annotateLogs({ ...ids, reason: `database unavailable: ${squashed.message}` }))
-        add(databaseUnavailable)
-        return yield* new Unavailable({ message: "The database is not available; try again shortly." })
-      }
-      yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs(ids))
-      return yield* new InternalError({ message: "Something went wrong on our side; it has been logged." })
-    }))
+  (handler as Effect.Effect<A, E | SqlError.SqlError, R>).pipe(
+    Effect.catchReasons("SqlError", unavailableReasons),
+    Effect.catchCause((cause) =>
+      Effect.gen(function*() {
+        const failure = Cause.findErrorOption(cause)
+        // an envelope error, or an interruption: as it is (a SqlError has been answered or is a bug)
+        const passed = cause as Cause.Cause<E | Unavailable>
+        if (Option.isSome(failure) && isEnvelopeError(failure.value)) return yield* Effect.failCause(passed)
+        if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(passed)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs(requestLogIds(request)))
+        return yield* new InternalError({ message: "Something went wrong on our side; it has been logged." })
+      }))
+  )
 
 export const EnvelopeErrorsLive = Layer.succeed(EnvelopeErrors, (handler) => toEnvelopeErrors(handler))

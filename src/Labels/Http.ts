@@ -16,4 +16,4 @@ export const LabelsLive = HttpApiBuilder.group(Api, "Labels", (handlers) =>
         repo.findLabel(labelId).pipe(detailOrNotFound(`Label ${labelId}`)))
       .handle("songs", ({ params: { labelId }, query: { sort, ...page } }) =>
         repo.listLabelSongs(labelId, sort ?? "released", page).pipe(listOrNotFound(`Label ${labelId}`)))
-  })).pipe(Layer.provide(LabelsRepo.Default))
+  })).pipe(Layer.provide(LabelsRepo.layer))

@@ -73,7 +73,6 @@ export class LabelsRepo extends Context.Service<LabelsRepo>()("catalogue/LabelsR
     const findLabel = (labelId: number) =>
       sql<{ json: string }>`${unsafeFragment(publicLabelRows.select)} WHERE l.id = ${labelId}`.pipe(
         Effect.map((rows) => Option.fromNullishOr(rows[0]?.json)),
-        Effect.orDie,
         withSpan("LabelsRepo.findLabel")
       )
 
@@ -87,5 +86,5 @@ export class LabelsRepo extends Context.Service<LabelsRepo>()("catalogue/LabelsR
     return { listLabels, findLabel, listLabelSongs } as const
   })
 }) {
-  static readonly Default = Layer.effect(LabelsRepo, LabelsRepo.make)
+  static readonly layer = Layer.effect(LabelsRepo, LabelsRepo.make)
 }

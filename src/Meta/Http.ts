@@ -80,4 +80,4 @@ export const MetaLive = HttpApiBuilder.group(Api, "Meta", (handlers) =>
       .handle("ready", () => inFlight.draining ? Effect.fail(shuttingDown) : ready)
       .handle("stats", () => Effect.map(repo.getCatalogueStats, detailJson))
   })
-).pipe(Layer.provide(MetaRepo.Default))
+).pipe(Layer.provide(MetaRepo.layer))

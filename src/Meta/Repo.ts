@@ -14,7 +14,6 @@ export class MetaRepo extends Context.Service<MetaRepo>()("catalogue/MetaRepo", 
     const getCatalogueStats = sql<{ json: string }>`
       SELECT ${unsafeFragment(catalogueStats.json("pc"))}::text AS json FROM public_catalogue_totals pc`.pipe(
       Effect.map((rows) => rows[0]?.json ?? "{}"),
-      Effect.orDie,
       withSpan("MetaRepo.getCatalogueStats")
     )
 
@@ -23,5 +22,5 @@ export class MetaRepo extends Context.Service<MetaRepo>()("catalogue/MetaRepo", 
     return { getCatalogueStats, ping } as const
   })
 }) {
-  static readonly Default = Layer.effect(MetaRepo, MetaRepo.make)
+  static readonly layer = Layer.effect(MetaRepo, MetaRepo.make)
 }

@@ -38,7 +38,7 @@ export const batchLookup = (source: string, alias: string, item: string, key: Lo
         SELECT x.value::${lit(key.type)} AS value, x.ord FROM unnest(string_to_array(${values.join(",")}::text, ',')) WITH ORDINALITY AS x(value, ord))
       SELECT count(*)::int AS total,
         ${lit(jsonArraySql(item, "asked.ord"))}::text AS json
-      FROM asked JOIN ${lit(source)} ON ${lit(alias)}.${lit(key.column)} = asked.value`.pipe(Effect.orDie)
+      FROM asked JOIN ${lit(source)} ON ${lit(alias)}.${lit(key.column)} = asked.value`
     const row = rows[0] ?? { total: 0, json: "[]" }
     const meta: ListMeta = { total: row.total, limit: values.length, offset: 0, next_cursor: "" }
     return { itemsJson: row.json, meta }

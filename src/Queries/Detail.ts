@@ -59,5 +59,5 @@ export const detailReader = (
   const byId = (audience: Audience) =>
     jsonById(statements, (id) => sql<{ readonly json: string }>`${sql.literal(textOf(audience))}${id}`)
   const read = { public: byId("public"), staff: byId("staff") } as const
-  return (id: number, audience: Audience) => read[audience](id).pipe(Effect.orDie, withSpan(span))
+  return (id: number, audience: Audience) => read[audience](id).pipe(withSpan(span))
 }

@@ -1,4 +1,5 @@
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { Statements } from "../Database.js"
@@ -257,7 +258,7 @@ export const keysetPage = (
   params: PageParamsInput,
   scope: string,
   options: KeysetOptions = {}
-): Effect.Effect<KeysetResult, BadRequest, SqlClient.SqlClient | Statements> =>
+): Effect.Effect<KeysetResult, BadRequest | SqlError.SqlError, SqlClient.SqlClient | Statements> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* Statements
@@ -271,7 +272,7 @@ export const keysetPage = (
       SELECT
         (${options.guard ?? lit("TRUE")}) AS found,
         (${plan.total})::int AS total,
-        ${pageColumns(sort)}`).pipe(Effect.orDie)
+        ${pageColumns(sort)}`)
     const row = rows[0] ?? { found: false, total: 0, served: 0, json: "[]", last_key: null }
     const lastKey = row.last_key === null ? undefined : (JSON.parse(row.last_key) as SortKey)
     return { itemsJson: row.json, meta: pageMeta(page, scope, row.total, row.served, lastKey), found: row.found }

@@ -26,4 +26,4 @@ export const SearchLive = HttpApiBuilder.group(Api, "Search", (handlers) =>
         return HttpServerResponse.text(`{"data":{${body}}}`, { contentType: JSON_CONTENT_TYPE })
       }))
   })
-).pipe(Layer.provide(SearchRepo.Default))
+).pipe(Layer.provide(SearchRepo.layer))

@@ -101,12 +101,11 @@ export class SearchRepo extends Context.Service<SearchRepo>()("catalogue/SearchR
       const key: SearchKey = [params.q, String(params.limit)]
       return statements.run(statementOf(params.types), key).pipe(
         Effect.map((rows) => new Map(rows.map((row) => [row.type, row.section] as const))),
-        Effect.orDie,
         withSpan("SearchRepo.search")
       )
     }
     return { search } as const
   })
 }) {
-  static readonly Default = Layer.effect(SearchRepo, SearchRepo.make)
+  static readonly layer = Layer.effect(SearchRepo, SearchRepo.make)
 }

@@ -22,4 +22,4 @@ export const SongsLive = HttpApiBuilder.group(Api, "Songs", (handlers) =>
       .handle("contributors", ({ params: path }) =>
         repo.findSongContributors(path.songId, "public").pipe(detailOrNotFound(`Song ${path.songId}`)))
   })
-).pipe(Layer.provide(SongsRepo.Default))
+).pipe(Layer.provide(SongsRepo.layer))

@@ -47,7 +47,7 @@ export class SongsRepo extends Context.Service<SongsRepo>()("catalogue/SongsRepo
     /** Similar songs as JSON text; None when the song is not public. */
     const similarById = jsonById(statements, similarSql(sql))
     const findSimilarSongs = (songId: number) =>
-      similarById(songId).pipe(Effect.orDie, withSpan("SongsRepo.findSimilarSongs"))
+      similarById(songId).pipe(withSpan("SongsRepo.findSimilarSongs"))
 
     /** Song contributors as JSON text; None when the audience may not see the song. */
     const findSongContributors = detailReader(sql, statements, contributorsSql, "SongsRepo.findSongContributors")
@@ -76,5 +76,5 @@ export class SongsRepo extends Context.Service<SongsRepo>()("catalogue/SongsRepo
     return { findSong, findSimilarSongs, findSongContributors, listSongs, listSongsByIds, listSongsByExternalIds } as const
   })
 }) {
-  static readonly Default = Layer.effect(SongsRepo, SongsRepo.make)
+  static readonly layer = Layer.effect(SongsRepo, SongsRepo.make)
 }

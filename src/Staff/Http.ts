@@ -28,7 +28,7 @@ export const StaffLive = HttpApiBuilder.group(Api, "Staff", (handlers) =>
       .handle("stats", () => Effect.map(staff.getStaffStats, detailJson))
   })
 ).pipe(
-  Layer.provide([StaffRepo.Default, SongsRepo.Default, AlbumsRepo.Default, CuratedListsRepo.Default]),
+  Layer.provide([StaffRepo.layer, SongsRepo.layer, AlbumsRepo.layer, CuratedListsRepo.layer]),
   Layer.provide(StaffAuthLive),
   Layer.provide(TokenVerifier.layer)
 )

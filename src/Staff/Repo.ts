@@ -44,7 +44,7 @@ export class StaffRepo extends Context.Service<StaffRepo>()("catalogue/StaffRepo
       )
     }
 
-    const hiddenSongCounts = sql<{ unpublished: number; deleted: number }>`${lit(hiddenSongCountsSql)}`.pipe(Effect.orDie)
+    const hiddenSongCounts = sql<{ unpublished: number; deleted: number }>`${lit(hiddenSongCountsSql)}`
 
     /** Catalogue statistics (public counts, from the Meta group) plus unpublished and deleted songs, as JSON text. */
     const getStaffStats = Effect.all([meta.getCatalogueStats, hiddenSongCounts], { concurrency: 2 }).pipe(
@@ -55,5 +55,5 @@ export class StaffRepo extends Context.Service<StaffRepo>()("catalogue/StaffRepo
     return { listStaffSongs, getStaffStats } as const
   })
 }) {
-  static readonly Default = Layer.effect(StaffRepo, StaffRepo.make).pipe(Layer.provide(MetaRepo.Default))
+  static readonly layer = Layer.effect(StaffRepo, StaffRepo.make).pipe(Layer.provide(MetaRepo.layer))
 }

@@ -20,4 +20,4 @@ export const UsersLive = HttpApiBuilder.group(Api, "Users", (handlers) =>
         repo.listUserContributions(username, urlParams).pipe(memberList(username)))
       .handle("loves", ({ params: { username }, query: urlParams }) =>
         repo.listUserLoves(username, urlParams).pipe(memberList(username)))
-  })).pipe(Layer.provide(UsersRepo.Default))
+  })).pipe(Layer.provide(UsersRepo.layer))

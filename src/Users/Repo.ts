@@ -224,5 +224,5 @@ export class UsersRepo extends Context.Service<UsersRepo>()("catalogue/UsersRepo
     return { listUsers, listUserContributions, listUserLoves } as const
   })
 }) {
-  static readonly Default = Layer.effect(UsersRepo, UsersRepo.make)
+  static readonly layer = Layer.effect(UsersRepo, UsersRepo.make)
 }

@@ -99,7 +99,7 @@ export const captureStatements = (databaseUrl: string, probeSongId: number, deep
     }
     return statements
   }).pipe(
-    Effect.provide(SongsRepo.Default.pipe(Layer.provide(RecordingStatements))),
+    Effect.provide(SongsRepo.layer.pipe(Layer.provide(RecordingStatements))),
     Effect.provide(DatabaseLive),
     Effect.provide(Layer.effect(AppConfig, AppConfigShape)),
     // the service child gets the same (only DATABASE_URL): defaults for everything else
