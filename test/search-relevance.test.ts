@@ -4,10 +4,12 @@ import {
   type Generated,
   generateQueries,
   type Made,
+  type Query,
   QUERY_CLASSES,
   type Rows,
   type Target
 } from "./bench/relevanceQueries.js"
+import { accepts, type Facts } from "./bench/relevanceJudge.js"
 import { RELEVANCE_FLOORS, renderRelevanceTable, renderSkips, type RelevanceRun, runRelevance } from "./bench/relevanceSuite.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 
@@ -134,5 +136,49 @@ describe("the relevance suite's generator", () => {
     // the fixture's single-word titles cannot be reordered
     expect(generated.skipped.get("title words reordered")?.get("one word")).toBeGreaterThan(0)
     expect(generated.skipped.get("artist with honorific")?.get("artist without honorific")).toBeGreaterThan(0)
+  })
+})
+
+describe("the relevance judge", () => {
+  const song = (id: number, title: string, views: number, performers: ReadonlyArray<string> = ["amy"]) =>
+    [id, { title: title.toLowerCase(), words: title.toLowerCase().split(" "), views, performers }] as const
+  const target = (id: number, title: string, views: number): Target => ({
+    songId: id,
+    title,
+    folded: title.toLowerCase(),
+    views,
+    drawn: "random",
+    artist: { id: 1, name: "Amy", folded: "amy", honorific: null, foldedFull: "amy" }
+  })
+  const query = (text: string, of: Target, namesArtist = false): Query =>
+    ({ className: "test", type: "songs", namesArtist, target: of, made: { text } })
+  const facts = (text: string, ...songs: ReadonlyArray<ReturnType<typeof song>>): Facts => ({
+    songs: new Map(songs),
+    artists: new Map([[1, "amy"], [2, "amy"], [3, "amir"]]),
+    queryWords: new Map([[text, text.split(" ")]])
+  })
+
+  test("a typed title accepts a title that fits it as well and is as popular, not one that fits it less", () => {
+    const memori = target(1, "Memori Pertama", 100)
+    const known = facts("memori pe", song(1, "Memori Pertama", 100), song(2, "Memori Pelangi", 100), song(3, "Memori Pelangi", 99),
+      song(4, "Pelangi Memori", 1000), song(5, "Memori Pe", 1))
+    const accepted = (id: number) => accepts(query("memori pe", memori), id, known)
+    expect([1, 2, 3, 4, 5].map(accepted)).toEqual([true, true, false, false, true])
+  })
+
+  test("reordered words accept a title beginning with them, not one holding them with more words", () => {
+    const memori = target(1, "Memori Pertama", 100)
+    const known = facts("pertama memori", song(1, "Memori Pertama", 100), song(2, "Pertama Memori Kita", 1),
+      song(3, "Memori Pertama Kita", 1000), song(4, "Pertama Memori", 1))
+    expect([1, 2, 3, 4].map((id) => accepts(query("pertama memori", memori), id, known))).toEqual([true, true, false, true])
+  })
+
+  test("a title with its artist accepts the same title by a namesake only; an artist query its namesakes", () => {
+    const memori = target(1, "Memori Pertama", 100)
+    const known = facts("memori pertama amy", song(1, "Memori Pertama", 100), song(2, "Memori Pertama", 1, ["amy"]),
+      song(3, "Memori Pertama", 1000, ["nash"]), song(4, "Memori Pertama Amy", 1000))
+    expect([1, 2, 3, 4].map((id) => accepts(query("memori pertama amy", memori, true), id, known))).toEqual([true, true, false, false])
+    const artistQuery: Query = { className: "test", type: "artists", namesArtist: true, target: memori, made: { text: "Amy" } }
+    expect([1, 2, 3].map((id) => accepts(artistQuery, id, known))).toEqual([true, true, false])
   })
 })
