@@ -129,7 +129,7 @@ describe("the relevance suite's generator", () => {
     // half among the most viewed
     expect(small.targets.filter((t) => t.drawn === "most viewed").length).toBe(5)
     expect(small.targets.filter((t) => t.drawn === "random").length).toBe(5)
-  })
+  }, 60_000)
 
   test("reads only public rows", async () => {
     const [counts] = await server.sql<{ hidden: number; drawnHidden: number }>(
@@ -167,7 +167,7 @@ describe("the relevance suite's generator", () => {
     // single-word titles cannot be reordered
     expect(generated.skipped.get("title words reordered")?.get("one word")).toBeGreaterThan(0)
     expect(generated.skipped.get("artist with honorific")?.get("artist without honorific")).toBeGreaterThan(0)
-  })
+  }, 60_000)
 })
 
 describe("the relevance judge", () => {
