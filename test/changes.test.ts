@@ -65,6 +65,8 @@ class Mirror {
   cursor: string | undefined = undefined
   readonly bodies = new Map<string, string>()
   readonly unchanged: Array<string> = []
+  /** when (this machine's clock, the database's too) each row's representation was last fetched */
+  private readonly fetchedAt = new Map<string, number>()
 
   constructor(readonly withBodies = false) {}
 
@@ -78,7 +80,7 @@ class Mirror {
         const key = `${entry.type}/${entry.id}`
         if (entry.change === "upsert") this.rows.add(key)
         else this.rows.delete(key)
-        if (this.withBodies) await this.refetch(key, entry.change)
+        if (this.withBodies) await this.refetch(key, entry)
       }
       if (meta.next_cursor === this.cursor) return
       this.cursor = meta.next_cursor
@@ -86,13 +88,18 @@ class Mirror {
     throw new Error("the feed never caught up")
   }
 
-  private async refetch(key: string, change: "upsert" | "remove") {
+  private async refetch(key: string, { change, at }: Entry) {
     const before = this.bodies.get(key)
+    const fetchedBefore = this.fetchedAt.get(key)
+    this.fetchedAt.set(key, Date.now())
     const now = await representation(key)
     if (now === undefined) this.bodies.delete(key)
     else this.bodies.set(key, now)
-    // a remove of a row still public, or an upsert of a row shown as before, said nothing true
-    if (change === "upsert" && before !== undefined && before === now) this.unchanged.push(key)
+    // a remove of a row still public, or an upsert of a row shown as before, said nothing true;
+    // unless the row was shown as before because an earlier fetch, begun after the schedule this
+    // entry announces had fallen due, already saw it (the due stream is read up to a horizon,
+    // so the entry may come after another entry of the row read meanwhile)
+    if (change === "upsert" && before !== undefined && before === now && !(await seenDue(at, fetchedBefore))) this.unchanged.push(key)
     if (change === "remove" && now !== undefined) this.unchanged.push(key)
   }
 
@@ -102,6 +109,21 @@ class Mirror {
     for (const [key, body] of this.bodies) if ((await representation(key)) !== body) stale.push(key)
     return stale
   }
+}
+
+/**
+ * Whether an entry at `at` is a due entry (`at` is a scheduled row's `published_at`, to the
+ * millisecond) whose change a fetch begun at `fetched`, after it, already saw.
+ */
+const seenDue = async (at: string, fetched: number | undefined) => {
+  if (fetched === undefined || fetched <= Date.parse(at)) return false
+  const [row] = await server.sql<{ due: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM (SELECT published_at FROM songs UNION ALL SELECT published_at FROM albums
+                                   UNION ALL SELECT published_at FROM curated_lists) x
+                    WHERE published_at >= $1::timestamptz AND published_at < $1::timestamptz + interval '1 millisecond') AS due`,
+    [at]
+  )
+  return row?.due === true
 }
 
 /** Entries after `since` until `done` says enough (the feed may lag a moment behind a commit). */
@@ -218,6 +240,15 @@ const representation = async (key: string): Promise<string | undefined> => {
   throw new Error(`unknown type ${type}`)
 }
 
+/** Milliseconds from the database's clock to the song's `published_at` (negative once past). */
+const msUntilPublished = async (song: number) => {
+  const [row] = await server.sql<{ ms: number }>(
+    `SELECT (extract(epoch FROM published_at - clock_timestamp()) * 1000)::int AS ms FROM songs WHERE id = $1`,
+    [song]
+  )
+  return row!.ms
+}
+
 /** Waits past any schedule due within the next moments, so that both sides are read on one side of it. */
 const settleSchedules = async () => {
   const [row] = await server.sql<{ wait_ms: number | null }>(
@@ -302,13 +333,16 @@ describe("change feed", () => {
   test("a song scheduled for later appears when its time comes, with no write at that moment", async () => {
     const mirror = new Mirror()
     await mirror.catchUp()
-    await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (901, 'Soon', 'soon', '2020-01-01', now() + interval '1.5 seconds')`)
+    // far enough ahead that the writes and the catch-up before it end in time on a loaded machine
+    await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (901, 'Soon', 'soon', '2020-01-01', now() + interval '5 seconds')`)
     await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (901, 1, 8, 1)`)
     await server.sql(`DELETE FROM credits WHERE artist_id = 8 AND song_id <> 901`)
     await mirror.catchUp()
+    // read before its time (else the two checks below would say nothing)
+    expect(await msUntilPublished(901)).toBeGreaterThan(0)
     expect(mirror.rows.has("songs/901")).toBe(false)
     expect(mirror.rows.has("artists/8")).toBe(false)
-    await Bun.sleep(1700)
+    await Bun.sleep((await msUntilPublished(901)) + 150)
     await expectMirrorEqualsCatalogue(mirror)
     expect(mirror.rows.has("songs/901")).toBe(true)
     expect(mirror.rows.has("artists/8")).toBe(true)
