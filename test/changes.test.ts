@@ -65,7 +65,7 @@ class Mirror {
   cursor: string | undefined = undefined
   readonly bodies = new Map<string, string>()
   readonly unchanged: Array<string> = []
-  /** when (this machine's clock, the database's too) each row's representation was last fetched */
+  /** when (this machine's clock, the database's too) each row's representation was last fetched, to the end */
   private readonly fetchedAt = new Map<string, number>()
 
   constructor(readonly withBodies = false) {}
@@ -91,14 +91,14 @@ class Mirror {
   private async refetch(key: string, { change, at }: Entry) {
     const before = this.bodies.get(key)
     const fetchedBefore = this.fetchedAt.get(key)
-    this.fetchedAt.set(key, Date.now())
     const now = await representation(key)
+    this.fetchedAt.set(key, Date.now())
     if (now === undefined) this.bodies.delete(key)
     else this.bodies.set(key, now)
     // a remove of a row still public, or an upsert of a row shown as before, said nothing true;
-    // unless the row was shown as before because an earlier fetch, begun after the schedule this
-    // entry announces had fallen due, already saw it (the due stream is read up to a horizon,
-    // so the entry may come after another entry of the row read meanwhile)
+    // unless the row was shown as before because an earlier fetch (several requests), ended after
+    // the schedule this entry announces had fallen due, already saw it (the due stream is read up
+    // to a horizon, so the entry may come after another entry of the row read meanwhile)
     if (change === "upsert" && before !== undefined && before === now && !(await seenDue(at, fetchedBefore))) this.unchanged.push(key)
     if (change === "remove" && now !== undefined) this.unchanged.push(key)
   }
@@ -113,7 +113,7 @@ class Mirror {
 
 /**
  * Whether an entry at `at` is a due entry (`at` is a scheduled row's `published_at`, to the
- * millisecond) whose change a fetch begun at `fetched`, after it, already saw.
+ * millisecond) whose change a fetch that ended at `fetched`, after it, may have seen.
  */
 const seenDue = async (at: string, fetched: number | undefined) => {
   if (fetched === undefined || fetched <= Date.parse(at)) return false
