@@ -13,6 +13,7 @@ import { Api } from "../src/Api.js"
 import * as Either from "./support/either.js"
 import { fromResult } from "./support/either.js"
 import { decodeStrict, fillPath, operations, queryOf, type Operation } from "./support/operations.js"
+import { propertySeeds } from "./support/propertySeeds.js"
 import { wireRecord } from "./support/samples.js"
 import { sharedServer, type TestServer } from "./support/server.js"
 import { hs256, staffClaims } from "./support/tokens.js"
@@ -116,10 +117,10 @@ describe("contract: every operation against the OpenAPI document and its Schemas
     expect(document).toEqual(JSON.parse(JSON.stringify(OpenApi.fromApi(Api))))
   })
 
-  operations.forEach((operation, index) => {
-    test(`${operation.operationId}: generated requests`, async () => {
+  for (const run of propertySeeds(SEED)) operations.forEach((operation, index) => {
+    test(`${operation.operationId}: generated requests (${run.label})`, async () => {
       expect(documentedOf(operation)).toBeDefined()
-      const seed = SEED + index
+      const seed = run.seed + index
       const random = FastCheck.sample(FastCheck.nat(), { seed, numRuns: VALID_CASES + BROKEN_CASES })
       const paths = sampleWire(operation.pathSchema, VALID_CASES, seed)
       const queries = sampleWire(operation.urlParamsSchema, VALID_CASES, seed + 1)

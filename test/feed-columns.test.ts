@@ -22,7 +22,8 @@ const SHOWN = {
   feed_artist_name_moved: { table: "artists", shapes: { ArtistName: "a" } },
   feed_artist_entry_moved: { table: "artists", shapes: { AlbumArtist: "a" } },
   feed_member_profile_moved: { table: "members", shapes: { ContributorProfile: "m" } },
-  feed_member_shown_moved: { table: "members", shapes: { UserRef: "m" } }
+  feed_member_shown_moved: { table: "members", shapes: { UserRef: "m" } },
+  feed_curated_list_shown_moved: { table: "curated_lists", shapes: { CuratedList: "l", CuratedListSummary: "l" } }
 } as const
 
 const columnsOf = (text: string, alias: string) => [...new Set([...text.matchAll(new RegExp(`\\b${alias}\\.(\\w+)`, "g"))].map((m) => m[1]!))]

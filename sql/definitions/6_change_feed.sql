@@ -316,8 +316,9 @@ END $$;
 
 -- ---- What other rows' answers show of a row -------------------------------------------------
 -- The columns of a song, an album, an artist or a member that another row's answer shows (for a
--- member, also those their own profile shows): a change of one touches the rows that show it, a
--- change of another column the row alone. Each compares old row `o` with new row `n` (one
+-- member, also those their own profile shows; for a curated list, which no other row shows, those its
+-- own answer shows): a change of one touches the rows that show it, a change of another column the
+-- row alone (a list: nothing). Each compares old row `o` with new row `n` (one
 -- expression: inlined) and is held to the TypeScript shapes that show those columns by
 -- test/feed-columns.test.ts: a field added to a shape and missing here fails it.
 
@@ -347,6 +348,14 @@ CREATE OR REPLACE FUNCTION feed_artist_name_moved(o artists, n artists) RETURNS 
 -- An artist in an album's entry, and in its groups' and members' answers.
 CREATE OR REPLACE FUNCTION feed_artist_entry_moved(o artists, n artists) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN (o.name, o.prefix_title, o.is_group, o.avatar_key) IS DISTINCT FROM (n.name, n.prefix_title, n.is_group, n.avatar_key);
+
+-- A curated list's own answer (its detail, and its summary in the lists).
+CREATE OR REPLACE FUNCTION feed_curated_list_shown_moved(o curated_lists, n curated_lists) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN (o.title, o.description, o.artwork_key, o.artwork_dominant, o.artwork_average, o.updated_at,
+          o.show_artists, o.show_writers, o.content_type)
+         IS DISTINCT FROM
+         (n.title, n.description, n.artwork_key, n.artwork_dominant, n.artwork_average, n.updated_at,
+          n.show_artists, n.show_writers, n.content_type);
 
 -- A member's own profile (and whether it is public).
 CREATE OR REPLACE FUNCTION feed_member_profile_moved(o members, n members) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -755,19 +764,26 @@ BEGIN
 END $$;
 SELECT attach_after_statement('artist_memberships', 'feed_artist_memberships', 'feed_artist_memberships_trigger');
 
--- curated_lists: the list when public now or before; its due touch when scheduled; the scheduled
--- songs and albums on it, whose due touches name it if it is public by then.
+-- curated_lists: the list when it is public now or was before and its visibility or what it shows
+-- moved (a new `published_at` of a list public before and after shows nothing); its due touch when
+-- scheduled; the scheduled songs and albums on it, whose due touches name it if it is public by then.
 CREATE OR REPLACE FUNCTION feed_curated_lists_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   t timestamptz := clock_timestamp();
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    PERFORM feed_touch('curated_lists', ARRAY(SELECT id::text FROM old_rows WHERE curated_list_is_public_at(published_at, t)), true);
-  END IF;
   IF TG_OP = 'DELETE' THEN
+    PERFORM feed_touch('curated_lists', ARRAY(SELECT id::text FROM old_rows WHERE curated_list_is_public_at(published_at, t)), true);
     DELETE FROM change_due WHERE source IN (SELECT 'curated_lists:' || id FROM old_rows) AND due_at > t;
   ELSE
-    PERFORM feed_touch('curated_lists', ARRAY(SELECT id::text FROM new_rows), false);
+    IF TG_OP = 'INSERT' THEN
+      PERFORM feed_touch('curated_lists', ARRAY(SELECT id::text FROM new_rows), false);
+    ELSE
+      PERFORM feed_touch('curated_lists', ARRAY(
+        SELECT n.id::text FROM new_rows n JOIN old_rows o ON o.id = n.id,
+          LATERAL (SELECT coalesce(curated_list_is_public_at(o.published_at, t), false) AS before,
+                          coalesce(curated_list_is_public_at(n.published_at, t), false) AS after) v
+        WHERE (v.before OR v.after) AND (v.before <> v.after OR feed_curated_list_shown_moved(o, n))), true);
+    END IF;
     PERFORM feed_due_lists(ARRAY(SELECT id FROM new_rows));
     PERFORM feed_due_linked('curated_lists', ARRAY(SELECT id::text FROM new_rows));
   END IF;
@@ -815,7 +831,8 @@ END $$;
 SELECT attach_after_statement('curated_list_albums', 'feed_curated_list_albums', 'feed_list_entries_trigger');
 SELECT attach_after_statement('curated_list_songs', 'feed_curated_list_songs', 'feed_list_entries_trigger');
 
--- genres and labels are always public; a renamed one touches the songs (and albums) that show it.
+-- genres and labels are always public; a renamed one touches the songs that show it (a song's detail
+-- shows its genres and labels; an album's answer shows no label).
 CREATE OR REPLACE FUNCTION feed_genres_labels_trigger() RETURNS trigger LANGUAGE plpgsql
   SET jit = off
   AS $$
@@ -831,7 +848,6 @@ BEGIN
       PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT song_id::text FROM song_genres WHERE genre_id IN (SELECT unnest(ids))), false);
     ELSE
       PERFORM feed_touch('songs', ARRAY(SELECT DISTINCT song_id::text FROM song_labels WHERE label_id IN (SELECT unnest(ids))), false);
-      PERFORM feed_touch('albums', ARRAY(SELECT id::text FROM albums WHERE label_id IN (SELECT unnest(ids))), false);
     END IF;
   END IF;
   RETURN NULL;

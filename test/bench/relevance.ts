@@ -10,11 +10,27 @@ import { loadavg } from "node:os"
 import pg from "pg"
 import { ensureCatalogue, migrateExisting, serverVersion } from "./catalogue.js"
 import { freePort, startServer } from "./processes.js"
-import { generateQueries, type Rows } from "./relevanceQueries.js"
+import { EXTRA_POOLS, generateQueries, type Rows } from "./relevanceQueries.js"
 import { renderRelevanceTable, renderSkips, runRelevance } from "./relevanceSuite.js"
 import { HOSTILE_BOUNDS, hostileVerdict, renderHostileTable, runHostile } from "./hostileSearches.js"
 import { sweepDatabaseName, writeResultsSection } from "./sweep.js"
 
+const JUDGE = "test/bench/relevanceJudge.ts"
+
+const git = (...args: ReadonlyArray<string>) => {
+  const result = Bun.spawnSync(["git", ...args], { cwd: `${import.meta.dir}/../..` })
+  if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr.toString().trim()}`)
+  return result.stdout.toString().trim()
+}
+
+/**
+ * The commit the judge was last changed in. A figure is recorded only with the judge committed,
+ * so that it names the rule it was judged by (test/bench/README.md, "Search relevance").
+ */
+const judgeCommit = () => {
+  if (git("status", "--porcelain", "--", JUDGE) !== "") throw new Error(`${JUDGE} has uncommitted changes: commit the judge before recording a figure`)
+  return git("log", "-1", "--format=%h", "--", JUDGE)
+}
 
 export interface RelevanceOptions {
   readonly songs: number
@@ -30,6 +46,7 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
   const started = performance.now()
   if (!Number.isInteger(options.targets) || options.targets <= 0) throw new Error("--targets needs a positive whole number")
   if (!Number.isInteger(options.seed)) throw new Error("--seed needs a whole number")
+  const judge = judgeCommit()
   let url: string
   let name: string
   if (options.database !== undefined) {
@@ -74,11 +91,13 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
         ` --targets ${options.targets} --seed ${options.seed}${options.label === undefined ? "" : ` --label "${options.label}"`}\` (test/bench/README.md, "Search relevance") on ` +
         `${new Date().toISOString().slice(0, 16)}Z: database \`${name}\`, ${songs.toLocaleString("en-US")} songs ` +
         `(${publicSongs.toLocaleString("en-US")} public), PostgreSQL ${await serverVersion(url)}; ${generated.targets.length} targets ` +
-        `(${drawn("most viewed")} among the most viewed, ${drawn("random")} at random; and ${drawn("honorific")} more for the ` +
-        `honorific classes, ${drawn("non-Latin")} for the non-Latin ones), seed ${options.seed}. ` +
+        `(${drawn("most viewed")} among the most viewed, ${drawn("random")} at random; and more for the classes that need ` +
+        `them: ${Object.keys(EXTRA_POOLS).map((pool) => `${drawn(pool)} ${pool}`).join(", ")}), seed ${options.seed}. ` +
         `\`/v1/search?q=..&types=songs|artists&limit=10\`, one client, response cache off, after one warm-up pass; ` +
-        `load average at the end ${loadavg()[0]!.toFixed(1)} (2 cores shared). hit@k: the target (or a result the query cannot ` +
-        `tell from it) among the first k; MRR: the mean of 1 / its rank (0 when not in the 10).`,
+        `load average at the end ${loadavg()[0]!.toFixed(1)} (2 cores shared). hit@k: an accepted answer (the target, or a ` +
+        `result the judge takes as as right: docs/search.md, "Relevance: how it is judged") among the first k; first another: ` +
+        `hits at 1 by an accepted answer other than the target; MRR: the mean of 1 / its rank (0 when not in the 10). ` +
+        `The judge: ${JUDGE} at commit ${judge}.`,
       "",
       table,
       "",

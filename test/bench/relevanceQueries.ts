@@ -40,46 +40,48 @@ export type SearchedType = "songs" | "artists"
 
 /** The sample's two halves, and the extra targets of the classes that need a rare kind of song. */
 export type Drawn = "most viewed" | "random" | ExtraPool
-export type ExtraPool = "honorific" | "non-Latin"
+
+/**
+ * A kind of target some classes need more of than the sample holds: `where` over `s` (the song,
+ * public_songs) and `a` (its first performer, public_artists); `onePerArtist` when the classes
+ * ask for the artist, so that each extra target makes another query.
+ */
+interface PoolDefinition {
+  readonly where: string
+  readonly onePerArtist: boolean
+}
+
+/** The extra pools, in the order they are drawn (a song is drawn once). */
+export const EXTRA_POOLS = {
+  honorific: { where: "a.prefix_title IS NOT NULL", onePerArtist: true },
+  "non-Latin": { where: "s.title ~ '[\\u4e00-\\u9fff\\u0b80-\\u0bff]'", onePerArtist: false },
+  "three words": { where: "cardinality(string_to_array(fold_name(s.title), ' ')) >= 3", onePerArtist: false }
+} as const satisfies Record<string, PoolDefinition>
+export type ExtraPool = keyof typeof EXTRA_POOLS
 
 /** What a class's query was made from, for the judge and for the tests of each class's property. */
 export interface Made {
   readonly text: string
   /** typo classes: the word before and after the edit */
   readonly edited?: { readonly from: string; readonly to: string }
-  /**
-   * Queries naming only part of the title (a prefix, a missing word): its words, the last one
-   * typed in part when `lastIsPrefix`. Another song at least as popular whose title holds them
-   * all is what the query names first, so such a target is skipped as ambiguous.
-   */
-  readonly partial?: { readonly words: ReadonlyArray<string>; readonly lastIsPrefix: boolean }
-  /**
-   * Words in another order, a missing word: another song whose title begins with the query as
-   * typed, or is just the query's words, is what the query names first (the ranking puts a title
-   * beginning with the query, and a title covered, before popularity), so such a target is skipped
-   * as ambiguous ("velvet tonight" is a title of its own; "sepi hati" names "Hati Sepi" before
-   * "Sepi Di Hati").
-   */
-  readonly otherTitles?: boolean
 }
 
 export interface QueryClass {
   readonly name: string
   readonly example: string
   readonly type: SearchedType
-  /** the query names the performing artist: an equal-titled song counts only when performed by the target's artist */
+  /** the query names the performing artist (the judge: test/bench/relevanceJudge.ts) */
   readonly namesArtist: boolean
-  /** also asked of extra targets of this kind: the sample holds too few (an honorific: ~2% of its artists) */
+  /** also asked of extra targets of this kind: the sample holds too few (an honorific: ~3% of its artists) */
   readonly extra?: ExtraPool
   /** a query, or why this target cannot make one */
   readonly make: (target: Target, context: { readonly rng: Random; readonly vocabulary: ReadonlySet<string> }) => Made | string
-  /** why the query names another song first by the ranking's rule, read from the catalogue (test/bench/relevanceScripts.ts) */
-  readonly ambiguous?: (rows: Rows, target: Target, made: Made) => Promise<string | undefined>
 }
 
 export interface Query {
   readonly className: string
   readonly type: SearchedType
+  readonly namesArtist: boolean
   readonly target: Target
   readonly made: Made
 }
@@ -166,7 +168,7 @@ const needArtist = (target: Target) => target.artist ?? "no performing artist"
 /** A title as typed so far: cut inside a word, the last word a prefix. */
 const typed = (folded: string): Made | string => {
   const text = typedPrefix(folded)
-  return text === undefined ? "no cut inside a word" : { text, partial: { words: words(text), lastIsPrefix: true } }
+  return text === undefined ? "no cut inside a word" : { text }
 }
 
 /** A song's title and its first performer's name, joined as `join` puts them. */
@@ -226,9 +228,9 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
           const j = rng.int(0, i)
           ;[shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!]
         }
-        if (shuffled.join(" ") !== all.join(" ")) return { text: shuffled.join(" "), otherTitles: true }
+        if (shuffled.join(" ") !== all.join(" ")) return { text: shuffled.join(" ") }
       }
-      return { text: [...all.slice(1), all[0]!].join(" "), otherTitles: true }
+      return { text: [...all.slice(1), all[0]!].join(" ") }
     }
   },
   titleWithArtist("title + artist", "Tonight Coffee Salmah binti Hussein", (title, artist) => `${title} ${artist}`),
@@ -253,12 +255,12 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
     example: "janji manis (of Janji Yang Manis)",
     type: "songs",
     namesArtist: false,
+    extra: "three words",
     make: (target, { rng }) => {
       const all = words(target.folded)
       if (all.length < 3) return "fewer than 3 words"
       const dropped = rng.int(1, all.length - 2)
-      const kept = all.filter((_, i) => i !== dropped)
-      return { text: kept.join(" "), partial: { words: kept, lastIsPrefix: false }, otherTitles: true }
+      return { text: all.filter((_, i) => i !== dropped).join(" ") }
     }
   },
   {
@@ -328,10 +330,8 @@ export const QUERY_CLASSES: ReadonlyArray<QueryClass> = [
 ]
 
 const POPULAR_POOL_FACTOR = 10
-/** Extra targets per rare kind, as a share of the sample. */
+/** Extra targets per pool, as a share of the sample. */
 const EXTRA_SHARE = 0.25
-/** Chinese (CJK unified ideographs) and Tamil, as a PostgreSQL regular expression. */
-const NON_LATIN_SQL = "[\\u4e00-\\u9fff\\u0b80-\\u0bff]"
 
 /** Each song's first performing artist, in credit order. */
 const FIRST_PERFORMER = `SELECT c.artist_id FROM credits c JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
@@ -340,11 +340,11 @@ const FIRST_PERFORMER = `SELECT c.artist_id FROM credits c JOIN roles r ON r.id 
 /**
  * The sample: `count` public songs, half drawn from the `10 x half` most viewed, half from the
  * others, each half in the order of md5(seed:id) (every public song when there are no more);
- * then, per rare kind, up to a quarter of `count` more songs of that kind outside the sample.
+ * then, per extra pool, up to a quarter of `count` more songs of that kind, none drawn before.
  */
 const drawTargets = async (rows: Rows, count: number, seed: number): Promise<ReadonlyArray<{ id: number; drawn: Drawn }>> => {
   const half = Math.ceil(count / 2)
-  const sample = (await rows(
+  const drawn: Array<{ id: number; drawn: Drawn }> = (await rows(
     `WITH pool AS (
        SELECT id FROM public_songs ORDER BY vidsvc_views DESC NULLS LAST, id LIMIT $1::int
      ), popular AS (
@@ -356,25 +356,19 @@ const drawTargets = async (rows: Rows, count: number, seed: number): Promise<Rea
       ORDER BY md5($3::text || ':' || id), id LIMIT $4::int)`,
     [half * POPULAR_POOL_FACTOR, half, String(seed), count - half]
   )).map((row) => ({ id: Number(row.id), drawn: String(row.drawn) as Drawn }))
-  const taken = `{${sample.map((target) => target.id).join(",")}}`
-  const extra = Math.ceil(count * EXTRA_SHARE)
-  const honorific = await rows(
-    `SELECT id FROM (
-       SELECT DISTINCT s.id::int AS id FROM artists a JOIN credits k ON k.artist_id = a.id JOIN public_songs s ON s.id = k.song_id
-       WHERE a.prefix_title IS NOT NULL AND s.id <> ALL ($1::int[]) AND a.id = (${FIRST_PERFORMER})) x
-     ORDER BY md5($2::text || ':' || id), id LIMIT $3::int`,
-    [taken, String(seed), extra]
-  )
-  const nonLatin = await rows(
-    `SELECT s.id::int AS id FROM public_songs s WHERE s.id <> ALL ($1::int[]) AND s.title ~ $4
-     ORDER BY md5($2::text || ':' || s.id), s.id LIMIT $3::int`,
-    [taken, String(seed), extra, NON_LATIN_SQL]
-  )
-  return [
-    ...sample,
-    ...honorific.map((row) => ({ id: Number(row.id), drawn: "honorific" as const })),
-    ...nonLatin.map((row) => ({ id: Number(row.id), drawn: "non-Latin" as const }))
-  ]
+  for (const [pool, { where, onePerArtist }] of Object.entries(EXTRA_POOLS) as ReadonlyArray<[ExtraPool, PoolDefinition]>) {
+    const extra = await rows(
+      `SELECT id FROM (
+         SELECT DISTINCT ON (${onePerArtist ? "a.id" : "s.id"}) s.id::int AS id
+         FROM public_songs s LEFT JOIN public_artists a ON a.id = (${FIRST_PERFORMER})
+         WHERE s.id <> ALL ($1::int[]) AND ${where}
+         ORDER BY ${onePerArtist ? "a.id" : "s.id"}, md5($2::text || ':' || s.id), s.id) x
+       ORDER BY md5($2::text || ':' || id), id LIMIT $3::int`,
+      [`{${drawn.map((target) => target.id).join(",")}}`, String(seed), Math.ceil(count * EXTRA_SHARE)]
+    )
+    drawn.push(...extra.map((row) => ({ id: Number(row.id), drawn: pool })))
+  }
+  return drawn
 }
 
 /** The drawn songs with what the classes make their queries of, read through the public views. */
@@ -417,42 +411,12 @@ const readVocabulary = async (rows: Rows): Promise<ReadonlySet<string>> =>
      UNION SELECT w FROM public_artists a, regexp_split_to_table(a.search_full_name, ' ') w`
   )).map((row) => String(row.w)))
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-/**
- * Is there another public song, titled otherwise, whose folded title holds every word of a partial
- * query and is at least as popular, or is just the query's words (the query as typed is a whole
- * title: "远时" names the songs titled 远时 before 远时歌)?
- */
-const namesAnotherSong = async (rows: Rows, target: Target, partial: NonNullable<Made["partial"]>) => {
-  const patterns = partial.words.map((word, i) =>
-    `(^| )${escapeRegex(word)}${partial.lastIsPrefix && i === partial.words.length - 1 ? "" : "( |$)"}`
-  )
-  const conditions = patterns.map((_, i) => `s.search_title ~ $${i + 5}`).join(" AND ")
-  const [row] = await rows(
-    `SELECT EXISTS (SELECT 1 FROM public_songs s WHERE s.id <> $1::int AND s.search_title <> $2 AND ${conditions}
-       AND (coalesce(s.vidsvc_views, -1) >= $3::float8 OR search_split(s.search_title) = search_split($4))) AS found`,
-    [target.songId, target.folded, target.views, partial.words.join(" "), ...patterns]
-  )
-  return row?.found === true
-}
-
-/** Does another public song's folded title begin with the query as typed, or hold just its words? */
-const namedByAnotherTitle = async (rows: Rows, target: Target, text: string) => {
-  const holds = words(text).map((word) => `%${word.replace(/[%_\\]/g, "\\$&")}%`)
-  const [row] = await rows(
-    `SELECT EXISTS (SELECT 1 FROM public_songs s WHERE s.search_title <> $1 AND s.search_title LIKE fold_name($2) || '%')
-       OR EXISTS (SELECT 1 FROM public_songs s WHERE s.search_title <> $1
-                  AND ${holds.map((_, i) => `s.search_title LIKE $${i + 3}`).join(" AND ")}
-                  AND search_split(s.search_title) = search_split(fold_name($2))) AS found`,
-    [target.folded, text, ...holds]
-  )
-  return row?.found === true
-}
+/** A query a class made already for another target (another song of the artist) is asked once. */
+export const ASKED_ALREADY = "the same query as another target's"
 
 /**
  * The suite for a seed: a sample of `count` targets (fewer when the catalogue has fewer public
- * songs), the extra targets of the rare kinds, and their queries.
+ * songs), the extra targets of the rare kinds, and their queries, each text once per class.
  */
 export const generateQueries = async (rows: Rows, options: { readonly targets: number; readonly seed: number }): Promise<Generated> => {
   const targets = await readTargets(rows, options.targets, options.seed)
@@ -465,19 +429,16 @@ export const generateQueries = async (rows: Rows, options: { readonly targets: n
     skipped.set(className, reasons)
   }
   for (const queryClass of QUERY_CLASSES) {
+    const asked = new Set<string>()
     const sample = (target: Target) => target.drawn === "most viewed" || target.drawn === "random"
     for (const target of targets.filter((t) => sample(t) || t.drawn === queryClass.extra)) {
       const rng = new Random(combine(options.seed, hashString(queryClass.name), target.songId))
       const made = queryClass.make(target, { rng, vocabulary })
       if (typeof made === "string") skip(queryClass.name, made)
-      else if (made.partial !== undefined && (await namesAnotherSong(rows, target, made.partial))) {
-        skip(queryClass.name, "names a song at least as popular, or titled just the query, first")
-      } else if (made.otherTitles === true && (await namedByAnotherTitle(rows, target, made.text))) {
-        skip(queryClass.name, "another title begins with the query or is just its words")
-      } else {
-        const ambiguous = await queryClass.ambiguous?.(rows, target, made)
-        if (ambiguous !== undefined) skip(queryClass.name, ambiguous)
-        else queries.push({ className: queryClass.name, type: queryClass.type, target, made })
+      else if (asked.has(made.text)) skip(queryClass.name, ASKED_ALREADY)
+      else {
+        asked.add(made.text)
+        queries.push({ className: queryClass.name, type: queryClass.type, namesArtist: queryClass.namesArtist, target, made })
       }
     }
   }

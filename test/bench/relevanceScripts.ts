@@ -6,7 +6,7 @@
  * text), never by the service's tables.
  */
 import { pinyin } from "pinyin-pro"
-import type { Made, QueryClass, Rows, Target } from "./relevanceQueries.js"
+import type { Made, QueryClass } from "./relevanceQueries.js"
 
 const HAN = /\p{Script=Han}/u
 const TAMIL = /\p{Script=Tamil}/u
@@ -17,37 +17,6 @@ const pinyinWords = (title: string): ReadonlyArray<{ readonly text: string; read
   pinyin(title, { toneType: "none", type: "all", nonZh: "consecutive" })
     .flatMap((part) => (part.isZh ? [{ text: part.pinyin, han: true }] : part.origin.split(/\s+/).map((text) => ({ text, han: false }))))
     .filter((word) => word.text.trim() !== "")
-
-/**
- * Does another public song, titled otherwise, at least as popular, hold in its title every syllable
- * of a pinyin query as a reading (a homophone: the query names it as well, and first)?
- */
-const homophone = (lastIsPrefix: boolean) => async (rows: Rows, target: Target, made: Made): Promise<string | undefined> => {
-  const words = made.text.split(" ")
-  const query = words.map((word, i) => `'1t~${word}'${lastIsPrefix && i === words.length - 1 ? ":*" : ""}`).join(" & ")
-  const [row] = await rows(
-    `SELECT EXISTS (SELECT 1 FROM search_docs d JOIN public_songs s ON s.id = d.id
-       WHERE d.kind = 1 AND d.id <> $1::int AND s.search_title <> $2 AND d.lexemes @@ $3::tsquery
-         AND coalesce(s.vidsvc_views, -1) >= $4::float8) AS found`,
-    [target.songId, target.folded, query, target.views]
-  )
-  return row?.found === true ? "another title as popular reads the same syllables" : undefined
-}
-
-/**
- * Does another public song, titled otherwise, hold every word of the query as typed, and is it at
- * least as popular or titled just those words? (A Latin-spelled Tamil title of the same words: the
- * words as typed rank before another spelling.)
- */
-const typedElsewhere = async (rows: Rows, target: Target, made: Made): Promise<string | undefined> => {
-  const [row] = await rows(
-    `SELECT EXISTS (SELECT 1 FROM public_songs s
-       WHERE s.search_title <> $2 AND s.id <> $1::int AND search_split(s.search_title) @> search_split(fold_name($3))
-         AND (coalesce(s.vidsvc_views, -1) >= $4::float8 OR search_split(s.search_title) = search_split(fold_name($3)))) AS found`,
-    [target.songId, target.folded, made.text, target.views]
-  )
-  return row?.found === true ? "another title holds the words as typed" : undefined
-}
 
 const hanTitle = (title: string, make: (words: ReadonlyArray<{ readonly text: string; readonly han: boolean }>) => Made | string): Made | string =>
   HAN.test(title) ? make(pinyinWords(title)) : "no Han character in the title"
@@ -135,8 +104,7 @@ export const SCRIPT_CLASSES: ReadonlyArray<QueryClass> = [
     type: "songs",
     namesArtist: false,
     extra: "non-Latin",
-    make: (target) => hanTitle(target.title, (words) => ({ text: words.map((word) => word.text).join(" ") })),
-    ambiguous: homophone(false)
+    make: (target) => hanTitle(target.title, (words) => ({ text: words.map((word) => word.text).join(" ") }))
   },
   {
     name: "Han title by pinyin joined",
@@ -144,8 +112,7 @@ export const SCRIPT_CLASSES: ReadonlyArray<QueryClass> = [
     type: "songs",
     namesArtist: false,
     extra: "non-Latin",
-    make: (target) => hanTitle(target.title, (words) => ({ text: joinedByTwo(words) })),
-    ambiguous: homophone(false)
+    make: (target) => hanTitle(target.title, (words) => ({ text: joinedByTwo(words) }))
   },
   {
     name: "Han title by pinyin typed",
@@ -159,8 +126,7 @@ export const SCRIPT_CLASSES: ReadonlyArray<QueryClass> = [
         if (!last.han || last.text.length < 2) return "the title does not end in a Han character of 2+ letters"
         const cut = last.text.slice(0, Math.min(last.text.length - 1, Math.ceil(last.text.length * TYPING_SHARE)))
         return { text: [...words.slice(0, -1).map((word) => word.text), cut].join(" ") }
-      }),
-    ambiguous: homophone(true)
+      })
   },
   {
     name: "Tamil title romanised",
@@ -168,8 +134,7 @@ export const SCRIPT_CLASSES: ReadonlyArray<QueryClass> = [
     type: "songs",
     namesArtist: false,
     extra: "non-Latin",
-    make: (target) => tamilTitle(target.folded, COMMON),
-    ambiguous: typedElsewhere
+    make: (target) => tamilTitle(target.folded, COMMON)
   },
   {
     name: "Tamil title, second spelling",
@@ -177,8 +142,7 @@ export const SCRIPT_CLASSES: ReadonlyArray<QueryClass> = [
     type: "songs",
     namesArtist: false,
     extra: "non-Latin",
-    make: (target) => tamilTitle(target.folded, SECOND),
-    ambiguous: typedElsewhere
+    make: (target) => tamilTitle(target.folded, SECOND)
   },
   {
     name: "Malay title with short forms",

@@ -32,38 +32,66 @@ export type Edit =
   | { readonly kind: "label"; readonly song: number; readonly label: number }
   | { readonly kind: "version"; readonly song: number; readonly original: number }
   | { readonly kind: "love"; readonly song: number; readonly member: number }
+  | { readonly kind: "contribution"; readonly song: number; readonly member: number }
   | { readonly kind: "track" | "untrack"; readonly song: number; readonly album: number }
   | { readonly kind: "listEntry" | "unlistEntry"; readonly song: number; readonly list: number }
   | { readonly kind: "albumPublish" | "albumUnpublish" | "albumSchedule" | "albumListEntry"; readonly album: number }
+  | { readonly kind: "albumTitle"; readonly album: number; readonly salt: number }
+  | { readonly kind: "albumArtist"; readonly album: number; readonly artist: number }
+  | { readonly kind: "listTitle"; readonly list: number; readonly salt: number }
+  | { readonly kind: "listPublish" | "listUnpublish"; readonly list: number }
   | { readonly kind: "ban" | "unban" | "handle"; readonly member: number; readonly salt: number }
   | { readonly kind: "artistName" | "artistAvatar"; readonly artist: number; readonly salt: number }
   | { readonly kind: "membership"; readonly member: number }
   | { readonly kind: "genreTitle"; readonly genre: number; readonly salt: number }
   | { readonly kind: "labelName"; readonly label: number; readonly salt: number }
 
+export type EditKind = Edit["kind"]
+
 const SONGS = [1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 100, 101]
 const song = fc.constantFrom(...SONGS)
 const artist = fc.integer({ min: 1, max: 11 })
 const album = fc.integer({ min: 1, max: 6 })
+const list = fc.integer({ min: 1, max: 3 })
 const member = fc.constantFrom(1, 2, 5, 6, 100, 300)
+const salt = fc.integer({ min: 1, max: 1_000_000 })
 
-export const editArb: fc.Arbitrary<Edit> = fc.oneof(
-  fc.record({ kind: fc.constantFrom("publish", "unpublish", "delete", "title", "released", "schedule"), song }),
-  fc.record({ kind: fc.constantFrom("credit", "uncredit"), song, artist }),
-  fc.record({ kind: fc.constant("genre"), song, genre: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ kind: fc.constant("label"), song, label: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ kind: fc.constant("version"), song, original: fc.constantFrom(1, 2, 10) }),
-  fc.record({ kind: fc.constant("love"), song, member }),
-  fc.record({ kind: fc.constantFrom("track", "untrack"), song, album }),
-  fc.record({ kind: fc.constantFrom("listEntry", "unlistEntry"), song, list: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ kind: fc.constantFrom("albumPublish", "albumUnpublish", "albumSchedule", "albumListEntry"), album }),
-  fc.record({ kind: fc.constantFrom("ban", "unban", "handle"), member, salt: fc.integer({ min: 1, max: 1_000_000 }) }),
+/** Edits of each of `names`, with `fields` drawn. */
+const kinds = <K extends EditKind>(names: ReadonlyArray<K>, fields: Record<string, fc.Arbitrary<unknown>>) =>
+  Object.fromEntries(names.map((kind) => [kind, fc.record({ kind: fc.constant(kind), ...fields }) as unknown as fc.Arbitrary<Edit>])) as Record<K, fc.Arbitrary<Edit>>
+
+/** Each kind's edits: every row the change feed follows is inserted, changed or removed by some kind. */
+export const EDIT_ARBS: { readonly [K in EditKind]: fc.Arbitrary<Edit> } = {
+  ...kinds(["publish", "unpublish", "delete", "title", "released", "schedule"], { song }),
+  ...kinds(["credit", "uncredit"], { song, artist }),
+  ...kinds(["genre"], { song, genre: fc.integer({ min: 1, max: 3 }) }),
+  ...kinds(["label"], { song, label: fc.integer({ min: 1, max: 3 }) }),
+  ...kinds(["version"], { song, original: fc.constantFrom(1, 2, 10) }),
+  ...kinds(["love", "contribution"], { song, member }),
+  ...kinds(["track", "untrack"], { song, album }),
+  ...kinds(["listEntry", "unlistEntry"], { song, list }),
+  ...kinds(["albumPublish", "albumUnpublish", "albumSchedule", "albumListEntry"], { album }),
+  ...kinds(["albumTitle"], { album, salt }),
   // artist 12 is never credited: always invisible
-  fc.record({ kind: fc.constantFrom("artistName", "artistAvatar"), artist: fc.integer({ min: 1, max: 12 }), salt: fc.integer({ min: 1, max: 1_000_000 }) }),
-  fc.record({ kind: fc.constant("membership"), member: fc.constantFrom(4, 5, 10, 12) }),
-  fc.record({ kind: fc.constant("genreTitle"), genre: fc.integer({ min: 1, max: 4 }), salt: fc.integer({ min: 1, max: 1_000_000 }) }),
-  fc.record({ kind: fc.constant("labelName"), label: fc.integer({ min: 1, max: 3 }), salt: fc.integer({ min: 1, max: 1_000_000 }) })
-) as fc.Arbitrary<Edit>
+  ...kinds(["albumArtist"], { album, artist: fc.integer({ min: 1, max: 12 }) }),
+  ...kinds(["listTitle"], { list, salt }),
+  ...kinds(["listPublish", "listUnpublish"], { list }),
+  ...kinds(["ban", "unban", "handle"], { member, salt }),
+  ...kinds(["artistName", "artistAvatar"], { artist: fc.integer({ min: 1, max: 12 }), salt }),
+  ...kinds(["membership"], { member: fc.constantFrom(4, 5, 10, 12) }),
+  ...kinds(["genreTitle"], { genre: fc.integer({ min: 1, max: 4 }), salt }),
+  ...kinds(["labelName"], { label: fc.integer({ min: 1, max: 3 }), salt })
+}
+
+export const EDIT_KINDS = Object.keys(EDIT_ARBS) as ReadonlyArray<EditKind>
+
+/** An edit of any kind, every kind as likely. */
+export const editArb: fc.Arbitrary<Edit> = fc.oneof(...EDIT_KINDS.map((kind) => EDIT_ARBS[kind]))
+
+/** One edit of every kind, in a random order (a run that exercises every row the feed follows). */
+export const everyKindArb: fc.Arbitrary<ReadonlyArray<Edit>> = fc
+  .shuffledSubarray([...EDIT_KINDS], { minLength: EDIT_KINDS.length })
+  .chain((kinds) => fc.tuple(...kinds.map((kind) => EDIT_ARBS[kind])))
 
 export const editSql = (edit: Edit): string => {
   switch (edit.kind) {
@@ -98,6 +126,12 @@ export const editSql = (edit: Edit): string => {
     case "love":
       return `WITH gone AS (DELETE FROM loves WHERE song_id = ${edit.song} AND member_id = ${edit.member} RETURNING 1)
               INSERT INTO loves (member_id, song_id) SELECT ${edit.member}, ${edit.song} WHERE NOT EXISTS (SELECT 1 FROM gone)`
+    case "contribution":
+      // the member's latest contribution to the song removed, or a new one
+      return `WITH gone AS (DELETE FROM contributions WHERE id = (SELECT max(id) FROM contributions
+                WHERE song_id = ${edit.song} AND member_id = ${edit.member}) RETURNING 1)
+              INSERT INTO contributions (member_id, song_id, action, action_at, details)
+              SELECT ${edit.member}, ${edit.song}, 'edit', now(), '{"changed_title":true}' WHERE NOT EXISTS (SELECT 1 FROM gone)`
     case "track":
       return `INSERT INTO album_tracks (album_id, position, song_id)
               SELECT ${edit.album}, coalesce(max(position), 0) + 1, ${edit.song} FROM album_tracks WHERE album_id = ${edit.album}
@@ -120,6 +154,19 @@ export const editSql = (edit: Edit): string => {
               INSERT INTO curated_list_albums (list_id, position, album_id)
               SELECT 2, coalesce(max(position), 0) + 1, ${edit.album} FROM curated_list_albums
               WHERE list_id = 2 HAVING NOT EXISTS (SELECT 1 FROM gone)`
+    case "albumTitle":
+      return `UPDATE albums SET title = left(title, 30) || ' ${edit.salt}' WHERE id = ${edit.album}`
+    case "albumArtist":
+      return `WITH gone AS (DELETE FROM album_artists WHERE album_id = ${edit.album} AND artist_id = ${edit.artist} RETURNING 1)
+              INSERT INTO album_artists (album_id, position, artist_id)
+              SELECT ${edit.album}, coalesce(max(position), 0) + 1, ${edit.artist} FROM album_artists
+              WHERE album_id = ${edit.album} HAVING NOT EXISTS (SELECT 1 FROM gone)`
+    case "listTitle":
+      return `UPDATE curated_lists SET title = left(title, 20) || ' ${edit.salt}', updated_at = now() WHERE id = ${edit.list}`
+    case "listPublish":
+      return `UPDATE curated_lists SET published_at = now() - interval '1 minute' WHERE id = ${edit.list}`
+    case "listUnpublish":
+      return `UPDATE curated_lists SET published_at = NULL WHERE id = ${edit.list}`
     case "artistName":
       return `UPDATE artists SET name = left(name, 30) || ' ${edit.salt}' WHERE id = ${edit.artist}`
     case "artistAvatar":
