@@ -6,19 +6,11 @@ import { routes } from "../src/Http/Routes.js"
 import { REAL_EDGE_ENV, startEdgeServer } from "./support/edge.js"
 import type { TestServer } from "./support/server.js"
 import { hs256 } from "./support/tokens.js"
+import { FIXTURE_PATH_VALUES } from "./support/fixture.js"
 
 /** A fixture row with content (credits, tracks, entries, contributions) for every path parameter. */
-const FIXTURE_VALUES: Record<string, string> = {
-  songId: "1",
-  albumId: "1",
-  listId: "1",
-  artistId: "1",
-  slug: "pop",
-  labelId: "1",
-  username: "aishah_fan",
-  // set once the server's snapshot is written (beforeAll)
-  file: ""
-}
+// `file`: set once the server's snapshot is written (beforeAll)
+const FIXTURE_VALUES: Record<string, string> = { ...FIXTURE_PATH_VALUES, file: "" }
 
 /** The query a route needs to answer 200 with something in it. */
 const QUERIES: Record<string, string> = {

@@ -9,6 +9,7 @@ import { sharedServer, type TestServer } from "./support/server.js"
 import { parameterNames, wireRecord } from "./support/samples.js"
 import { propertySeeds } from "./support/propertySeeds.js"
 import { hs256 } from "./support/tokens.js"
+import { FIXTURE_PATH_VALUES } from "./support/fixture.js"
 
 /**
  * A property-based fuzz of every endpoint of the HttpApi: values built from the endpoints' own
@@ -330,15 +331,6 @@ describe("fuzz: every endpoint of the HttpApi", () => {
   }, 60_000)
 
   test("forged cursors for every list are a bad_request with one message", async () => {
-    const SAMPLE_PATH: Record<string, string> = {
-      songId: "1",
-      albumId: "1",
-      listId: "1",
-      artistId: "1",
-      slug: "pop",
-      labelId: "1",
-      username: "aishah_fan"
-    }
     const SORTS = ["", "sort=popular", "sort=title", "sort=name", "sort=songs", "sort=total_songs", "sort=joined", "order=asc"]
     const lists = targets.filter((target) => target.urlKeys.includes("cursor"))
     const messages = new Set<string>()
@@ -346,7 +338,7 @@ describe("fuzz: every endpoint of the HttpApi", () => {
     let listsWithCursor = 0
     const b64 = (value: unknown) => Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url")
     for (const target of lists) {
-      const base = target.path.replace(/:(\w+)/g, (_, name: string) => SAMPLE_PATH[name] ?? "1")
+      const base = target.path.replace(/:(\w+)/g, (_, name: string) => FIXTURE_PATH_VALUES[name] ?? "1")
       let found = false
       for (const sort of SORTS) {
         const first = await probe(target, `${base}?limit=1${sort === "" ? "" : `&${sort}`}`, target.staff)

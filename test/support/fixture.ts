@@ -4,6 +4,17 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import type { CuratedListSummary } from "../../src/Contract/CuratedList.js"
 
+/** A public row of the fixture with content (credits, tracks, entries, contributions) for every path parameter but a snapshot file. */
+export const FIXTURE_PATH_VALUES: Readonly<Record<string, string>> = {
+  songId: "1",
+  albumId: "1",
+  listId: "1",
+  artistId: "1",
+  slug: "pop",
+  labelId: "1",
+  username: "aishah_fan"
+}
+
 /** The fixture: test/fixture/*.sql, loaded in name order onto a migrated database. */
 export const FIXTURE_DIR = resolve(import.meta.dir, "../fixture")
 

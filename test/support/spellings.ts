@@ -1,16 +1,8 @@
 /** Other spellings of every route's path: the edge's tests (test/edge-spelling.test.ts, test/one-matcher.test.ts). */
+import { FIXTURE_PATH_VALUES } from "./fixture.js"
 
 /** A public or hidden row of the fixture for every path parameter. */
-const FIXTURE_VALUES: Record<string, string> = {
-  songId: "1",
-  albumId: "1",
-  listId: "1",
-  artistId: "1",
-  slug: "pop",
-  labelId: "1",
-  username: "aishah_fan",
-  file: "songs-0123456789abcdef.ndjson.gz"
-}
+const FIXTURE_VALUES: Record<string, string> = { ...FIXTURE_PATH_VALUES, file: "songs-0123456789abcdef.ndjson.gz" }
 
 export const concrete = (template: string) =>
   template.replace(/:(\w+)/g, (_, name: string) => {
