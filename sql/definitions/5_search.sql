@@ -692,7 +692,7 @@ BEGIN
   -- one pass over the rows holding every word (up to the bound): counted, and in an order close to
   -- the ranking's: the rows holding every word exactly in the title first (in their order: beginning
   -- with the query, covered, popularity), then those holding every word exactly
-  SELECT array_agg(r.id ORDER BY r.top DESC, r.exact DESC, r.whole DESC, r.begins DESC, r.covered DESC, r.popularity DESC, r.handle, r.id),
+  SELECT array_agg(r.id ORDER BY r.top DESC, r.exact DESC, r.begins DESC, r.whole DESC, r.covered DESC, r.popularity DESC, r.handle, r.id),
          count(*) FILTER (WHERE r.top), count(*)
     INTO ordered, tops, found
   FROM (
