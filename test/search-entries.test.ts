@@ -38,7 +38,7 @@ const drift = async () => {
   const [postings] = await server.sql<{ n: number }>(`
     WITH fresh AS (
       SELECT p.* FROM search_sources d
-      CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p)
+      CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.title_text, d.popularity, d.public_from, d.handle) p)
     ${rowsUnlike("TABLE search_postings", "TABLE fresh")}`)
   const [words] = await server.sql<{ n: number }>(`
     SELECT count(*)::int AS n FROM (SELECT DISTINCT word FROM search_postings) p

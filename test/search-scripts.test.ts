@@ -33,7 +33,11 @@ beforeAll(async () => {
        (7030, 'Nadia', NULL, 1000),
        (7031, 'Nadi', NULL, 1),
        (7032, 'Kanne Nee', NULL, 1000),
-       (7033, 'Kanne Kanne Nee', NULL, 1)) v(id, title, deleted, views)`
+       (7033, 'Kanne Kanne Nee', NULL, 1),
+       (7040, '星空', NULL, 1000),
+       (7041, '空城', NULL, 1),
+       (7042, 'Intan Kerongsang', NULL, 1000),
+       (7043, 'Kerongsang Emas', NULL, 1)) v(id, title, deleted, views)`
   )
 }, 60_000)
 afterAll(async () => {
@@ -124,6 +128,13 @@ describe("Tamil by Latin letters and back", () => {
 describe("ranking", () => {
   test("a whole word before a word it only begins", async () => {
     expect(await songIds("nadi")).toEqual([7031, 7030])
+  })
+
+  test("one word: a title beginning with it before one only holding it, whatever the popularity", async () => {
+    expect(await songIds("kerongsang")).toEqual([7043, 7042])
+    expect(await songIds("kerong")).toEqual([7043, 7042])
+    expect(await songIds("kerongsan")).toEqual([7043, 7042])
+    expect(await songIds("空")).toEqual([7041, 7040])
   })
 
   test("repeated words count as typed", async () => {

@@ -108,7 +108,8 @@ describe("search across categories", () => {
 
   test("the last word is a prefix: typing finds the names", async () => {
     const ci = (await search(q("Ci", "&types=songs"))).results.songs!
-    expect(ci.items.map((s) => s.id)).toEqual([1, 3, 9])
+    // the titles beginning with "ci" (Cindai, Cindai (Live)) before the more popular Bukan Cinta Biasa
+    expect(ci.items.map((s) => s.id)).toEqual([1, 9, 3])
     // a word typed in part scores below the whole word: 1 is for the whole title typed
     expect(ci.items[0]!.score).toBeLessThan(1)
     expect((await search(q("Cindai", "&types=songs"))).results.songs!.items[0]).toMatchObject({ id: 1, score: 1 })

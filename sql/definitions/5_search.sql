@@ -165,13 +165,16 @@ CREATE OR REPLACE VIEW search_sources AS
   FROM members m WHERE member_is_public(m.username, m.is_banned);
 
 -- A row's postings: one per word and field; an album's words count from album_from. The title is
--- one word when its second word is none or a form (search_words_of).
-CREATE OR REPLACE FUNCTION search_doc_postings(kind smallint, id integer, title_words text[], other_words text[], album_words text[], album_from timestamp with time zone, popularity bigint, public_from timestamp with time zone, handle text) RETURNS SETOF search_postings LANGUAGE sql IMMUTABLE AS $$
-  SELECT kind, w, 1::smallint, coalesce(search_is_form(title_words[2]), true), popularity, handle, id, public_from FROM unnest(title_words) w
+-- one word when its second word is none or a form (search_words_of); it begins with a word that is
+-- its first (a form: when the title is one word).
+DROP FUNCTION IF EXISTS search_doc_postings(smallint, integer, text[], text[], text[], timestamp with time zone, bigint, timestamp with time zone, text);
+CREATE OR REPLACE FUNCTION search_doc_postings(kind smallint, id integer, title_words text[], other_words text[], album_words text[], album_from timestamp with time zone, title_text text, popularity bigint, public_from timestamp with time zone, handle text) RETURNS SETOF search_postings LANGUAGE sql IMMUTABLE AS $$
+  SELECT kind, w, 1::smallint, one_word OR (NOT search_is_form(w) AND title_text ^@ (w || ' ')), one_word, popularity, handle, id, public_from
+  FROM unnest(title_words) w CROSS JOIN LATERAL (SELECT coalesce(search_is_form(title_words[2]), true) AS one_word) t
   UNION ALL
-  SELECT kind, w, 2::smallint, false, popularity, handle, id, public_from FROM unnest(other_words) w
+  SELECT kind, w, 2::smallint, false, false, popularity, handle, id, public_from FROM unnest(other_words) w
   UNION ALL
-  SELECT kind, w, 3::smallint, false, popularity, handle, id, greatest(public_from, album_from) FROM unnest(album_words) w
+  SELECT kind, w, 3::smallint, false, false, popularity, handle, id, greatest(public_from, album_from) FROM unnest(album_words) w
 $$;
 
 -- Every string a word becomes with up to `most` letters deleted, with the fewest deletions that make it.
@@ -243,11 +246,11 @@ BEGIN
     INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle)
     SELECT s.kind, s.id, s.title_words, s.other_words, s.album_words, s.album_from, s.title_text, s.popularity, s.public_from, s.handle
     FROM search_sources s WHERE s.kind = doc_kind AND s.id = ANY(ids)
-    RETURNING kind, id, title_words, other_words, album_words, album_from, popularity, public_from, handle),
+    RETURNING kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle),
   posted AS (
     INSERT INTO search_postings
     SELECT p.* FROM came d
-    CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p
+    CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.title_text, d.popularity, d.public_from, d.handle) p
     RETURNING word),
   known AS (
     INSERT INTO search_words (word) SELECT DISTINCT p.word FROM posted p WHERE NOT search_is_form(p.word)
@@ -432,7 +435,7 @@ BEGIN
   TRUNCATE search_docs, search_postings, search_words, search_word_variants, search_word_keys;
   INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle)
   SELECT kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle FROM search_sources;
-  INSERT INTO search_postings SELECT p.* FROM search_docs d CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.popularity, d.public_from, d.handle) p;
+  INSERT INTO search_postings SELECT p.* FROM search_docs d CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.title_text, d.popularity, d.public_from, d.handle) p;
   INSERT INTO search_words SELECT DISTINCT word FROM search_postings WHERE NOT search_is_form(word);
   INSERT INTO search_word_keys (key, word) SELECT k.key, w.word FROM search_words w CROSS JOIN LATERAL search_tamil_key(w.word) k(key) WHERE k.key IS NOT NULL;
   INSERT INTO search_word_variants (variant, word, deletions)
@@ -669,12 +672,12 @@ BEGIN
       WHERE t.prefix),
     best AS (
       -- a row's best posting: each scored on its own (a row may hold the word typed in part and a typo of it)
-      SELECT p.id, max(search_score(1, 1, w.edits, (p.field = 1)::int, (p.field = 2)::int, p.whole, p.whole, w.whole_word, w.form::int)) AS score,
+      SELECT p.id, max(search_score(1, 1, w.edits, (p.field = 1)::int, (p.field = 2)::int, p.whole, p.begins, w.whole_word, w.form::int)) AS score,
              max(p.popularity) AS popularity, min(p.handle) AS handle
       FROM words w CROSS JOIN LATERAL (
-        SELECT p.id, p.field, p.whole, p.popularity, p.handle FROM search_postings p
+        SELECT p.id, p.field, p.begins, p.whole, p.popularity, p.handle FROM search_postings p
         WHERE p.kind = k AND p.word = w.word AND search_entry_visible(k, p.id, p.public_from)
-        ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take) p
+        ORDER BY p.field, p.begins DESC, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take) p
       GROUP BY p.id),
     matches AS (
       SELECT DISTINCT p.id FROM (
@@ -728,12 +731,12 @@ BEGIN
     IF found = bound AND tops > 0 THEN
       -- the pass stopped at the bound: the most popular rows holding every word in the title
       candidates := candidates || ARRAY(
-        SELECT p.id FROM (SELECT p.id, p.whole, p.popularity, p.handle FROM search_postings p
+        SELECT p.id FROM (SELECT p.id, p.begins, p.whole, p.popularity, p.handle FROM search_postings p
                           WHERE p.kind = k AND p.word = rarest AND p.field = 1
-                          ORDER BY p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT walkable) p
+                          ORDER BY p.begins DESC, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT walkable) p
         JOIN search_docs d ON d.kind = k AND d.id = p.id
         WHERE d.lexemes @@ q_top AND search_entry_visible(k, d.id, d.public_from)
-        ORDER BY p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take);
+        ORDER BY p.begins DESC, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take);
     END IF;
     IF found = bound THEN
       -- and the most popular titles that are the query as typed (one word mistyped), that begin
@@ -767,11 +770,11 @@ BEGIN
       candidates := candidates || ARRAY(
         SELECT p.id FROM unnest(terms) t
         CROSS JOIN LATERAL (
-          SELECT p.id FROM (SELECT p.id, p.field, p.whole, p.popularity, p.handle FROM search_postings p WHERE p.kind = k AND p.word = t.word
-                            ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT walkable) p
+          SELECT p.id FROM (SELECT p.id, p.field, p.begins, p.whole, p.popularity, p.handle FROM search_postings p WHERE p.kind = k AND p.word = t.word
+                            ORDER BY p.field, p.begins DESC, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT walkable) p
           JOIN search_docs d ON d.kind = k AND d.id = p.id
           WHERE d.lexemes @@ q_all AND search_entry_visible(k, d.id, d.public_from) AND (d.album_from <= now() OR d.lexemes @@ q_own)
-          ORDER BY p.field, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take) p
+          ORDER BY p.field, p.begins DESC, p.whole DESC, p.popularity DESC, p.handle, p.id LIMIT take) p
         WHERE t.grp = (SELECT e.grp FROM unnest(terms) e WHERE e.word = rarest AND e.edits = 0 AND NOT e.form LIMIT 1));
     END IF;
     SELECT array_agg(DISTINCT d.id) INTO candidates

@@ -30,18 +30,20 @@ CREATE TABLE search_docs (
 CREATE INDEX search_docs_lexemes_idx ON search_docs USING gin (lexemes);
 CREATE INDEX search_docs_title_idx ON search_docs (kind, title_text) INCLUDE (popularity);
 
--- One row per word and field of a search row; `whole` when the word is the whole title.
+-- One row per word and field of a search row; `begins` when the title begins with the word, `whole`
+-- when the word is the whole title.
 CREATE TABLE search_postings (
   kind smallint NOT NULL,
   word text COLLATE "C" NOT NULL,
   field smallint NOT NULL,
+  begins boolean NOT NULL,
   whole boolean NOT NULL,
   popularity bigint NOT NULL,
   handle text,
   id integer NOT NULL,
   public_from timestamp with time zone
 );
-CREATE INDEX search_postings_rank_idx ON search_postings (kind, word, field, whole DESC, popularity DESC, handle, id) INCLUDE (public_from);
+CREATE INDEX search_postings_rank_idx ON search_postings (kind, word, field, begins DESC, whole DESC, popularity DESC, handle, id) INCLUDE (public_from);
 CREATE INDEX search_postings_row_idx ON search_postings (kind, id);
 
 -- Every word a search row has held (never removed: a word no row holds any more matches nothing).
