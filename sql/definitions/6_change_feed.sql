@@ -248,8 +248,14 @@ BEGIN
     ids := ARRAY(SELECT c.song_id FROM contributions c JOIN members m ON m.id = c.member_id WHERE m.username IN (SELECT unnest(row_keys))
                  UNION SELECT l.song_id FROM loves l JOIN members m ON m.id = l.member_id WHERE m.username IN (SELECT unnest(row_keys)));
   ELSIF kind = 'songs' THEN
+    -- their versions and originals; the scheduled albums holding them and the other tracks of their
+    -- albums, whose due touches name the performers of the tracks public then
     ids := ARRAY(SELECT v.song_id FROM song_versions v WHERE v.original_song_id::text IN (SELECT unnest(row_keys))
-                 UNION SELECT v.original_song_id FROM song_versions v WHERE v.song_id::text IN (SELECT unnest(row_keys)));
+                 UNION SELECT v.original_song_id FROM song_versions v WHERE v.song_id::text IN (SELECT unnest(row_keys))
+                 UNION SELECT o.song_id FROM album_tracks t JOIN album_tracks o ON o.album_id = t.album_id
+                       WHERE t.song_id = ANY (row_keys::integer[]));
+    PERFORM feed_due_albums(ARRAY(SELECT DISTINCT al.id FROM album_tracks t JOIN albums al ON al.id = t.album_id
+                                  WHERE t.song_id = ANY (row_keys::integer[]) AND album_is_scheduled(al.published_at)));
   ELSIF kind = 'albums' THEN
     ids := ARRAY(SELECT t.song_id FROM album_tracks t WHERE t.album_id::text IN (SELECT unnest(row_keys)));
   ELSIF kind = 'curated_lists' THEN

@@ -26,19 +26,10 @@ export interface PropertySeed {
  * The fixed seeds, then this run's seed. `offset` is added to each (a property asked once per
  * operation or endpoint draws its own cases from `seed + index`).
  */
-export const propertySeeds = (fixed: number | ReadonlyArray<number>, offset = 0, withDrawn = true): ReadonlyArray<PropertySeed> => [
+export const propertySeeds = (fixed: number | ReadonlyArray<number>, offset = 0): ReadonlyArray<PropertySeed> => [
   ...[fixed].flat().map((seed) => ({ seed: seed + offset, label: `fixed seed ${seed + offset}`, drawn: false })),
-  ...(withDrawn ? [{ seed: RUN_SEED + offset, label: `drawn seed ${RUN_SEED + offset}, replayed by PROPERTY_SEED=${RUN_SEED}`, drawn: true }] : [])
+  { seed: RUN_SEED + offset, label: `drawn seed ${RUN_SEED + offset}, replayed by PROPERTY_SEED=${RUN_SEED}`, drawn: true }
 ]
-
-/**
- * A property whose drawn seed is held back while a fault it found is open: the fixed seeds only
- * (PROPERTY_SEED still replays the fault). Each such property names the fault and its seed.
- */
-export interface HeldBack {
-  readonly fault: string
-  readonly seed: number
-}
 
 const named = (label: string, error: unknown) =>
   new Error(`property failed with the ${label}:\n${error instanceof Error ? error.message : String(error)}`, { cause: error })
@@ -47,19 +38,16 @@ const named = (label: string, error: unknown) =>
  * `fc.assert` once per seed of `propertySeeds(fixed)`; `examples` are asked with the fixed seeds
  * only (they are fixed inputs). A failure names its seed.
  */
-export function assertProperty<Ts>(property: fc.IProperty<Ts>, fixed: number | ReadonlyArray<number>, parameters?: fc.Parameters<Ts>, heldBack?: HeldBack): void
-export function assertProperty<Ts>(property: fc.IAsyncProperty<Ts>, fixed: number | ReadonlyArray<number>, parameters?: fc.Parameters<Ts>, heldBack?: HeldBack): Promise<void>
+export function assertProperty<Ts>(property: fc.IProperty<Ts>, fixed: number | ReadonlyArray<number>, parameters?: fc.Parameters<Ts>): void
+export function assertProperty<Ts>(property: fc.IAsyncProperty<Ts>, fixed: number | ReadonlyArray<number>, parameters?: fc.Parameters<Ts>): Promise<void>
 export function assertProperty<Ts>(
   property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>,
   fixed: number | ReadonlyArray<number>,
-  parameters: fc.Parameters<Ts> = {},
-  heldBack?: HeldBack
+  parameters: fc.Parameters<Ts> = {}
 ): void | Promise<void> {
   const optionsOf = ({ seed, drawn }: PropertySeed): fc.Parameters<Ts> =>
     drawn ? { ...parameters, seed, examples: [] } : { ...parameters, seed }
-  const replaying = process.env.PROPERTY_SEED !== undefined && process.env.PROPERTY_SEED !== ""
-  if (heldBack !== undefined && !replaying) console.log(`(drawn seed held back: ${heldBack.fault}; PROPERTY_SEED=${heldBack.seed} replays it)`)
-  const seeds = propertySeeds(fixed, 0, heldBack === undefined || replaying)
+  const seeds = propertySeeds(fixed)
   if (property.isAsync()) {
     return (async () => {
       for (const run of seeds) {
