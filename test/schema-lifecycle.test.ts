@@ -15,7 +15,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { queryPathLayer } from "../src/Database.js"
-import { applySchemaFrom, pendingSchemaFilesFrom, refillsOf, schemaFiles, SQL_DIR } from "../src/Database/Schema.js"
+import { applySchemaFrom, emptiedFirstOf, pendingSchemaFilesFrom, refillsOf, schemaFiles, SQL_DIR } from "../src/Database/Schema.js"
 import { seedCatalogue } from "../src/Seed/generate.js"
 import { RECOUNTS } from "../src/Seed/keptCounts.js"
 
@@ -106,6 +106,13 @@ describe("the loader owns the definitions", () => {
     ) as [{ missing: Array<string> }]
     expect(missing).toEqual([])
     expect(RECOUNTS.filter((recount) => recount !== "feed_backfill" && !declared.includes(recount))).toEqual([])
+    // the tables emptied before the refills are tables, each in a file that refills
+    const emptied = schemaFiles(copy).definitions.flatMap((file) => emptiedFirstOf(file).map((table) => ({ table, refills: refillsOf(file).length > 0 })))
+    expect(emptied.length).toBeGreaterThan(0)
+    for (const { table, refills } of emptied) {
+      expect({ table, refills, present: (await query<{ present: boolean }>(`SELECT to_regclass('${table}') IS NOT NULL AS present`))[0]!.present })
+        .toEqual({ table, refills: true, present: true })
+    }
   })
 
   test("a renamed count trigger: the old one is dropped at the next migrate, and a write counts once", async () => {
@@ -128,6 +135,10 @@ describe("the loader owns the definitions", () => {
                  WHERE song_is_public(s.published_at, s.deleted_at)
                    AND NOT EXISTS (SELECT 1 FROM song_labels x WHERE x.song_id = s.id AND x.label_id = l.id)
                  ORDER BY s.id, l.id LIMIT 3`)
+    // emptied before the refills and written whole again by them
+    expect(await query<{ same: boolean }>(
+      `SELECT (SELECT count(*) FROM search_docs) = (SELECT count(*) FROM search_sources) AND (SELECT count(*) FROM search_docs) > 0 AS same`
+    )).toEqual([{ same: true }])
     const kept = await keptCounts()
     for (const refill of schemaFiles(copy).definitions.flatMap(refillsOf)) await query(`SELECT ${refill}()`)
     expect(kept).toEqual(await keptCounts())

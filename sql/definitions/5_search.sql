@@ -6,6 +6,7 @@
 -- - the kept one- and two-character name grams that answer the lists' short name filters
 --   (refilled by refill_artist_name_grams and refill_member_name_grams).
 -- refill: refill_search, refill_artist_name_grams, refill_member_name_grams
+-- refill empties first: search_docs, search_postings
 
 -- ---- A name's words in order ------------------------------------------------------------------
 

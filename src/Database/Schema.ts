@@ -66,6 +66,21 @@ export const refillsOf = (file: SchemaFile): ReadonlyArray<string> =>
     })
   )
 
+/**
+ * The tables a file's refills rebuild whole, emptied before the first refill due runs: `-- refill
+ * empties first: table, table` lines. The refills before them write the tables their triggers read
+ * (search's popularity follows the kept counts); emptied, those triggers have no rows to move, and
+ * the file's own refill writes every row once. The seed empties the same tables before its load.
+ */
+export const emptiedFirstOf = (file: SchemaFile): ReadonlyArray<string> =>
+  [...file.text.matchAll(/^-- refill empties first: (.+)$/gm)].flatMap((line) =>
+    line[1]!.split(",").map((name) => {
+      const trimmed = name.trim()
+      if (!/^\w+$/.test(trimmed)) throw new Error(`sql/${file.path}: a table to empty is a table name, not ${JSON.stringify(trimmed)}`)
+      return trimmed
+    })
+  )
+
 const refuse = (message: string) => sqlError(new Error(message), message)
 
 type SchemaObject = { readonly kind: "trigger" | "view" | "routine"; readonly identity: string }
@@ -186,10 +201,11 @@ const refillsDue = (files: SchemaFiles, history: ReadonlyMap<string, Recorded>, 
     ...files.definitions.filter((file) => history.get(file.path)?.statements !== file.statements).map((file) => file.path),
     ...gone
   ].sort(byName)[0]
-  return [...new Set([
-    ...files.definitions.filter((file) => first !== undefined && byName(file.path, first) >= 0).flatMap(refillsOf),
-    ...migrated.flatMap(refillsOf)
-  ])]
+  const refilled = [
+    ...files.definitions.filter((file) => first !== undefined && byName(file.path, first) >= 0),
+    ...migrated
+  ]
+  return { refills: [...new Set(refilled.flatMap(refillsOf))], emptied: [...new Set(refilled.flatMap(emptiedFirstOf))] }
 }
 
 /**
@@ -246,7 +262,9 @@ export const applySchemaFrom = (sqlDir: string) =>
       yield* applyDefinitions(sql, files, made, gone)
       // a new database has no data to refill
       if (appliedBefore.length > 0) {
-        for (const refill of refillsDue(files, history, gone, migrated)) yield* sql.unsafe(`SELECT ${refill}()`).raw
+        const { emptied, refills } = refillsDue(files, history, gone, migrated)
+        if (refills.length > 0 && emptied.length > 0) yield* sql.unsafe(`TRUNCATE ${emptied.join(", ")}`).raw
+        for (const refill of refills) yield* sql.unsafe(`SELECT ${refill}()`).raw
       }
       return [...migrated, ...changed].map((file) => file.path) as ReadonlyArray<string>
     }))

@@ -25,6 +25,7 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { emptiedFirstOf, schemaFiles } from "../Database/Schema.js"
 import { artistRows, membershipRows } from "./artists.js"
 import { deferrableDdl, recountKeptCounts, switchKeptCounts, yieldToEventLoop } from "./bulkLoad.js"
 import { Catalogue } from "./catalogue.js"
@@ -125,9 +126,9 @@ export const seedCatalogue = (
       for (const statement of ddl.drop) yield* sql.unsafe(statement)
       // The kept counts are recounted once at the end instead of per batch.
       if (bulk) yield* switchKeptCounts(sql, "DISABLE")
-      // refilled by refill_search at the end; empty meanwhile, so that the recounts'
-      // updates of popularity (triggers on the count tables) have no rows to move
-      if (bulk) yield* sql.unsafe("TRUNCATE search_docs, search_postings")
+      // rebuilt whole by their refills at the end; empty meanwhile, so that the recounts' triggers
+      // (search's popularity follows the kept counts) have no rows to move
+      if (bulk) yield* sql.unsafe(`TRUNCATE ${schemaFiles().definitions.flatMap(emptiedFirstOf).join(", ")}`)
 
       yield* report("reference", 0)
       yield* submit({ roles: roleRows(), genres: genreRows(), labels: labelRows(cat) })
