@@ -11,7 +11,7 @@ import pg from "pg"
 import { ensureCatalogue, migrateExisting, serverVersion } from "./catalogue.js"
 import { freePort, startServer } from "./processes.js"
 import { EXTRA_POOLS, generateQueries, type Rows } from "./relevanceQueries.js"
-import { renderRelevanceTable, renderSkips, runRelevance } from "./relevanceSuite.js"
+import { RELEVANCE_FLOORS, renderRelevanceTable, renderSkips, runRelevance } from "./relevanceSuite.js"
 import { HOSTILE_BOUNDS, hostileVerdict, renderHostileTable, runHostile } from "./hostileSearches.js"
 import { sweepDatabaseName, writeResultsSection } from "./sweep.js"
 
@@ -78,6 +78,11 @@ export const runRelevanceBench = async (serverUrl: string, options: RelevanceOpt
     const run = await runRelevance(service.baseUrl, generated, rows, { warmUp: true, log })
     const table = renderRelevanceTable(run)
     console.log(`\n${table}\n\n${renderSkips(run)}`)
+    // what each class below the floor missed, to read the failure
+    for (const figures of run.classes.filter((c) => c.n > 0 && c.hitAt1 < RELEVANCE_FLOORS.hitAt1)) {
+      const misses = run.misses.get(figures.name) ?? []
+      log(`${figures.name}: ${misses.length} missed, e.g. ${misses.slice(0, 8).map((m) => `${JSON.stringify(m.query)} (${m.rank === 0 ? "not in the 10" : `rank ${m.rank}`})`).join(", ")}`)
+    }
     log("the hostile-query suite (test/bench/hostileSearches.ts)")
     const hostile = await runHostile(service.baseUrl, HOSTILE_BOUNDS.rounds, log)
     const hostileTable = renderHostileTable(hostile, run.all.p50)
