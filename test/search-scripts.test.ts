@@ -30,6 +30,8 @@ beforeAll(async () => {
        (7021, 'காதல் மழை', NULL, 10),
        (7022, 'Kadhal Rojave', NULL, 10),
        (7023, 'உயிரே', now() - interval '1 day', 1000),
+       (7024, 'இரவு தென்றல்', NULL, 1),
+       (7025, 'தென்றல் இரவு', NULL, 1000),
        (7030, 'Nadia', NULL, 1000),
        (7031, 'Nadi', NULL, 1),
        (7032, 'Kanne Nee', NULL, 1000),
@@ -113,6 +115,12 @@ describe("Tamil by Latin letters and back", () => {
     for (const text of ["poove nee", "puve ni", "poove ni", "puuve nee"]) {
       expect({ text, found: await songIds(text) }).toEqual({ text, found: [7020] })
     }
+  })
+
+  test("every word in Latin letters: the title beginning with them first, whatever the popularity", async () => {
+    expect(await songIds("iravu thenral")).toEqual([7024, 7025])
+    expect(await songIds("thenral iravu")).toEqual([7025, 7024])
+    expect(await songIds("iravu dhenral")).toEqual([7024, 7025])
   })
 
   test("a Latin-spelled title by its Tamil-script form", async () => {

@@ -97,6 +97,14 @@ CREATE OR REPLACE FUNCTION search_tamil_key(word text) RETURNS text LANGUAGE sql
   RETURN CASE WHEN word ~ '^[a-z]+$' THEN search_latin_key(word)
               WHEN word ~ '^[\u0b80-\u0bff]+$' THEN search_latin_key(search_tamil_latin(word)) END;
 
+-- A phrase's words (search_phrase) each as its Tamil phonetic key, a word with none as it is: the
+-- text a Tamil title and its Latin spelling, or a Latin title and its Tamil spelling, share.
+CREATE OR REPLACE FUNCTION search_phrase_key(phrase text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN coalesce((SELECT string_agg(coalesce(search_tamil_key(u.w), u.w), ' ' ORDER BY u.at)
+                   FROM unnest(string_to_array(phrase, ' ')) WITH ORDINALITY u(w, at)), '');
+END $$;
+
 -- The words search keeps of a folded name (search_split), then their forms (the pinyin of its Han
 -- characters): a field's words come before its forms.
 CREATE OR REPLACE FUNCTION search_words_of(folded text) RETURNS text[] LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
@@ -244,8 +252,8 @@ BEGIN
   DELETE FROM search_docs WHERE kind = doc_kind AND id = ANY(ids);
   DELETE FROM search_postings WHERE kind = doc_kind AND id = ANY(ids);
   WITH came AS (
-    INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle)
-    SELECT s.kind, s.id, s.title_words, s.other_words, s.album_words, s.album_from, s.title_text, s.popularity, s.public_from, s.handle
+    INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, title_key, popularity, public_from, handle)
+    SELECT s.kind, s.id, s.title_words, s.other_words, s.album_words, s.album_from, s.title_text, search_phrase_key(s.title_text), s.popularity, s.public_from, s.handle
     FROM search_sources s WHERE s.kind = doc_kind AND s.id = ANY(ids)
     RETURNING kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle),
   posted AS (
@@ -434,8 +442,8 @@ BEGIN
     EXECUTE statement;
   END LOOP;
   TRUNCATE search_docs, search_postings, search_words, search_word_variants, search_word_keys;
-  INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle)
-  SELECT kind, id, title_words, other_words, album_words, album_from, title_text, popularity, public_from, handle FROM search_sources;
+  INSERT INTO search_docs (kind, id, title_words, other_words, album_words, album_from, title_text, title_key, popularity, public_from, handle)
+  SELECT kind, id, title_words, other_words, album_words, album_from, title_text, search_phrase_key(title_text), popularity, public_from, handle FROM search_sources;
   INSERT INTO search_postings SELECT p.* FROM search_docs d CROSS JOIN LATERAL search_doc_postings(d.kind, d.id, d.title_words, d.other_words, d.album_words, d.album_from, d.title_text, d.popularity, d.public_from, d.handle) p;
   INSERT INTO search_words SELECT DISTINCT word FROM search_postings WHERE NOT search_is_form(word);
   INSERT INTO search_word_keys (key, word) SELECT k.key, w.word FROM search_words w CROSS JOIN LATERAL search_tamil_key(w.word) k(key) WHERE k.key IS NOT NULL;
@@ -554,6 +562,13 @@ CREATE OR REPLACE FUNCTION search_score(words integer, matched integer, edits in
   RETURN (((((((matched::bigint * 100 + (99 - least(edits, 99))) * 100 + in_title) * 100 + in_other) * 100 + (99 - least(forms, 99))) * 2 + begins::int) * 2 + whole::int) * 2 + covered::int)::double precision
        / (((((((words::bigint * 100 + 99) * 100 + words) * 100) * 100 + 99) * 2 + 1) * 2 + 1) * 2 + 1);
 
+-- Whether a title begins with the query in the order typed (docs/search.md, ranking step 5): with
+-- its words as typed or with one word's typo partner or short form in its place (`phrases`), with
+-- every word in the other script of Tamil (`phrase_key` against the title's key), or a Han title
+-- with the pinyin typed (`joined`). One expression: inlined.
+CREATE OR REPLACE FUNCTION search_title_begins(title_text text, title_key text, phrases text[], phrase_key text, joined boolean) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN title_text ^@ ANY(phrases) OR title_key ^@ phrase_key OR coalesce(joined, false);
+
 -- One kind's page of a search (docs/search.md): its best `take` rows with their scores, and the
 -- kind's total (exact below `bound`, else `bound`). `typed`: the query's words as typed
 -- (search_query_phrase).
@@ -602,6 +617,8 @@ DECLARE
     CROSS JOIN unnest(string_to_array(typed, ' ')) WITH ORDINALITY x(w, at)
     JOIN unnest(terms) e ON e.edits = 0 AND NOT e.form AND e.word = x.w
     GROUP BY s.grp, s.word);
+  -- the words as typed each as its Tamil phonetic key (a title that begins with them in the other script)
+  q_key text := search_phrase_key(typed);
   -- the last word found as a whole word of the title (or name), not only as the beginning of a longer one
   q_whole tsquery;
   -- the query's words joined as a Han title's pinyin (search_han_forms): its characters in the
@@ -701,7 +718,7 @@ BEGIN
     INTO ordered, tops, found
   FROM (
     SELECT d.id, d.popularity, d.handle, d.lexemes @@ q_top AS top, d.lexemes @@ q_exact AS exact, d.lexemes @@ q_whole AS whole,
-           d.title_text ^@ ANY(q_phrases) OR coalesce(d.lexemes @@ q_joined, false) AS begins, search_title_size(d.title_text) <= typed_size AS covered
+           search_title_begins(d.title_text, d.title_key, q_phrases, q_key, d.lexemes @@ q_joined) AS begins, search_title_size(d.title_text) <= typed_size AS covered
     FROM search_docs d
     WHERE d.lexemes @@ q_index AND ts_match_vq(d.lexemes, q_all) AND search_entry_visible(k, d.id, d.public_from)
       AND (d.album_from <= now() OR d.lexemes @@ q_own)
@@ -710,7 +727,7 @@ BEGIN
   IF tops >= take AND found < bound THEN
     -- every row is known, and the page is the first rows holding every word in the title
     RETURN QUERY
-    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= typed_size, d.title_text ^@ ANY(q_phrases) OR coalesce(d.lexemes @@ q_joined, false), d.lexemes @@ q_whole, 0),
+    SELECT d.id, search_score(n, n, 0, n, 0, search_title_size(d.title_text) <= typed_size, search_title_begins(d.title_text, d.title_key, q_phrases, q_key, d.lexemes @@ q_joined), d.lexemes @@ q_whole, 0),
            d.popularity, d.handle, counted
     FROM unnest(ordered[1:take]) WITH ORDINALITY o(id, at) JOIN search_docs d ON d.kind = k AND d.id = o.id
     ORDER BY o.at;
@@ -804,10 +821,10 @@ BEGIN
   END IF;
 
   RETURN QUERY
-  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.typed_in_title >= r.title_size, r.title_text ^@ ANY(q_phrases) OR r.joined, r.whole, r.forms),
+  SELECT r.id, search_score(n, r.matched, r.edits, r.in_title, r.in_other, r.typed_in_title >= r.title_size, search_title_begins(r.title_text, r.title_key, q_phrases, q_key, r.joined), r.whole, r.forms),
          r.popularity, r.handle, counted
   FROM (
-    SELECT d.id, d.popularity, d.handle, search_title_size(d.title_text) AS title_size, d.title_text, bool_or(d.lexemes @@ q_whole) AS whole, coalesce(bool_or(d.lexemes @@ q_joined), false) AS joined,
+    SELECT d.id, d.popularity, d.handle, search_title_size(d.title_text) AS title_size, d.title_text, d.title_key, bool_or(d.lexemes @@ q_whole) AS whole, coalesce(bool_or(d.lexemes @@ q_joined), false) AS joined,
            count(*) FILTER (WHERE x.m)::integer AS matched,
            coalesce(sum(times[i]) FILTER (WHERE x.m AND d.lexemes @@ x.title), 0)::integer AS typed_in_title,
            sum(CASE WHEN NOT x.m OR d.lexemes @@ g_exact[i] OR coalesce(d.lexemes @@ g_form[i], false) THEN 0

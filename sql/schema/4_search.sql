@@ -12,7 +12,9 @@ CREATE TYPE search_term AS (grp smallint, word text, edits smallint, prefix bool
 -- Fields: title_words the title or name; other_words the performers with their honorifics
 -- (songs), the honorific (artists), the former name (labels), the handle (users); album_words the
 -- titles of the song's live albums, which count once album_from has passed. title_text: the title's
--- words in order (search_phrase), for the title that begins with the query as typed.
+-- words in order (search_phrase), for the title that begins with the query as typed; title_key: the
+-- same words each as its Tamil phonetic key (search_phrase_key), for a title that begins with it in
+-- another script.
 CREATE TABLE search_docs (
   kind smallint NOT NULL,
   id integer NOT NULL,
@@ -21,6 +23,7 @@ CREATE TABLE search_docs (
   album_words text[] NOT NULL,
   album_from timestamp with time zone,
   title_text text COLLATE "C" NOT NULL,
+  title_key text COLLATE "C" NOT NULL,
   popularity bigint NOT NULL,
   public_from timestamp with time zone,
   handle text,
