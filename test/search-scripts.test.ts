@@ -32,6 +32,7 @@ beforeAll(async () => {
        (7023, 'உயிரே', now() - interval '1 day', 1000),
        (7024, 'இரவு தென்றல்', NULL, 1),
        (7025, 'தென்றல் இரவு', NULL, 1000),
+       (7026, 'Iravu Thendral', NULL, 5000),
        (7030, 'Nadia', NULL, 1000),
        (7031, 'Nadi', NULL, 1),
        (7032, 'Kanne Nee', NULL, 1000),
@@ -41,6 +42,10 @@ beforeAll(async () => {
        (7042, 'Intan Kerongsang', NULL, 1000),
        (7043, 'Kerongsang Emas', NULL, 1)) v(id, title, deleted, views)`
   )
+  // 7026's album holds "thenral" in Tamil script: its title holds only a typo of it
+  await server.sql(`INSERT INTO albums (id, title, slug, album_type, released_at, published_at)
+                    VALUES (7026, 'தென்றல்', 'scripts-album-7026', 'album', '2015-01-01', '2020-01-01T00:00:00Z')`)
+  await server.sql("INSERT INTO album_tracks (album_id, position, song_id) VALUES (7026, 1, 7026)")
 }, 60_000)
 afterAll(async () => {
   await server.stop()
@@ -118,9 +123,16 @@ describe("Tamil by Latin letters and back", () => {
   })
 
   test("every word in Latin letters: the title beginning with them first, whatever the popularity", async () => {
-    expect(await songIds("iravu thenral")).toEqual([7024, 7025])
-    expect(await songIds("thenral iravu")).toEqual([7025, 7024])
-    expect(await songIds("iravu dhenral")).toEqual([7024, 7025])
+    expect(await songIds("iravu thenral")).toEqual([7024, 7025, 7026])
+    expect(await songIds("thenral iravu")).toEqual([7025, 7024, 7026])
+    expect(await songIds("iravu dhenral")).toEqual([7024, 7025, 7026])
+  })
+
+  test("a word found in another spelling counts where that is, not where a typo of it is", async () => {
+    // 7026: "iravu" in its title, "thenral" in Tamil script in its album and only mistyped (thendral) in its title
+    const found = (await search("iravu thenral")).results.songs!.items
+    expect(found.map((s) => s.id)).toEqual([7024, 7025, 7026])
+    expect(found[2]!.score).toBeLessThan(found[1]!.score)
   })
 
   test("a Latin-spelled title by its Tamil-script form", async () => {

@@ -589,7 +589,7 @@ DECLARE
   -- words of a query at most for which rows missing one are looked for (each word one index pass)
   guessable CONSTANT integer := 6;
   n integer := coalesce((SELECT max(t.grp) FROM unnest(terms) t), 0);
-  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[]; g_whole tsquery[]; g_form tsquery[];
+  g_own tsquery[]; g_album tsquery[]; g_title tsquery[]; g_other tsquery[]; g_exact tsquery[]; g_one tsquery[]; g_top tsquery[]; g_whole tsquery[]; g_form tsquery[]; g_form_title tsquery[];
   q_all tsquery;
   q_own tsquery;
   -- rows missing one word: all words but one, and what the index is asked of them
@@ -642,8 +642,8 @@ BEGIN
   -- title, the other names; exact terms in any field; terms one edit away in any field
   SELECT array_agg(x.own ORDER BY x.grp), array_agg(x.album ORDER BY x.grp), array_agg(x.title ORDER BY x.grp),
          array_agg(x.other ORDER BY x.grp), array_agg(x.exact ORDER BY x.grp), array_agg(x.one ORDER BY x.grp), array_agg(x.top ORDER BY x.grp),
-         array_agg(x.whole ORDER BY x.grp), array_agg(x.form ORDER BY x.grp)
-    INTO g_own, g_album, g_title, g_other, g_exact, g_one, g_top, g_whole, g_form
+         array_agg(x.whole ORDER BY x.grp), array_agg(x.form ORDER BY x.grp), array_agg(x.form_title ORDER BY x.grp)
+    INTO g_own, g_album, g_title, g_other, g_exact, g_one, g_top, g_whole, g_form, g_form_title
   FROM (
     SELECT t.grp,
            string_agg(l.lexeme, ' | ') FILTER (WHERE l.field <> 'a')::tsquery AS own,
@@ -654,6 +654,7 @@ BEGIN
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 1)::tsquery AS one,
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.edits = 0 AND NOT t.form AND l.field = 't')::tsquery AS top,
            string_agg(l.lexeme, ' | ') FILTER (WHERE t.form)::tsquery AS form,
+           string_agg(l.lexeme, ' | ') FILTER (WHERE t.form AND l.field = 't')::tsquery AS form_title,
            string_agg(l.whole, ' | ') FILTER (WHERE l.field = 't')::tsquery AS whole
     FROM unnest(terms) t
     CROSS JOIN LATERAL (
@@ -834,9 +835,13 @@ BEGIN
            count(*) FILTER (WHERE x.m AND NOT d.lexemes @@ x.title AND coalesce(d.lexemes @@ g_other[i], false))::integer AS in_other
     FROM search_docs d
     CROSS JOIN generate_series(1, n) i
-    -- found (in the title or other names, or a public album), and in the title with the exact word when it is found exactly
+    -- found (in the title or other names, or a public album), and in the title with the exact word
+    -- when it is found exactly, else with another spelling when it is found in one (no edit: where
+    -- that is counts, not where a typo partner is)
     CROSS JOIN LATERAL (SELECT d.lexemes @@ g_own[i] OR (d.album_from <= now() AND d.lexemes @@ g_album[i]) AS m,
-                               CASE WHEN d.lexemes @@ g_exact[i] THEN g_top[i] ELSE g_title[i] END AS title) x
+                               CASE WHEN d.lexemes @@ g_exact[i] THEN g_top[i]
+                                    WHEN coalesce(d.lexemes @@ g_form[i], false) THEN g_form_title[i]
+                                    ELSE g_title[i] END AS title) x
     WHERE d.kind = k AND d.id = ANY(candidates)
     GROUP BY d.kind, d.id) r
   WHERE r.matched >= n - 1
