@@ -33,6 +33,8 @@ beforeAll(async () => {
        (7024, 'இரவு தென்றல்', NULL, 1),
        (7025, 'தென்றல் இரவு', NULL, 1000),
        (7026, 'Iravu Thendral', NULL, 5000),
+       (7027, '爱的', NULL, 1),
+       (7028, '歌爱的海', NULL, 1000),
        (7030, 'Nadia', NULL, 1000),
        (7031, 'Nadi', NULL, 1),
        (7032, 'Kanne Nee', NULL, 1000),
@@ -103,6 +105,11 @@ describe("Han names by pinyin", () => {
     expect(await songIds("kuaile tiantang")).toEqual([7010])
     expect(await songIds("yin yue")).toEqual([7011])
     expect(await songIds("yinyue")).toEqual([7011])
+  })
+
+  test("one word of syllables joined: the title they begin and cover first, whatever the popularity", async () => {
+    expect(await songIds("aide")).toEqual([7027, 7028])
+    expect(await songIds("aid")).toEqual([7027, 7028])
   })
 
   test("below the words as typed: a Latin title of the same syllables comes first", async () => {

@@ -64,6 +64,28 @@ BEGIN
     SELECT '~' || j.form FROM joined j WHERE j.last > j.first);
 END $$;
 
+-- The forms of a Han title (search_han_forms) that begin it: its first character's readings and the
+-- joined readings of runs from it, each with whether it covers the whole title (a title of one word
+-- in pinyin: "aide" begins and covers 爱的). `phrase`: the title's words in order (search_phrase).
+CREATE OR REPLACE FUNCTION search_han_leading_forms(phrase text) RETURNS TABLE(form text, whole boolean) LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  words integer := cardinality(string_to_array(phrase, ' '));
+BEGIN
+  RETURN QUERY
+    WITH RECURSIVE r AS MATERIALIZED (
+      SELECT u.at, h.reading, h.rank FROM unnest((string_to_array(phrase, ' '))[1:4]) WITH ORDINALITY u(w, at)
+      JOIN search_han_readings h ON h.han = u.w),
+    joined(last, form) AS (
+      SELECT r.at, r.reading FROM r WHERE r.at = 1 AND r.rank <= 2
+      UNION ALL
+      SELECT r.at, j.form || r.reading FROM joined j JOIN r ON r.at = j.last + 1 AND r.rank <= 2)
+    SELECT '~' || x.form, bool_or(x.last = words) FROM (
+      SELECT r.at AS last, r.reading AS form FROM r WHERE r.at = 1
+      UNION ALL
+      SELECT j.last, j.form FROM joined j WHERE j.last > 1) x
+    GROUP BY x.form;
+END $$;
+
 -- A Tamil word's letters in Latin, one way of many (the phonetic key folds the others): each
 -- consonant with its vowel sign, or its inherent a unless a virama (்) ends it; ற்ற as tr, as it is
 -- said, and ன்ற as nr (typed nr or ndr).
@@ -175,11 +197,19 @@ CREATE OR REPLACE VIEW search_sources AS
 
 -- A row's postings: one per word and field; an album's words count from album_from. The title is
 -- one word when its second word is none or a form (search_words_of); it begins with a word that is
--- its first (a form: when the title is one word).
+-- its first, and with a form that reads its first characters (search_han_leading_forms), which
+-- counts as the whole title when it reads them all.
 DROP FUNCTION IF EXISTS search_doc_postings(smallint, integer, text[], text[], text[], timestamp with time zone, bigint, timestamp with time zone, text);
-CREATE OR REPLACE FUNCTION search_doc_postings(kind smallint, id integer, title_words text[], other_words text[], album_words text[], album_from timestamp with time zone, title_text text, popularity bigint, public_from timestamp with time zone, handle text) RETURNS SETOF search_postings LANGUAGE sql IMMUTABLE AS $$
-  SELECT kind, w, 1::smallint, one_word OR (NOT search_is_form(w) AND title_text ^@ (w || ' ')), one_word, popularity, handle, id, public_from
-  FROM unnest(title_words) w CROSS JOIN LATERAL (SELECT coalesce(search_is_form(title_words[2]), true) AS one_word) t
+CREATE OR REPLACE FUNCTION search_doc_postings(kind smallint, id integer, title_words text[], other_words text[], album_words text[], album_from timestamp with time zone, title_text text, popularity bigint, public_from timestamp with time zone, handle text) RETURNS SETOF search_postings LANGUAGE sql STABLE AS $$
+  SELECT kind, w, 1::smallint,
+         t.one_word OR CASE WHEN search_is_form(w) THEN w = ANY (h.leading) ELSE title_text ^@ (w || ' ') END,
+         t.one_word OR (search_is_form(w) AND w = ANY (h.covering)),
+         popularity, handle, id, public_from
+  FROM (SELECT coalesce(search_is_form(title_words[2]), true) AS one_word,
+               coalesce(search_is_form(title_words[cardinality(title_words)]), false) AS has_forms) t
+  CROSS JOIN LATERAL (SELECT coalesce(array_agg(l.form), '{}') AS leading, coalesce(array_agg(l.form) FILTER (WHERE l.whole), '{}') AS covering
+                      FROM search_han_leading_forms(title_text) l WHERE t.has_forms) h
+  CROSS JOIN unnest(title_words) w
   UNION ALL
   SELECT kind, w, 2::smallint, false, false, popularity, handle, id, public_from FROM unnest(other_words) w
   UNION ALL
