@@ -18,6 +18,7 @@ import { queryPathLayer } from "../src/Database.js"
 import { applySchemaFrom, emptiedFirstOf, pendingSchemaFilesFrom, refillsOf, schemaFiles, SQL_DIR } from "../src/Database/Schema.js"
 import { seedCatalogue } from "../src/Seed/generate.js"
 import { RECOUNTS } from "../src/Seed/keptCounts.js"
+import { memoryDatabase } from "./support/memoryDatabase.js"
 
 let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
 let close: () => Promise<void>
@@ -54,17 +55,7 @@ const onPostgres = async (serverUrl: string) => {
 }
 
 const embedded = async () => {
-  const { PGlite } = await import("@electric-sql/pglite")
-  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm")
-  const { unaccent } = await import("@electric-sql/pglite/contrib/unaccent")
-  const { createPgConfig } = await import("@electric-sql/pglite/node-postgres")
-  const db = await PGlite.create({ extensions: { pg_trgm, unaccent } })
-  const config = { ...createPgConfig(db), max: 1, idleTimeoutMillis: 0 } as unknown as pg.PoolConfig
-  runtime = ManagedRuntime.make(queryPathLayer(config) as Layer.Layer<SqlClient.SqlClient, unknown>)
-  close = async () => {
-    await runtime.dispose()
-    await db.close()
-  }
+  ;({ runtime, close } = await memoryDatabase())
 }
 
 beforeAll(async () => {

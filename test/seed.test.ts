@@ -17,6 +17,7 @@ import { planCatalogue, type SeedOptions } from "../src/Seed/plan.js"
 import { SEED_TABLES } from "../src/Seed/tables.js"
 import { slugify } from "../src/Seed/text.js"
 import { artistNameGramsUnlike } from "./support/keptRows.js"
+import { memoryDatabase } from "./support/memoryDatabase.js"
 
 const SONGS = 500
 /** A leap day: "on this day" songs must come from leap years. */
@@ -52,24 +53,9 @@ const postgresHarness = async (serverUrl: string): Promise<Harness> => {
 }
 
 const embeddedHarness = async (): Promise<Harness> => {
-  const { PGlite } = await import("@electric-sql/pglite")
-  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm")
-  const { unaccent } = await import("@electric-sql/pglite/contrib/unaccent")
-  const { createPgConfig } = await import("@electric-sql/pglite/node-postgres")
-  const db = await PGlite.create({ extensions: { pg_trgm, unaccent } })
-  // exactly one connection: PGlite is a single backend
-  const config = { ...createPgConfig(db), max: 1, idleTimeoutMillis: 0 } as unknown as pg.PoolConfig
-  // the service's own query path over a pg pool, as the embedded database is served
-  const layer: Layer.Layer<SqlClient.SqlClient, unknown> = queryPathLayer(config)
-  const runtime = ManagedRuntime.make(layer)
-  await runtime.runPromise(applySchema)
-  return {
-    runtime,
-    close: async () => {
-      await runtime.dispose()
-      await db.close()
-    }
-  }
+  const harness = await memoryDatabase()
+  await harness.runtime.runPromise(applySchema)
+  return harness
 }
 
 let harness: Harness | undefined
