@@ -250,20 +250,20 @@ BEGIN
   ELSIF kind = 'songs' THEN
     -- their versions and originals; the scheduled albums holding them and the other tracks of their
     -- albums, whose due touches name the performers of the tracks public then
-    ids := ARRAY(SELECT v.song_id FROM song_versions v WHERE v.original_song_id::text IN (SELECT unnest(row_keys))
-                 UNION SELECT v.original_song_id FROM song_versions v WHERE v.song_id::text IN (SELECT unnest(row_keys))
+    ids := ARRAY(SELECT v.song_id FROM song_versions v WHERE v.original_song_id = ANY (row_keys::integer[])
+                 UNION SELECT v.original_song_id FROM song_versions v WHERE v.song_id = ANY (row_keys::integer[])
                  UNION SELECT o.song_id FROM album_tracks t JOIN album_tracks o ON o.album_id = t.album_id
                        WHERE t.song_id = ANY (row_keys::integer[]));
     PERFORM feed_due_albums(ARRAY(SELECT DISTINCT al.id FROM album_tracks t JOIN albums al ON al.id = t.album_id
                                   WHERE t.song_id = ANY (row_keys::integer[]) AND album_is_scheduled(al.published_at)));
   ELSIF kind = 'albums' THEN
-    ids := ARRAY(SELECT t.song_id FROM album_tracks t WHERE t.album_id::text IN (SELECT unnest(row_keys)));
+    ids := ARRAY(SELECT t.song_id FROM album_tracks t WHERE t.album_id = ANY (row_keys::integer[]));
   ELSIF kind = 'curated_lists' THEN
-    ids := ARRAY(SELECT l.song_id FROM curated_list_songs l WHERE l.list_id::text IN (SELECT unnest(row_keys))
+    ids := ARRAY(SELECT l.song_id FROM curated_list_songs l WHERE l.list_id = ANY (row_keys::integer[])
                  UNION SELECT t.song_id FROM curated_list_albums l JOIN album_tracks t ON t.album_id = l.album_id
-                 WHERE l.list_id::text IN (SELECT unnest(row_keys)));
+                 WHERE l.list_id = ANY (row_keys::integer[]));
     PERFORM feed_due_albums(ARRAY(SELECT al.id FROM curated_list_albums l JOIN albums al ON al.id = l.album_id
-                                  WHERE l.list_id::text IN (SELECT unnest(row_keys)) AND album_is_scheduled(al.published_at)));
+                                  WHERE l.list_id = ANY (row_keys::integer[]) AND album_is_scheduled(al.published_at)));
   ELSE
     RETURN;
   END IF;
