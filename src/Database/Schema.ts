@@ -263,7 +263,7 @@ export const applySchemaFrom = (sqlDir: string) =>
       // a new database has no data to refill
       if (appliedBefore.length > 0) {
         const { emptied, refills } = refillsDue(files, history, gone, migrated)
-        if (refills.length > 0 && emptied.length > 0) yield* sql.unsafe(`TRUNCATE ${emptied.join(", ")}`).raw
+        if (emptied.length > 0) yield* sql.unsafe(`TRUNCATE ${emptied.join(", ")}`).raw
         for (const refill of refills) yield* sql.unsafe(`SELECT ${refill}()`).raw
       }
       return [...migrated, ...changed].map((file) => file.path) as ReadonlyArray<string>
