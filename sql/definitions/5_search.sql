@@ -121,10 +121,17 @@ CREATE OR REPLACE FUNCTION search_tamil_key(word text) RETURNS text LANGUAGE sql
 
 -- A phrase's words (search_phrase) each as its Tamil phonetic key, a word with none as it is: the
 -- text a Tamil title and its Latin spelling, or a Latin title and its Tamil spelling, share.
+-- A loop of simple expressions, not a query: every search row written computes it (a quarter of
+-- the time of the same as one SELECT).
 CREATE OR REPLACE FUNCTION search_phrase_key(phrase text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  w text;
+  keys text[] := '{}';
 BEGIN
-  RETURN coalesce((SELECT string_agg(coalesce(search_tamil_key(u.w), u.w), ' ' ORDER BY u.at)
-                   FROM unnest(string_to_array(phrase, ' ')) WITH ORDINALITY u(w, at)), '');
+  FOREACH w IN ARRAY string_to_array(phrase, ' ') LOOP
+    keys := keys || coalesce(search_tamil_key(w), w);
+  END LOOP;
+  RETURN array_to_string(keys, ' ');
 END $$;
 
 -- The words search keeps of a folded name (search_split), then their forms (the pinyin of its Han
