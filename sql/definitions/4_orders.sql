@@ -329,33 +329,35 @@ END $$;
 
 -- ---- /v1/songs deep offsets: the sort buckets and their seeks ------------------------------
 
--- Moves settled songs into (+1) or out of (-1) the buckets of every sort, by their keys as the
--- sorts have them (songs_count_trigger() gives the old and new rows' keys).
+-- Each sort's buckets, one line a sort: the table, the key of a song `s` as the sort orders it
+-- (the sorts' keys in src/Queries/SongSorts.ts), and the bound below every key (the first bucket's).
+-- A settled song counts in the last bucket whose bound is at or below its (key, id).
+CREATE OR REPLACE FUNCTION song_sort_buckets() RETURNS TABLE(buckets regclass, song_key text, floor_key text) LANGUAGE sql STABLE AS $$
+  VALUES ('song_released_buckets'::regclass, 's.released_at', '''-infinity''::date'),
+         ('song_popular_buckets'::regclass, 'coalesce(s.vidsvc_views, -1)', '''-9223372036854775808''::bigint'),
+         ('song_title_buckets'::regclass, 'lower(s.title)', '''''::text')
+$$;
+
+-- Moves settled songs into (+1) or out of (-1) one sort's buckets, by their keys in that sort.
+CREATE OR REPLACE FUNCTION move_sort_buckets(buckets regclass, sort_keys anyarray, song_ids integer[], deltas bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format($f$
+    UPDATE %1$s t SET settled_songs = t.settled_songs + x.delta
+    FROM (SELECT b.sort_key, b.song_id, sum(m.delta) AS delta
+          FROM unnest($1, $2, $3) AS m(sort_key, song_id, delta)
+          CROSS JOIN LATERAL (SELECT b.sort_key, b.song_id FROM %1$s b
+                              WHERE (b.sort_key, b.song_id) <= (m.sort_key, m.song_id)
+                              ORDER BY b.sort_key DESC, b.song_id DESC LIMIT 1) b
+          GROUP BY b.sort_key, b.song_id HAVING sum(m.delta) <> 0) x
+    WHERE t.sort_key = x.sort_key AND t.song_id = x.song_id$f$, buckets) USING sort_keys, song_ids, deltas;
+END $$;
+
+-- Moves settled songs in the buckets of every sort, by their keys as the sorts have them
+-- (songs_count_trigger() gives the old and new rows' keys).
 CREATE OR REPLACE FUNCTION move_song_buckets(dates date[], views bigint[], titles text[], song_ids integer[], deltas bigint[]) RETURNS void LANGUAGE sql AS $$
-  UPDATE song_released_buckets t SET settled_songs = t.settled_songs + x.delta
-  FROM (SELECT b.sort_key, b.song_id, sum(m.delta) AS delta
-        FROM unnest(dates, song_ids, deltas) AS m(sort_key, song_id, delta)
-        CROSS JOIN LATERAL (SELECT b.sort_key, b.song_id FROM song_released_buckets b
-                            WHERE (b.sort_key, b.song_id) <= (m.sort_key, m.song_id)
-                            ORDER BY b.sort_key DESC, b.song_id DESC LIMIT 1) b
-        GROUP BY b.sort_key, b.song_id HAVING sum(m.delta) <> 0) x
-  WHERE t.sort_key = x.sort_key AND t.song_id = x.song_id;
-  UPDATE song_popular_buckets t SET settled_songs = t.settled_songs + x.delta
-  FROM (SELECT b.sort_key, b.song_id, sum(m.delta) AS delta
-        FROM unnest(views, song_ids, deltas) AS m(sort_key, song_id, delta)
-        CROSS JOIN LATERAL (SELECT b.sort_key, b.song_id FROM song_popular_buckets b
-                            WHERE (b.sort_key, b.song_id) <= (m.sort_key, m.song_id)
-                            ORDER BY b.sort_key DESC, b.song_id DESC LIMIT 1) b
-        GROUP BY b.sort_key, b.song_id HAVING sum(m.delta) <> 0) x
-  WHERE t.sort_key = x.sort_key AND t.song_id = x.song_id;
-  UPDATE song_title_buckets t SET settled_songs = t.settled_songs + x.delta
-  FROM (SELECT b.sort_key, b.song_id, sum(m.delta) AS delta
-        FROM unnest(titles, song_ids, deltas) AS m(sort_key, song_id, delta)
-        CROSS JOIN LATERAL (SELECT b.sort_key, b.song_id FROM song_title_buckets b
-                            WHERE (b.sort_key, b.song_id) <= (m.sort_key, m.song_id)
-                            ORDER BY b.sort_key DESC, b.song_id DESC LIMIT 1) b
-        GROUP BY b.sort_key, b.song_id HAVING sum(m.delta) <> 0) x
-  WHERE t.sort_key = x.sort_key AND t.song_id = x.song_id;
+  SELECT move_sort_buckets('song_released_buckets', dates, song_ids, deltas);
+  SELECT move_sort_buckets('song_popular_buckets', views, song_ids, deltas);
+  SELECT move_sort_buckets('song_title_buckets', titles, song_ids, deltas);
 $$;
 
 -- The songs that became settled (+1) or stopped being (-1) by being unlisted or listed in
@@ -369,69 +371,70 @@ $$;
 
 -- Recounts from scratch, splitting each sort into buckets of `bucket_songs` settled songs (the
 -- first bound lies below every song): the initial fill, after a bulk load, after a TRUNCATE.
-CREATE OR REPLACE FUNCTION recount_song_sort_buckets(bucket_songs integer DEFAULT 500) RETURNS void LANGUAGE sql AS $$
-  DELETE FROM song_released_buckets;
-  WITH settled AS (
-    SELECT s.released_at AS sort_key, s.id, row_number() OVER (ORDER BY s.released_at, s.id) - 1 AS n, count(*) OVER () AS songs
-    FROM songs s
-    WHERE song_is_live(s.published_at, s.deleted_at) AND NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = s.id)
-  )
-  INSERT INTO song_released_buckets (sort_key, song_id, settled_songs)
-  SELECT CASE WHEN n = 0 THEN '-infinity'::date ELSE sort_key END, CASE WHEN n = 0 THEN -2147483648 ELSE id END,
-    least(bucket_songs, songs - n)
-  FROM settled WHERE n % bucket_songs = 0
-  UNION ALL
-  SELECT '-infinity'::date, -2147483648, 0 WHERE NOT EXISTS (SELECT 1 FROM settled);
-  DELETE FROM song_popular_buckets;
-  WITH settled AS (
-    SELECT coalesce(s.vidsvc_views, -1) AS sort_key, s.id, row_number() OVER (ORDER BY coalesce(s.vidsvc_views, -1), s.id) - 1 AS n, count(*) OVER () AS songs
-    FROM songs s
-    WHERE song_is_live(s.published_at, s.deleted_at) AND NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = s.id)
-  )
-  INSERT INTO song_popular_buckets (sort_key, song_id, settled_songs)
-  SELECT CASE WHEN n = 0 THEN -9223372036854775808 ELSE sort_key END, CASE WHEN n = 0 THEN -2147483648 ELSE id END,
-    least(bucket_songs, songs - n)
-  FROM settled WHERE n % bucket_songs = 0
-  UNION ALL
-  SELECT -9223372036854775808, -2147483648, 0 WHERE NOT EXISTS (SELECT 1 FROM settled);
-  DELETE FROM song_title_buckets;
-  WITH settled AS (
-    SELECT lower(s.title) AS sort_key, s.id, row_number() OVER (ORDER BY lower(s.title), s.id) - 1 AS n, count(*) OVER () AS songs
-    FROM songs s
-    WHERE song_is_live(s.published_at, s.deleted_at) AND NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = s.id)
-  )
-  INSERT INTO song_title_buckets (sort_key, song_id, settled_songs)
-  SELECT CASE WHEN n = 0 THEN '' ELSE sort_key END, CASE WHEN n = 0 THEN -2147483648 ELSE id END,
-    least(bucket_songs, songs - n)
-  FROM settled WHERE n % bucket_songs = 0
-  UNION ALL
-  SELECT '', -2147483648, 0 WHERE NOT EXISTS (SELECT 1 FROM settled);
-$$;
+CREATE OR REPLACE FUNCTION recount_song_sort_buckets(bucket_songs integer DEFAULT 500) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  sort record;
+BEGIN
+  FOR sort IN SELECT * FROM song_sort_buckets() LOOP
+    EXECUTE format('DELETE FROM %s', sort.buckets);
+    EXECUTE format($f$
+      WITH settled AS (
+        SELECT %2$s AS sort_key, s.id, row_number() OVER (ORDER BY %2$s, s.id) - 1 AS n, count(*) OVER () AS songs
+        FROM songs s
+        WHERE song_is_live(s.published_at, s.deleted_at) AND NOT EXISTS (SELECT 1 FROM scheduled_song_links l WHERE l.song_id = s.id)
+      )
+      INSERT INTO %1$s (sort_key, song_id, settled_songs)
+      SELECT CASE WHEN n = 0 THEN %3$s ELSE sort_key END, CASE WHEN n = 0 THEN -2147483648 ELSE id END, least($1, songs - n)
+      FROM settled WHERE n %% $1 = 0
+      UNION ALL
+      SELECT %3$s, -2147483648, 0 WHERE NOT EXISTS (SELECT 1 FROM settled)$f$, sort.buckets, sort.song_key, sort.floor_key)
+    USING bucket_songs;
+  END LOOP;
+END $$;
 
 CREATE OR REPLACE TRIGGER songs_sort_bucket_count_truncate AFTER TRUNCATE ON songs FOR EACH STATEMENT EXECUTE FUNCTION refill_trigger('recount_song_sort_buckets');
 
-CREATE OR REPLACE FUNCTION public_song_released_seek(skip bigint) RETURNS TABLE(bound_key date, bound_id integer, songs_before bigint) LANGUAGE plpgsql STABLE AS $$
-#variable_conflict use_column
+-- Where an ascending walk of all public songs in one sort's order reaches position `skip`: the
+-- last bucket bound with at most `skip` public songs before it (the settled ones as the buckets
+-- keep them, the due ones counted now) and that number. `key_type` types the bound (a NULL of
+-- the sort key's type).
+CREATE OR REPLACE FUNCTION public_song_sort_seek(sort_buckets regclass, key_type anyelement, skip bigint)
+  RETURNS TABLE(bound_key anyelement, bound_id integer, songs_before bigint) LANGUAGE plpgsql STABLE AS $$
 BEGIN
-  RETURN QUERY
-  WITH due AS (
-    SELECT b.sort_key, b.song_id, count(*) AS n
-    FROM scheduled_song_links l JOIN public_songs s ON s.id = l.song_id
-    CROSS JOIN LATERAL (SELECT b.sort_key, b.song_id FROM song_released_buckets b
-                        WHERE (b.sort_key, b.song_id) <= (s.released_at, s.id)
-                        ORDER BY b.sort_key DESC, b.song_id DESC LIMIT 1) b
-    WHERE scheduled_link_is_due(l.published_at)
-    GROUP BY b.sort_key, b.song_id
-  ), running AS (
-    SELECT b.sort_key, b.song_id,
-      (sum(b.settled_songs + coalesce(d.n, 0)) OVER (ORDER BY b.sort_key, b.song_id) - (b.settled_songs + coalesce(d.n, 0)))::bigint
-        AS songs_before
-    FROM song_released_buckets b LEFT JOIN due d ON d.sort_key = b.sort_key AND d.song_id = b.song_id
-  )
-  SELECT r.sort_key, r.song_id, r.songs_before FROM running r WHERE r.songs_before <= skip
-  ORDER BY r.sort_key DESC, r.song_id DESC LIMIT 1;
+  RETURN QUERY EXECUTE format($f$
+    WITH due AS (
+      SELECT b.sort_key, b.song_id, count(*) AS n
+      FROM scheduled_song_links l JOIN public_songs s ON s.id = l.song_id
+      CROSS JOIN LATERAL (SELECT b.sort_key, b.song_id FROM %1$s b
+                          WHERE (b.sort_key, b.song_id) <= (%2$s, s.id)
+                          ORDER BY b.sort_key DESC, b.song_id DESC LIMIT 1) b
+      WHERE scheduled_link_is_due(l.published_at)
+      GROUP BY b.sort_key, b.song_id
+    ), running AS (
+      SELECT b.sort_key, b.song_id,
+        (sum(b.settled_songs + coalesce(d.n, 0)) OVER (ORDER BY b.sort_key, b.song_id) - (b.settled_songs + coalesce(d.n, 0)))::bigint
+          AS songs_before
+      FROM %1$s b LEFT JOIN due d ON d.sort_key = b.sort_key AND d.song_id = b.song_id
+    )
+    SELECT r.sort_key, r.song_id, r.songs_before FROM running r WHERE r.songs_before <= $1
+    ORDER BY r.sort_key DESC, r.song_id DESC LIMIT 1$f$,
+    sort_buckets, (SELECT x.song_key FROM song_sort_buckets() x WHERE x.buckets = sort_buckets)) USING skip;
 END $$;
 
+CREATE OR REPLACE FUNCTION public_song_released_seek(skip bigint) RETURNS TABLE(bound_key date, bound_id integer, songs_before bigint) LANGUAGE sql STABLE AS $$
+  SELECT * FROM public_song_sort_seek('song_released_buckets', NULL::date, skip)
+$$;
+
+CREATE OR REPLACE FUNCTION public_song_popular_seek(skip bigint) RETURNS TABLE(bound_key bigint, bound_id integer, songs_before bigint) LANGUAGE sql STABLE AS $$
+  SELECT * FROM public_song_sort_seek('song_popular_buckets', NULL::bigint, skip)
+$$;
+
+CREATE OR REPLACE FUNCTION public_song_title_seek(skip bigint) RETURNS TABLE(bound_key text, bound_id integer, songs_before bigint) LANGUAGE sql STABLE AS $$
+  SELECT * FROM public_song_sort_seek('song_title_buckets', NULL::text, skip)
+$$;
+
+-- A year's or a date range's released songs: the release date where a walk in either direction
+-- reaches position `skip`, from the kept live songs a date (song_date_counts) less the scheduled ones.
 CREATE OR REPLACE FUNCTION public_song_release_seek(from_date date, until_date date, newest_first boolean, skip bigint) RETURNS TABLE(released_at date, songs_before bigint) LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 BEGIN
@@ -452,48 +455,4 @@ BEGIN
   (SELECT * FROM newest WHERE songs_before <= skip ORDER BY released_at LIMIT 1)
   UNION ALL
   (SELECT * FROM oldest WHERE songs_before <= skip ORDER BY released_at DESC LIMIT 1)) x;
-END $$;
-
-CREATE OR REPLACE FUNCTION public_song_popular_seek(skip bigint) RETURNS TABLE(bound_key bigint, bound_id integer, songs_before bigint) LANGUAGE plpgsql STABLE AS $$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY
-  WITH due AS (
-    SELECT b.sort_key, b.song_id, count(*) AS n
-    FROM scheduled_song_links l JOIN public_songs s ON s.id = l.song_id
-    CROSS JOIN LATERAL (SELECT b.sort_key, b.song_id FROM song_popular_buckets b
-                        WHERE (b.sort_key, b.song_id) <= (coalesce(s.vidsvc_views, -1), s.id)
-                        ORDER BY b.sort_key DESC, b.song_id DESC LIMIT 1) b
-    WHERE scheduled_link_is_due(l.published_at)
-    GROUP BY b.sort_key, b.song_id
-  ), running AS (
-    SELECT b.sort_key, b.song_id,
-      (sum(b.settled_songs + coalesce(d.n, 0)) OVER (ORDER BY b.sort_key, b.song_id) - (b.settled_songs + coalesce(d.n, 0)))::bigint
-        AS songs_before
-    FROM song_popular_buckets b LEFT JOIN due d ON d.sort_key = b.sort_key AND d.song_id = b.song_id
-  )
-  SELECT r.sort_key, r.song_id, r.songs_before FROM running r WHERE r.songs_before <= skip
-  ORDER BY r.sort_key DESC, r.song_id DESC LIMIT 1;
-END $$;
-
-CREATE OR REPLACE FUNCTION public_song_title_seek(skip bigint) RETURNS TABLE(bound_key text, bound_id integer, songs_before bigint) LANGUAGE plpgsql STABLE AS $$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY
-  WITH due AS (
-    SELECT b.sort_key, b.song_id, count(*) AS n
-    FROM scheduled_song_links l JOIN public_songs s ON s.id = l.song_id
-    CROSS JOIN LATERAL (SELECT b.sort_key, b.song_id FROM song_title_buckets b
-                        WHERE (b.sort_key, b.song_id) <= (lower(s.title), s.id)
-                        ORDER BY b.sort_key DESC, b.song_id DESC LIMIT 1) b
-    WHERE scheduled_link_is_due(l.published_at)
-    GROUP BY b.sort_key, b.song_id
-  ), running AS (
-    SELECT b.sort_key, b.song_id,
-      (sum(b.settled_songs + coalesce(d.n, 0)) OVER (ORDER BY b.sort_key, b.song_id) - (b.settled_songs + coalesce(d.n, 0)))::bigint
-        AS songs_before
-    FROM song_title_buckets b LEFT JOIN due d ON d.sort_key = b.sort_key AND d.song_id = b.song_id
-  )
-  SELECT r.sort_key, r.song_id, r.songs_before FROM running r WHERE r.songs_before <= skip
-  ORDER BY r.sort_key DESC, r.song_id DESC LIMIT 1;
 END $$;
