@@ -1,3 +1,4 @@
+// runs alone: it drives wrk against servers, which a neighbour's load would starve
 import { describe, expect } from "bun:test"
 import { testWhen } from "./support/skips.js"
 import { statSync } from "node:fs"

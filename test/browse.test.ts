@@ -1,3 +1,4 @@
+// runs alone: a deep page's time against the first page's
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { CuratedListSummary } from "../src/Contract/CuratedList.js"
 import { ListEnvelope } from "../src/Contract/Envelope.js"

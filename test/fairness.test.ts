@@ -1,3 +1,4 @@
+// runs alone: one client's p99 under another's load against its p99 alone
 /**
  * Fairness (docs/edge.md, "Requests in flight"): one client searching as fast as its bucket
  * allows must not take the machine from another. The measurement: test/support/fairness.ts

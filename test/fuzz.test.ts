@@ -468,15 +468,19 @@ describe("fuzz: If-None-Match and cache-busting spellings on a caching edge", ()
         const condition = conditionOf(variant.condition, etag)
         const reply = await send(url, condition)
         checked += 1
+        // a feed page the cache did not keep, read anew at the head, ends in a cursor of the time it
+        // was read (docs/changes.md): a later read is another answer, with the same entries
+        const readAnew = target.path === "/v1/changes" && reply.headers.get("x-cache") !== "hit" && reply.headers.get("etag") !== etag
         const matches = base.status === 200 && condition !== undefined &&
-          (condition === "*" || condition.includes(etag))
+          (condition === "*" || (condition.includes(etag) && !readAnew))
         const expected = base.status !== 200 ? base.status : matches ? 304 : 200
         const free = reply.status === 304 && reply.headers.get("x-cache") === "hit" && condition !== "*"
         const left = Number(reply.headers.get("x-ratelimit-remaining"))
         const why = `${target.name}: GET ${url.slice(0, 120)} If-None-Match: ${condition ?? "-"}`
+        const entries = (text: string) => readAnew ? JSON.stringify((JSON.parse(text) as { data: unknown }).data) : text
         if (reply.status !== expected) failures.push(`${why}: ${reply.status}, expected ${expected}`)
-        else if (reply.status === 200 && reply.text !== base.text) failures.push(`${why}: another body`)
-        else if (reply.status === 304 && (reply.text !== "" || reply.headers.get("etag") !== etag)) failures.push(`${why}: a 304 with a body or another ETag`)
+        else if (reply.status === 200 && entries(reply.text) !== entries(base.text)) failures.push(`${why}: another body`)
+        else if (reply.status === 304 && (reply.text !== "" || (reply.headers.get("etag") !== etag && !readAnew))) failures.push(`${why}: a 304 with a body or another ETag`)
         if (left !== (free ? tokens : tokens - 1)) failures.push(`${why}: ${tokens} -> ${left} tokens (${free ? "free" : "paid"})`)
         tokens = left
       }

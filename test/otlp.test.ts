@@ -1,3 +1,4 @@
+// runs alone: its latency and memory with a silent collector against without one
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"

@@ -5,8 +5,9 @@ import { sharedServer, type TestServer } from "./support/server.js"
 
 /**
  * What each recount writes and reads, from the SQL itself: the tables its body and the functions
- * it calls insert into, delete from, update or truncate (written), and every table or view they
- * name (read; a view reads its tables). recount_kept_counts() rebuilds the declarations of
+ * it calls insert into, delete from, update or truncate (written; a statement built by format()
+ * writes the tables named as regclass literals), and every table or view they name (read; a view
+ * reads its tables). recount_kept_counts() rebuilds the declarations of
  * kept_counts(): it writes their targets and reads their sources and the songs' or albums' state.
  */
 interface Effects {
@@ -59,6 +60,13 @@ beforeAll(async () => {
     const body = bodies.get(name) ?? ""
     for (const [, table] of body.matchAll(/(?:insert\s+into|delete\s+from|update|truncate)\s+([a-z_]+)/g)) {
       if (tables.has(table!)) effects.writes.add(table!)
+    }
+    // a statement built by format() writes a table named as 'table'::regclass in the body or a function it calls
+    if (/(?:insert\s+into|delete\s+from|update|truncate)\s+%/.test(body)) {
+      const named = [body, ...[...body.matchAll(/([a-z_][a-z0-9_]*)\s*\(/g)].map(([, callee]) => bodies.get(callee!) ?? "")]
+      for (const text of named) {
+        for (const [, table] of text.matchAll(/'([a-z_]+)'::regclass/g)) if (tables.has(table!)) effects.writes.add(table!)
+      }
     }
     for (const [word] of body.matchAll(/[a-z_][a-z0-9_]*/g)) {
       for (const table of baseTables(word)) effects.reads.add(table)
