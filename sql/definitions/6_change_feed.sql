@@ -81,40 +81,48 @@ END $$;
 -- song's own published_at, its due time): the artists it names, else the performers of its tracks
 -- public then, and the albums-lists holding it.
 CREATE OR REPLACE FUNCTION feed_song_links(song_ids integer[], through_albums boolean, as_of timestamptz)
-RETURNS TABLE (song_id integer, kind text, row_key text, sure boolean) LANGUAGE sql STABLE AS $$
-  SELECT c.song_id, 'artists', c.artist_id::text, true FROM credits c WHERE c.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT x.song_id, 'genres', x.genre_id::text, true FROM song_genres x WHERE x.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT x.song_id, 'labels', x.label_id::text, true FROM song_labels x WHERE x.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT t.song_id, 'albums', t.album_id::text, false FROM album_tracks t WHERE t.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT l.song_id, 'curated_lists', l.list_id::text, false
-        FROM curated_list_songs l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
-        WHERE l.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT t.song_id, 'curated_lists', l.list_id::text, false
-        FROM album_tracks t JOIN songs s ON s.id = t.song_id JOIN albums al ON al.id = t.album_id
-        JOIN curated_list_albums l ON l.album_id = t.album_id
-        JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
-        WHERE through_albums AND t.song_id IN (SELECT unnest(song_ids))
-          AND album_is_public_at(al.published_at, coalesce(as_of, s.published_at))
-  UNION SELECT t.song_id, 'artists', aa.artist_id::text, false
-        FROM album_tracks t JOIN songs s ON s.id = t.song_id JOIN albums al ON al.id = t.album_id
-        JOIN album_artists aa ON aa.album_id = t.album_id
-        WHERE through_albums AND t.song_id IN (SELECT unnest(song_ids))
-          AND album_is_public_at(al.published_at, coalesce(as_of, s.published_at))
-  UNION SELECT t.song_id, 'artists', c.artist_id::text, false
-        FROM album_tracks t JOIN songs s ON s.id = t.song_id JOIN albums al ON al.id = t.album_id
-        JOIN album_tracks o ON o.album_id = t.album_id JOIN songs os ON os.id = o.song_id
-        JOIN credits c ON c.song_id = o.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
-        WHERE through_albums AND t.song_id IN (SELECT unnest(song_ids))
-          AND album_is_public_at(al.published_at, coalesce(as_of, s.published_at))
-          AND song_is_public_at(os.published_at, os.deleted_at, coalesce(as_of, s.published_at))
-          AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = t.album_id)
-  UNION SELECT c.song_id, 'users', m.username, false
-        FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id IN (SELECT unnest(song_ids)) AND m.username IS NOT NULL
-  UNION SELECT l.song_id, 'users', m.username, false
-        FROM loves l JOIN members m ON m.id = l.member_id WHERE l.song_id IN (SELECT unnest(song_ids)) AND m.username IS NOT NULL
-  UNION SELECT v.song_id, 'songs', v.original_song_id::text, false FROM song_versions v WHERE v.song_id IN (SELECT unnest(song_ids))
-  UNION SELECT v.original_song_id, 'songs', v.song_id::text, false FROM song_versions v WHERE v.original_song_id IN (SELECT unnest(song_ids))
-$$;
+RETURNS TABLE (song_id integer, kind text, row_key text, sure boolean) LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+  -- two statements, not one with `through_albums` in its filters: a statement is planned at each
+  -- call (its callers' song_ids are one song or thousands) and the albums' joins cost the most to plan
+  RETURN QUERY
+    SELECT c.song_id, 'artists', c.artist_id::text, true FROM credits c WHERE c.song_id IN (SELECT unnest(song_ids))
+    UNION SELECT x.song_id, 'genres', x.genre_id::text, true FROM song_genres x WHERE x.song_id IN (SELECT unnest(song_ids))
+    UNION SELECT x.song_id, 'labels', x.label_id::text, true FROM song_labels x WHERE x.song_id IN (SELECT unnest(song_ids))
+    UNION SELECT t.song_id, 'albums', t.album_id::text, false FROM album_tracks t WHERE t.song_id IN (SELECT unnest(song_ids))
+    UNION SELECT l.song_id, 'curated_lists', l.list_id::text, false
+          FROM curated_list_songs l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
+          WHERE l.song_id IN (SELECT unnest(song_ids))
+    UNION SELECT c.song_id, 'users', m.username, false
+          FROM contributions c JOIN members m ON m.id = c.member_id WHERE c.song_id IN (SELECT unnest(song_ids)) AND m.username IS NOT NULL
+    UNION SELECT l.song_id, 'users', m.username, false
+          FROM loves l JOIN members m ON m.id = l.member_id WHERE l.song_id IN (SELECT unnest(song_ids)) AND m.username IS NOT NULL
+    UNION SELECT v.song_id, 'songs', v.original_song_id::text, false FROM song_versions v WHERE v.song_id IN (SELECT unnest(song_ids))
+    UNION SELECT v.original_song_id, 'songs', v.song_id::text, false FROM song_versions v WHERE v.original_song_id IN (SELECT unnest(song_ids));
+  IF through_albums THEN
+    RETURN QUERY
+      SELECT t.song_id, 'curated_lists', l.list_id::text, false
+            FROM album_tracks t JOIN songs s ON s.id = t.song_id JOIN albums al ON al.id = t.album_id
+            JOIN curated_list_albums l ON l.album_id = t.album_id
+            JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'albums'
+            WHERE t.song_id IN (SELECT unnest(song_ids))
+              AND album_is_public_at(al.published_at, coalesce(as_of, s.published_at))
+      UNION SELECT t.song_id, 'artists', aa.artist_id::text, false
+            FROM album_tracks t JOIN songs s ON s.id = t.song_id JOIN albums al ON al.id = t.album_id
+            JOIN album_artists aa ON aa.album_id = t.album_id
+            WHERE t.song_id IN (SELECT unnest(song_ids))
+              AND album_is_public_at(al.published_at, coalesce(as_of, s.published_at))
+      UNION SELECT t.song_id, 'artists', c.artist_id::text, false
+            FROM album_tracks t JOIN songs s ON s.id = t.song_id JOIN albums al ON al.id = t.album_id
+            JOIN album_tracks o ON o.album_id = t.album_id JOIN songs os ON os.id = o.song_id
+            JOIN credits c ON c.song_id = o.song_id JOIN roles r ON r.id = c.role_id AND r.tag = 'performer'
+            WHERE t.song_id IN (SELECT unnest(song_ids))
+              AND album_is_public_at(al.published_at, coalesce(as_of, s.published_at))
+              AND song_is_public_at(os.published_at, os.deleted_at, coalesce(as_of, s.published_at))
+              AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = t.album_id);
+  END IF;
+END $$;
 
 -- The rows that show the entry of these albums: its named artists, else the performers of its
 -- tracks public at `as_of` (NULL: at the album's own published_at, its due time); its label; the
