@@ -409,9 +409,13 @@ export const writeResultsSection = (name: string, section: string) => {
   writeFileSync(file, next)
 }
 
-/** The sweep, cluster, relevance, fairness and mirror sections of a RESULTS.md, so that the load bench can keep them when it rewrites the file. */
+/**
+ * The sweep, cluster, relevance, fairness and mirror sections of a RESULTS.md, and the notes of
+ * figures written by hand (`<!-- note name -->`, from the commands that print them), so that the
+ * load bench can keep them when it rewrites the file.
+ */
 export const sweepSections = (text: string): string =>
-  [...text.matchAll(/<!-- (sweep \d+|cluster|relevance [\w-]+|fairness \d+|mirror \d+) -->[\s\S]*?<!-- \/\1 -->/g)].map((m) => m[0]).join("\n\n")
+  [...text.matchAll(/<!-- (sweep \d+|cluster|relevance [\w-]+|fairness \d+|mirror \d+|note [\w-]+) -->[\s\S]*?<!-- \/\1 -->/g)].map((m) => m[0]).join("\n\n")
 
 export const runSweep = async (serverUrl: string, options: SweepOptions, log: (line: string) => void) => {
   const started = performance.now()
