@@ -131,15 +131,18 @@ const lockDataDir = (dataDir: string) =>
     (lockPath) => Effect.sync(() => rmSync(lockPath, { force: true }))
   )
 
+/** The embedded database in `dataDir` ("memory://" for one in memory), with the extensions the schema needs. */
+export const createEmbedded = async (dataDir: string) => {
+  const { PGlite } = await import("@electric-sql/pglite")
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm")
+  const { unaccent } = await import("@electric-sql/pglite/contrib/unaccent")
+  return PGlite.create(dataDir, { extensions: { pg_trgm, unaccent } })
+}
+
 const openEmbedded = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: async () => {
-        const { PGlite } = await import("@electric-sql/pglite")
-        const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm")
-        const { unaccent } = await import("@electric-sql/pglite/contrib/unaccent")
-        return PGlite.create(dataDir, { extensions: { pg_trgm, unaccent } })
-      },
+      try: () => createEmbedded(dataDir),
       catch: (cause) => sqlError(cause, `Could not open the embedded database in ${dataDir}`)
     }),
     (db) => Effect.promise(() => db.close().catch(() => undefined))
