@@ -362,12 +362,17 @@ $$;
 
 -- The songs that became settled (+1) or stopped being (-1) by being unlisted or listed in
 -- scheduled_song_links, at their current keys (the rows' own changes are songs_count_trigger()'s).
-CREATE OR REPLACE FUNCTION move_settled_song_buckets(song_ids integer[], deltas bigint[]) RETURNS void LANGUAGE sql AS $$
-  SELECT move_song_buckets(array_agg(s.released_at), array_agg(coalesce(s.vidsvc_views, -1)), array_agg(lower(s.title)),
-                           array_agg(s.id), array_agg(m.delta))
-  FROM unnest(song_ids, deltas) AS m(song_id, delta) JOIN songs s ON s.id = m.song_id
-  HAVING count(*) > 0;
-$$;
+CREATE OR REPLACE FUNCTION move_settled_song_buckets(song_ids integer[], deltas bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  sort record;
+BEGIN
+  FOR sort IN SELECT * FROM song_sort_buckets() LOOP
+    EXECUTE format('SELECT move_sort_buckets(%L, array_agg(%s), array_agg(s.id), array_agg(m.delta))
+                    FROM unnest($1, $2) AS m(song_id, delta) JOIN songs s ON s.id = m.song_id HAVING count(*) > 0',
+                   sort.buckets, sort.song_key)
+    USING song_ids, deltas;
+  END LOOP;
+END $$;
 
 -- Recounts from scratch, splitting each sort into buckets of `bucket_songs` settled songs (the
 -- first bound lies below every song): the initial fill, after a bulk load, after a TRUNCATE.
