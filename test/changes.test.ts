@@ -442,11 +442,12 @@ describe("change feed", () => {
     await mirror.catchUp()
     const ids = [920, 921, 922, 923, 924]
     await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at)
-                      SELECT id, 'Withdrawn ' || id, 'withdrawn', '2020-01-01', clock_timestamp() + interval '3 seconds'
+                      SELECT id, 'Withdrawn ' || id, 'withdrawn', '2020-01-01', clock_timestamp() + interval '10 seconds'
                       FROM unnest(ARRAY[${ids}]) AS id`)
     await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) SELECT id, 1, 4, 1 FROM unnest(ARRAY[${ids}]) AS id`)
     await server.sql(`INSERT INTO song_genres (song_id, genre_id) SELECT id, 3 FROM unnest(ARRAY[${ids}]) AS id`)
     await server.sql(`INSERT INTO album_tracks (album_id, position, song_id) SELECT 2, id, id FROM unnest(ARRAY[${ids}]) AS id`)
+    // (ten seconds: the writes below run beside other test files' workers)
     // unpublished, deleted, moved a year on, moved to a time already past its links' reach (a hard delete), and links removed
     await server.sql(`UPDATE songs SET published_at = NULL WHERE id = 920`)
     await server.sql(`UPDATE songs SET deleted_at = now() WHERE id = 921`)
