@@ -1,3 +1,4 @@
+// runs alone: the feed's property replays interleaved transactions against a horizon kept over the whole server's transactions; with other files' writes beside it, drawn seeds 1999585315 and 1423492806 failed
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fc from "fast-check"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
