@@ -442,12 +442,14 @@ SELECT attach_after_statement('songs', 'feed_songs', 'feed_songs_trigger');
 -- performers moved, the songs-lists holding it when its writers moved; a genre or label: the song and the genre
 -- or label; a track: the album, the rows that show its entry and the song's performers (an album
 -- that names nobody is listed under them); a contribution: the song and the contributor; a version:
--- each song whose other side is public. The due touches of the scheduled songs among them (and of
--- a scheduled album whose tracks moved) are written anew.
+-- each song whose other side is public. The due touches of the scheduled songs among them are
+-- written anew, and, for a credit or a track, those of the scheduled albums holding the song and
+-- of those albums' scheduled tracks (an album that names nobody is listed under its performers).
 CREATE OR REPLACE FUNCTION feed_song_links_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   t timestamptz := clock_timestamp();
   song_ids integer[] := '{}';
+  album_ids integer[] := '{}';
   public_ids integer[];
   linked text[] := '{}';
   added text[] := '{}';
@@ -592,14 +594,19 @@ BEGIN
       END IF;
     END IF;
   END IF;
-  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_scheduled(s.published_at, s.deleted_at)));
-  IF TG_TABLE_NAME = 'album_tracks' THEN
-    -- a scheduled album's due touches name the performers of its tracks when it names nobody
-    linked := '{}';
-    IF TG_OP IN ('UPDATE', 'DELETE') THEN linked := ARRAY(SELECT album_id::text FROM old_rows); END IF;
-    IF TG_OP IN ('UPDATE', 'INSERT') THEN linked := linked || ARRAY(SELECT album_id::text FROM new_rows); END IF;
-    PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id::text IN (SELECT unnest(linked)) AND album_is_scheduled(al.published_at)));
+  IF TG_TABLE_NAME IN ('credits', 'album_tracks') THEN
+    -- an album that names nobody is listed under the performers of its tracks public then: the due
+    -- touches of the album, when scheduled, and of its scheduled tracks name them
+    IF TG_TABLE_NAME = 'credits' THEN
+      album_ids := ARRAY(SELECT album_id FROM album_tracks WHERE song_id IN (SELECT unnest(song_ids)));
+    ELSE
+      IF TG_OP IN ('UPDATE', 'DELETE') THEN album_ids := ARRAY(SELECT album_id FROM old_rows); END IF;
+      IF TG_OP IN ('UPDATE', 'INSERT') THEN album_ids := album_ids || ARRAY(SELECT album_id FROM new_rows); END IF;
+    END IF;
+    song_ids := song_ids || ARRAY(SELECT song_id FROM album_tracks WHERE album_id IN (SELECT unnest(album_ids)));
+    PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND album_is_scheduled(al.published_at)));
   END IF;
+  PERFORM feed_due_songs(ARRAY(SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(song_ids)) AND song_is_scheduled(s.published_at, s.deleted_at)));
   RETURN NULL;
 END $$;
 SELECT attach_after_statement('album_tracks', 'feed_album_tracks', 'feed_song_links_trigger');
@@ -651,7 +658,8 @@ END $$;
 SELECT attach_after_statement('albums', 'feed_albums', 'feed_albums_trigger');
 
 -- album_artists: the artists it names and the album's entry, when the album is public (an album that
--- names nobody is listed under the performers of its public tracks).
+-- names nobody is listed under the performers of its public tracks); the due touches of the album,
+-- when scheduled, and of its scheduled tracks.
 CREATE OR REPLACE FUNCTION feed_album_artists_trigger() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   t timestamptz := clock_timestamp();
@@ -696,6 +704,8 @@ BEGIN
     GROUP BY x.artist_id
     HAVING bool_or(x.after) <> bool_or(NOT x.after) AND NOT feed_artist_visible_beyond(x.artist_id, '{}', public_ids, t)));
   PERFORM feed_due_albums(ARRAY(SELECT al.id FROM albums al WHERE al.id IN (SELECT unnest(album_ids)) AND album_is_scheduled(al.published_at)));
+  -- a scheduled track's due touches name the artists that show its album's entry then
+  PERFORM feed_due_linked('albums', ARRAY(SELECT x::text FROM unnest(album_ids) AS u(x)));
   RETURN NULL;
 END $$;
 SELECT attach_after_statement('album_artists', 'feed_album_artists', 'feed_album_artists_trigger');
