@@ -279,6 +279,21 @@ BEGIN
 END $$;
 
 
+-- Artists in groups whose visibility moved now: their groups and members (public now), and the
+-- due touches of the scheduled songs crediting them and albums naming them, which name those
+-- partners only when the artist is not visible just before their time.
+CREATE OR REPLACE FUNCTION feed_grouped_visibility_moved(artist_ids integer[]) RETURNS void LANGUAGE plpgsql
+  SET plan_cache_mode = force_custom_plan
+  AS $$
+BEGIN
+  IF cardinality(artist_ids) = 0 THEN RETURN; END IF;
+  PERFORM feed_touch_partners(artist_ids);
+  PERFORM feed_due_songs(ARRAY(SELECT DISTINCT s.id FROM credits c JOIN songs s ON s.id = c.song_id
+                               WHERE c.artist_id IN (SELECT unnest(artist_ids)) AND song_is_scheduled(s.published_at, s.deleted_at)));
+  PERFORM feed_due_albums(ARRAY(SELECT DISTINCT al.id FROM album_artists aa JOIN albums al ON al.id = aa.album_id
+                                WHERE aa.artist_id IN (SELECT unnest(artist_ids)) AND album_is_scheduled(al.published_at)));
+END $$;
+
 -- ---- A song or an album touched with the rows that show it --------------------------------
 
 -- Touches the songs public now or listed in `was_public` and, unless `self_only`, the rows that
@@ -410,7 +425,7 @@ BEGIN
                  WHERE n.id NOT IN (SELECT unnest(moved)) AND n.id NOT IN (SELECT unnest(shown)) AND n IS DISTINCT FROM o);
     PERFORM feed_touch_songs(moved, ARRAY(SELECT o.id FROM old_rows o WHERE song_is_public_at(o.published_at, o.deleted_at, t)), true, false);
     -- artists in groups whose visibility moved with these songs
-    PERFORM feed_touch_partners(ARRAY(
+    PERFORM feed_grouped_visibility_moved(ARRAY(
       SELECT c.artist_id FROM credits c JOIN old_rows o ON o.id = c.song_id JOIN new_rows n ON n.id = o.id
       WHERE c.song_id IN (SELECT unnest(moved)) AND feed_artist_grouped(c.artist_id)
       GROUP BY c.artist_id
@@ -552,7 +567,7 @@ BEGIN
                 GROUP BY h.artist_id
                 HAVING bool_or(h.after) <> bool_or(NOT h.after) AND NOT feed_artist_visible_beyond(h.artist_id, public_ids, '{}', t))
         INTO linked, public_ids, writers_moved, entries_moved, regrouped;
-        PERFORM feed_touch_partners(regrouped);
+        PERFORM feed_grouped_visibility_moved(regrouped);
         PERFORM feed_touch('curated_lists', ARRAY(
           SELECT l.list_id::text FROM curated_list_songs l JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
           WHERE l.song_id IN (SELECT unnest(writers_moved))), false);
@@ -636,7 +651,7 @@ BEGIN
       WHERE o.label_id IS DISTINCT FROM n.label_id AND x.seen AND o.id NOT IN (SELECT unnest(moved))), true);
     PERFORM feed_touch_albums(moved, ARRAY(SELECT o.id FROM old_rows o WHERE album_is_public_at(o.published_at, t)), true);
     -- artists in groups whose visibility moved with these albums
-    PERFORM feed_touch_partners(ARRAY(
+    PERFORM feed_grouped_visibility_moved(ARRAY(
       SELECT aa.artist_id FROM album_artists aa JOIN old_rows o ON o.id = aa.album_id JOIN new_rows n ON n.id = o.id
       WHERE aa.album_id IN (SELECT unnest(moved)) AND feed_artist_grouped(aa.artist_id)
       GROUP BY aa.artist_id
@@ -697,7 +712,7 @@ BEGIN
     named_before := named_before || ARRAY(SELECT aa.artist_id FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(public_ids))
                                           AND (aa.album_id, aa.position) NOT IN (SELECT album_id, position FROM new_rows));
   END IF;
-  PERFORM feed_touch_partners(ARRAY(
+  PERFORM feed_grouped_visibility_moved(ARRAY(
     SELECT x.artist_id FROM (SELECT a AS artist_id, false AS after FROM unnest(named_before) AS u(a)
                              UNION ALL SELECT aa.artist_id, true FROM album_artists aa WHERE aa.album_id IN (SELECT unnest(public_ids))) x
     WHERE feed_artist_grouped(x.artist_id)
