@@ -191,6 +191,16 @@ const touches = (entries: ReadonlyArray<Entry>, type: string, id: number | strin
   entries.some((entry) => entry.type === type && entry.id === id)
 
 /**
+ * The entries from `since` up to those of a public edit made now (a song's title): what that edit
+ * alone puts in the feed, to compare with the same edit after others that should add nothing.
+ */
+const markerEntries = async (since: string | undefined) => {
+  await server.sql(`UPDATE songs SET title = title || '.' WHERE id = 8`)
+  const data = await readUntil(since, (entries) => touches(entries, "songs", 8))
+  return sorted(new Set(data.map((entry) => `${entry.type}/${entry.id}/${entry.change}`)))
+}
+
+/**
  * The artists announced at scheduled song `song`'s time, read from `since` once it has passed. The
  * writes before the call were all made before that time (else their rows were public meanwhile).
  */
@@ -450,12 +460,6 @@ describe("change feed", () => {
       await mirror.catchUp()
       return mirror.cursor
     }
-    // what a public edit alone puts in the feed, to compare with the same edit after hidden ones
-    const markerEntries = async (since: string | undefined) => {
-      await server.sql(`UPDATE songs SET title = title || '.' WHERE id = 8`)
-      const data = await readUntil(since, (entries) => touches(entries, "songs", 8))
-      return sorted(new Set(data.map((entry) => `${entry.type}/${entry.id}/${entry.change}`)))
-    }
     const alone = await markerEntries(await marker())
     expect(alone).toContain("songs/8/upsert")
 
@@ -497,11 +501,6 @@ describe("change feed", () => {
   test("a schedule withdrawn before its time leaves no trace, also after that time", async () => {
     const mirror = new Mirror()
     await mirror.catchUp()
-    const markerEntries = async (since: string | undefined) => {
-      await server.sql(`UPDATE songs SET title = title || '.' WHERE id = 8`)
-      const data = await readUntil(since, (entries) => touches(entries, "songs", 8))
-      return sorted(new Set(data.map((entry) => `${entry.type}/${entry.id}/${entry.change}`)))
-    }
     const alone = await markerEntries(mirror.cursor)
     await mirror.catchUp()
     const ids = [920, 921, 922, 923, 924]
@@ -588,6 +587,21 @@ describe("change feed", () => {
     await server.sql(`DELETE FROM songs WHERE id IN (950, 951, 962, 963, 964)`)
     await server.sql(`DELETE FROM artist_memberships WHERE member_id IN (950, 961)`)
     await server.sql(`DELETE FROM artists WHERE id IN (950, 960, 961)`)
+  })
+
+  test("an update that changes nothing adds no entry", async () => {
+    const mirror = new Mirror()
+    await mirror.catchUp()
+    const alone = await markerEntries(mirror.cursor)
+    await mirror.catchUp()
+    await server.sql(`UPDATE labels SET name = name WHERE id = 1`)
+    await server.sql(`UPDATE genres SET title = title WHERE id = 1`)
+    await server.sql(`UPDATE songs SET title = title WHERE id = 1`)
+    await server.sql(`UPDATE albums SET title = title WHERE id = 1`)
+    await server.sql(`UPDATE artists SET name = name WHERE id = 1`)
+    await server.sql(`UPDATE curated_lists SET title = title WHERE id = 1`)
+    await server.sql(`UPDATE members SET username = username WHERE id = 1`)
+    expect(await markerEntries(mirror.cursor)).toEqual(alone)
   })
 
   test("hidden writes between two public changes move no position: a limit=1 reader pages the same way", async () => {

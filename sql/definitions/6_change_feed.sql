@@ -740,8 +740,11 @@ DECLARE
   pictured integer[];
   performed integer[];
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN artist_ids := ARRAY(SELECT id FROM old_rows); END IF;
-  IF TG_OP IN ('UPDATE', 'INSERT') THEN artist_ids := artist_ids || ARRAY(SELECT id FROM new_rows); END IF;
+  -- an update touches only the rows it changed
+  IF TG_OP = 'UPDATE' THEN artist_ids := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n IS DISTINCT FROM o);
+  ELSIF TG_OP = 'DELETE' THEN artist_ids := ARRAY(SELECT id FROM old_rows);
+  ELSE artist_ids := ARRAY(SELECT id FROM new_rows);
+  END IF;
   PERFORM feed_touch('artists', ARRAY(SELECT x::text FROM unnest(artist_ids) AS u(x)), false);
   IF TG_OP = 'UPDATE' THEN
     credited := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
@@ -879,8 +882,11 @@ DECLARE
   ids integer[] := '{}';
   kind text := TG_TABLE_NAME;
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN ids := ARRAY(SELECT id FROM old_rows); END IF;
-  IF TG_OP IN ('UPDATE', 'INSERT') THEN ids := ids || ARRAY(SELECT id FROM new_rows); END IF;
+  -- an update touches only the rows it changed
+  IF TG_OP = 'UPDATE' THEN ids := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n IS DISTINCT FROM o);
+  ELSIF TG_OP = 'DELETE' THEN ids := ARRAY(SELECT id FROM old_rows);
+  ELSE ids := ARRAY(SELECT id FROM new_rows);
+  END IF;
   PERFORM feed_touch(kind, ARRAY(SELECT x::text FROM unnest(ids) AS u(x)), true);
   IF TG_OP = 'UPDATE' THEN
     IF kind = 'genres' THEN
