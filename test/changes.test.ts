@@ -589,18 +589,34 @@ describe("change feed", () => {
     await server.sql(`DELETE FROM artists WHERE id IN (950, 960, 961)`)
   })
 
-  test("an update that changes nothing adds no entry", async () => {
+  test("an update that leaves its rows as they were writes nothing: no entry, no kept row, on every table the feed follows", async () => {
     const mirror = new Mirror()
     await mirror.catchUp()
     const alone = await markerEntries(mirror.cursor)
     await mirror.catchUp()
-    await server.sql(`UPDATE labels SET name = name WHERE id = 1`)
-    await server.sql(`UPDATE genres SET title = title WHERE id = 1`)
-    await server.sql(`UPDATE songs SET title = title WHERE id = 1`)
-    await server.sql(`UPDATE albums SET title = title WHERE id = 1`)
-    await server.sql(`UPDATE artists SET name = name WHERE id = 1`)
-    await server.sql(`UPDATE curated_lists SET title = title WHERE id = 1`)
-    await server.sql(`UPDATE members SET username = username WHERE id = 1`)
+    const followed = await server.sql<{ readonly table: string; readonly column: string }>(
+      `SELECT DISTINCT c.relname AS table,
+              (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                 AND a.attidentity = '' AND a.attgenerated = '' ORDER BY a.attnum LIMIT 1) AS column
+       FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname LIKE 'feed\\_%\\_update'`
+    )
+    expect(followed.map((row) => row.table)).toEqual(expect.arrayContaining(["songs", "credits", "album_tracks", "members", "loves"]))
+    const tables = await server.sql<{ readonly name: string }>(
+      `SELECT relname AS name FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace`
+    )
+    const [first] = await server.sql<{ readonly xid: string }>(`SELECT txid_current()::text AS xid`)
+    for (const { table, column } of followed) {
+      await server.sql(`UPDATE ${table} SET ${column} = ${column} WHERE ctid IN (SELECT ctid FROM ${table} LIMIT 20)`)
+    }
+    await server.sql(`UPDATE songs SET title = title, published_at = published_at, deleted_at = deleted_at WHERE id <= 50`)
+    const [last] = await server.sql<{ readonly xid: string }>(`SELECT txid_current()::text AS xid`)
+    const written = await server.sql<{ readonly name: string; readonly rows: number }>(
+      tables.map(({ name }) =>
+        `SELECT '${name}' AS name, count(*)::int AS rows FROM ${name}
+         WHERE xmin::text::bigint > ${first!.xid} AND xmin::text::bigint < ${last!.xid}`
+      ).join(" UNION ALL ")
+    )
+    expect(written.filter((table) => table.rows > 0)).toEqual([])
     expect(await markerEntries(mirror.cursor)).toEqual(alone)
   })
 
@@ -736,6 +752,8 @@ const LINK_PATHS: ReadonlyArray<ReadonlyArray<Step>> = [
    edit({ kind: "schedule", song: 4 }), wait],
   // an artist shown in the entry of an album naming nobody, in a public albums-list; a writer renamed
   [edit({ kind: "artistName", artist: 3, salt: 4 }), edit({ kind: "artistName", artist: 2, salt: 5 })],
+  // a writer of public songs on a public songs-list who performs a hidden song on the same list, renamed
+  [edit({ kind: "credit", song: 10, artist: 2 }), edit({ kind: "artistName", artist: 2, salt: 6 }), edit({ kind: "uncredit", song: 10, artist: 2 })],
   // an invisible artist in a public group made visible and hidden by a song, an album, and an album's due time
   [edit({ kind: "membership", member: 10 }), edit({ kind: "publish", song: 10 }), edit({ kind: "unpublish", song: 10 }),
    edit({ kind: "albumPublish", album: 3 }), edit({ kind: "albumUnpublish", album: 3 }), edit({ kind: "albumSchedule", album: 3 }), wait,

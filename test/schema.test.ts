@@ -49,7 +49,7 @@ describe("the schema", () => {
   test("applies every file to an empty database, then nothing while nothing changed", async () => {
     const first = await migrate()
     expect(first.code).toBe(0)
-    expect(applied(first.stdout)).toMatch(/^schema\/0_computed\.sql,schema\/1_members\.sql,.*definitions\/6_change_feed\.sql$/)
+    expect(applied(first.stdout)).toMatch(/^schema\/0_computed\.sql,schema\/1_members\.sql,.*definitions\/6_change_feed\.sql,definitions\/7_unchanged_rows\.sql$/)
     const second = await migrate()
     expect(second.code).toBe(0)
     expect(applied(second.stdout)).toBe("none")

@@ -422,7 +422,7 @@ BEGIN
                    WHERE n.id NOT IN (SELECT unnest(moved))
                      AND feed_song_shown_moved(o, n));
     own := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
-                 WHERE n.id NOT IN (SELECT unnest(moved)) AND n.id NOT IN (SELECT unnest(shown)) AND n IS DISTINCT FROM o);
+                 WHERE n.id NOT IN (SELECT unnest(moved)) AND n.id NOT IN (SELECT unnest(shown)));
     PERFORM feed_touch_songs(moved, ARRAY(SELECT o.id FROM old_rows o WHERE song_is_public_at(o.published_at, o.deleted_at, t)), true, false);
     -- artists in groups whose visibility moved with these songs
     PERFORM feed_grouped_visibility_moved(ARRAY(
@@ -740,9 +740,7 @@ DECLARE
   pictured integer[];
   performed integer[];
 BEGIN
-  -- an update touches only the rows it changed
-  IF TG_OP = 'UPDATE' THEN artist_ids := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n IS DISTINCT FROM o);
-  ELSIF TG_OP = 'DELETE' THEN artist_ids := ARRAY(SELECT id FROM old_rows);
+  IF TG_OP = 'DELETE' THEN artist_ids := ARRAY(SELECT id FROM old_rows);
   ELSE artist_ids := ARRAY(SELECT id FROM new_rows);
   END IF;
   PERFORM feed_touch('artists', ARRAY(SELECT x::text FROM unnest(artist_ids) AS u(x)), false);
@@ -763,7 +761,10 @@ BEGIN
         JOIN curated_list_songs l ON l.song_id = c.song_id JOIN curated_lists cl ON cl.id = l.list_id AND cl.content_type = 'songs'
         JOIN songs s ON s.id = c.song_id
         WHERE c.artist_id IN (SELECT unnest(named)) AND song_is_public_at(s.published_at, s.deleted_at, t)
-        EXCEPT SELECT r.row_key FROM feed_song_links(performed, false, t) r WHERE r.kind = 'curated_lists'), false);
+        -- the lists already touched as showing a public song it performs (not a hidden one's)
+        EXCEPT SELECT r.row_key FROM feed_song_links(ARRAY(
+                 SELECT s.id FROM songs s WHERE s.id IN (SELECT unnest(performed)) AND song_is_public_at(s.published_at, s.deleted_at, t)
+               ), false, t) r WHERE r.kind = 'curated_lists'), false);
     END IF;
     IF cardinality(pictured) > 0 THEN
       PERFORM feed_touch_albums(ARRAY(
@@ -882,9 +883,7 @@ DECLARE
   ids integer[] := '{}';
   kind text := TG_TABLE_NAME;
 BEGIN
-  -- an update touches only the rows it changed
-  IF TG_OP = 'UPDATE' THEN ids := ARRAY(SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n IS DISTINCT FROM o);
-  ELSIF TG_OP = 'DELETE' THEN ids := ARRAY(SELECT id FROM old_rows);
+  IF TG_OP = 'DELETE' THEN ids := ARRAY(SELECT id FROM old_rows);
   ELSE ids := ARRAY(SELECT id FROM new_rows);
   END IF;
   PERFORM feed_touch(kind, ARRAY(SELECT x::text FROM unnest(ids) AS u(x)), true);
