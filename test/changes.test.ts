@@ -201,10 +201,11 @@ const markerEntries = async (since: string | undefined) => {
 }
 
 /**
- * The artists announced at scheduled song `song`'s time, read from `since` once it has passed. The
- * writes before the call were all made before that time (else their rows were public meanwhile).
+ * The rows of `type` announced at scheduled song `song`'s time, read from `since` once it has
+ * passed. The writes before the call were all made before that time (else their rows were public
+ * meanwhile).
  */
-const artistsDueWith = async (since: string | undefined, song: number) => {
+const dueWith = async (type: string, since: string | undefined, song: number) => {
   const [{ published, ms }] = await server.sql<{ published: string; ms: number }>(
     `SELECT to_char(published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS published,
             (extract(epoch FROM published_at - clock_timestamp()) * 1000)::int AS ms FROM songs WHERE id = $1`,
@@ -213,7 +214,7 @@ const artistsDueWith = async (since: string | undefined, song: number) => {
   expect(ms).toBeGreaterThan(0)
   await Bun.sleep(ms + 200)
   const data = await readUntil(since, (entries) => touches(entries, "songs", song))
-  return sorted(new Set(data.filter((entry) => entry.type === "artists" && entry.at === published).map((entry) => String(entry.id))))
+  return sorted(new Set(data.filter((entry) => entry.type === type && entry.at === published).map((entry) => String(entry.id))))
 }
 
 /** Every id a paginated public list shows. */
@@ -553,7 +554,7 @@ describe("change feed", () => {
     await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (6, 9, 6, 1)`)
     await mirror.catchUp()
     // each of them shows one of these albums, whose song count moves at that time
-    expect(await artistsDueWith(mirror.cursor, 940)).toEqual(expect.arrayContaining(["3", "4", "6", "9"]))
+    expect(await dueWith("artists", mirror.cursor, 940)).toEqual(expect.arrayContaining(["3", "4", "6", "9"]))
     await server.sql(`DELETE FROM album_artists WHERE album_id = 1 AND position = 9`)
     await server.sql(`DELETE FROM credits WHERE position = 9 AND song_id IN (5, 6)`)
     await server.sql(`DELETE FROM album_tracks WHERE album_id IN (1, 4, 940) AND song_id IN (940, 941, 7, 6)`)
@@ -582,11 +583,29 @@ describe("change feed", () => {
     await server.sql(`UPDATE songs SET published_at = NULL WHERE id = 950`)
     await server.sql(`UPDATE songs SET published_at = '2020-01-01' WHERE id = 964`)
     await mirror.catchUp()
-    expect(await artistsDueWith(mirror.cursor, 951)).toEqual(["3", "950", "961"])
+    expect(await dueWith("artists", mirror.cursor, 951)).toEqual(["3", "950", "961"])
     await server.sql(`DELETE FROM credits WHERE song_id IN (950, 951, 962, 963, 964)`)
     await server.sql(`DELETE FROM songs WHERE id IN (950, 951, 962, 963, 964)`)
     await server.sql(`DELETE FROM artist_memberships WHERE member_id IN (950, 961)`)
     await server.sql(`DELETE FROM artists WHERE id IN (950, 960, 961)`)
+  })
+
+  test("a list whose content type moved after a schedule on it was written is announced at its time as it shows then", async () => {
+    const mirror = new Mirror()
+    await mirror.catchUp()
+    const [{ due }] = await server.sql<{ due: string }>(`SELECT (clock_timestamp() + interval '8 seconds')::text AS due`) as [{ due: string }]
+    await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (945, 'Soon Listed', 'soon-listed', '2020-01-01', '${due}')`)
+    await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (945, 1, 1, 1)`)
+    // on the songs-list 1 and, as a song entry it does not show, on the albums-list 2
+    await server.sql(`INSERT INTO curated_list_songs (list_id, position, song_id) VALUES (1, 945, 945), (2, 945, 945)`)
+    // after the schedule: list 1 shows albums, list 2 songs
+    await server.sql(`UPDATE curated_lists SET content_type = CASE id WHEN 1 THEN 'albums' ELSE 'songs' END WHERE id IN (1, 2)`)
+    await mirror.catchUp()
+    expect(await dueWith("curated_lists", mirror.cursor, 945)).toEqual(["2"])
+    await server.sql(`UPDATE curated_lists SET content_type = CASE id WHEN 1 THEN 'songs' ELSE 'albums' END WHERE id IN (1, 2)`)
+    await server.sql(`DELETE FROM curated_list_songs WHERE song_id = 945`)
+    await server.sql(`DELETE FROM credits WHERE song_id = 945`)
+    await server.sql(`DELETE FROM songs WHERE id = 945`)
   })
 
   test("an update that leaves its rows as they were writes nothing: no entry, no kept row, on every table the feed follows", async () => {
