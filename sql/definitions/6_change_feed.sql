@@ -246,7 +246,8 @@ BEGIN
 END $$;
 
 -- Scheduled songs and albums whose due touches name (or could name) these rows: written anew when
--- the rows' visibility or schedule may have moved.
+-- the rows' visibility or schedule may have moved. The rows' own due touches are not among them:
+-- the caller has written those (feed_touch_songs, feed_touch_albums).
 CREATE OR REPLACE FUNCTION feed_due_linked(kind text, row_keys text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   ids integer[];
@@ -261,7 +262,8 @@ BEGIN
     ids := ARRAY(SELECT v.song_id FROM song_versions v WHERE v.original_song_id = ANY (row_keys::integer[])
                  UNION SELECT v.original_song_id FROM song_versions v WHERE v.song_id = ANY (row_keys::integer[])
                  UNION SELECT o.song_id FROM album_tracks t JOIN album_tracks o ON o.album_id = t.album_id
-                       WHERE t.song_id = ANY (row_keys::integer[]));
+                       WHERE t.song_id = ANY (row_keys::integer[])
+                 EXCEPT SELECT unnest(row_keys::integer[]));
     PERFORM feed_due_albums(ARRAY(SELECT DISTINCT al.id FROM album_tracks t JOIN albums al ON al.id = t.album_id
                                   WHERE t.song_id = ANY (row_keys::integer[]) AND album_is_scheduled(al.published_at)));
   ELSIF kind = 'albums' THEN
