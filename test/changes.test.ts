@@ -201,6 +201,15 @@ const markerEntries = async (since: string | undefined) => {
 }
 
 /**
+ * A time to schedule the rows of a test at, one for all of them: eight seconds ahead, as the writes
+ * made before it run beside other test files' workers.
+ */
+const dueSoon = async () => {
+  const [row] = await server.sql<{ due: string }>(`SELECT (clock_timestamp() + interval '8 seconds')::text AS due`)
+  return row!.due
+}
+
+/**
  * The rows of `type` announced at scheduled song `song`'s time, read from `since` once it has
  * passed. The writes before the call were all made before that time (else their rows were public
  * meanwhile).
@@ -536,8 +545,7 @@ describe("change feed", () => {
   test("who shows an album's entry, changed after a schedule on it was written, is announced at its time", async () => {
     const mirror = new Mirror()
     await mirror.catchUp()
-    // one time for all (eight seconds: the writes below run beside other test files' workers)
-    const [{ due }] = await server.sql<{ due: string }>(`SELECT (clock_timestamp() + interval '8 seconds')::text AS due`) as [{ due: string }]
+    const due = await dueSoon()
     await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES
                         (940, 'Soon On Cindai', 'soon-on-cindai', '2020-01-01', '${due}'), (941, 'Soon On Hati', 'soon-on-hati', '2020-01-01', '${due}')`)
     await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (940, 1, 1, 1), (941, 1, 7, 1)`)
@@ -566,7 +574,7 @@ describe("change feed", () => {
   test("a group's due touch for a scheduled member follows the member's visibility, moved after the schedule was written", async () => {
     const mirror = new Mirror()
     await mirror.catchUp()
-    const [{ due }] = await server.sql<{ due: string }>(`SELECT (clock_timestamp() + interval '8 seconds')::text AS due`) as [{ due: string }]
+    const due = await dueSoon()
     // Search (a group, public) with member 950, visible through song 950; group 960 (public through
     // song 962) with member 961, visible through nothing
     await server.sql(`INSERT INTO artists (id, name, slug, is_group) VALUES (950, 'Soon Member', 'soon-member', false),
@@ -593,7 +601,7 @@ describe("change feed", () => {
   test("a list whose content type moved after a schedule on it was written is announced at its time as it shows then", async () => {
     const mirror = new Mirror()
     await mirror.catchUp()
-    const [{ due }] = await server.sql<{ due: string }>(`SELECT (clock_timestamp() + interval '8 seconds')::text AS due`) as [{ due: string }]
+    const due = await dueSoon()
     await server.sql(`INSERT INTO songs (id, title, slug, released_at, published_at) VALUES (945, 'Soon Listed', 'soon-listed', '2020-01-01', '${due}')`)
     await server.sql(`INSERT INTO credits (song_id, position, artist_id, role_id) VALUES (945, 1, 1, 1)`)
     // on the songs-list 1 and, as a song entry it does not show, on the albums-list 2
